@@ -1,0 +1,52 @@
+"""treesmith: decision trees that are accurate, small and cheap to evaluate.
+
+The estimators are scikit-learn compatible and run on a Numba-compiled histogram engine.
+Optional parts (export, plots, model files, pruning, datasets, CLI) are imported on first use.
+"""
+
+from importlib import import_module
+
+from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from .binning import BinMapper
+from . import criteria
+
+__version__ = "0.1.0"
+
+# Public names provided by sub-modules that load on first access (keeps `import treesmith` fast
+# and lets optional dependencies stay optional).
+_LAZY = {
+    "prune": "treesmith.pruning",
+    "select_ccp_alpha": "treesmith.pruning",
+    "save": "treesmith.io",
+    "load": "treesmith.io",
+    "to_dict": "treesmith.io",
+    "from_dict": "treesmith.io",
+    "export_text": "treesmith.export",
+    "export_graphviz": "treesmith.export",
+    "plot_tree": "treesmith.plotting",
+    "load_dataset": "treesmith.datasets",
+    "list_datasets": "treesmith.datasets",
+    "metrics": "treesmith.metrics",
+    "rules": "treesmith.rules",
+    "datasets": "treesmith.datasets",
+    "pruning": "treesmith.pruning",
+    "preprocessing": "treesmith.preprocessing",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module = import_module(_LAZY[name])
+        value = module if module.__name__.endswith("." + name) else getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'treesmith' has no attribute {name!r}")
+
+
+__all__ = [
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "BinMapper",
+    "criteria",
+    *_LAZY,
+]

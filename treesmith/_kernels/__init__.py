@@ -1,0 +1,1 @@
+"""Small, pure compiled kernels: histogram building, split finding, partitioning, prediction."""

@@ -1,0 +1,189 @@
+"""The fitted tree: flat parallel arrays, one entry per node, node 0 the root.
+
+The layout follows scikit-learn's ``Tree``: children are stored after their parents,
+``children_left[i] == TREE_LEAF`` marks a leaf, and the arrays pickle as they are. Every
+consumer (prediction, pruning, export, model files) works on this one structure, and
+:meth:`Tree.validate` checks its invariants whenever a tree is built from outside data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._dtypes import TREE_LEAF, TREE_UNDEFINED
+from ._kernels import predict as _predict
+
+#: Names of the per-node arrays, in the order they are documented and serialised.
+NODE_ARRAYS = (
+    "children_left",
+    "children_right",
+    "feature",
+    "threshold",
+    "bin_threshold",
+    "missing_go_left",
+    "impurity",
+    "n_node_samples",
+    "weighted_n_node_samples",
+    "value",
+    "class_counts",
+    "depth",
+)
+
+
+class Tree:
+    """Array-based binary decision tree.
+
+    Attributes (one row per node):
+        children_left, children_right : int64, child ids or ``TREE_LEAF`` (-1) for leaves.
+        feature : int64, column tested (``TREE_UNDEFINED`` (-2) for leaves).
+        threshold : float64, test ``x[feature] <= threshold`` in original units (NaN for leaves).
+        bin_threshold : int64, the same test on binned data (``bin <= bin_threshold``; -1 for leaves).
+        missing_go_left : bool, side taken by a missing (NaN) value.
+        impurity : float64, impurity of the node under the training criterion.
+        n_node_samples : int64, unweighted number of training samples reaching the node.
+        weighted_n_node_samples : float64, their total weight.
+        value : float64 ``(n_nodes, n_outputs)``, class proportions (classification) or mean label.
+        class_counts : float64 ``(n_nodes, n_classes)``, unweighted training samples per class
+            (``(n_nodes, 0)`` for regression).
+        depth : int64, depth of the node (root 0).
+    """
+
+    def __init__(self, n_features: int, n_classes: int, **arrays):
+        self.n_features = int(n_features)
+        self.n_classes = int(n_classes)  # 0 for regression
+        for name in NODE_ARRAYS:
+            setattr(self, name, arrays[name])
+        self.validate()
+
+    # -- structure ------------------------------------------------------------------------
+    @property
+    def node_count(self) -> int:
+        return int(self.children_left.shape[0])
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return self.children_left == TREE_LEAF
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.is_leaf))
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max()) if self.node_count else 0
+
+    @property
+    def weighted_value(self) -> np.ndarray:
+        """Per-class training weight of each node (classification), value x node weight."""
+        return self.value * self.weighted_n_node_samples[:, None]
+
+    def parent(self) -> np.ndarray:
+        """Parent id of every node (-1 for the root)."""
+        parent = np.full(self.node_count, -1, dtype=np.int64)
+        internal = np.flatnonzero(~self.is_leaf)
+        parent[self.children_left[internal]] = internal
+        parent[self.children_right[internal]] = internal
+        return parent
+
+    def validate(self) -> None:
+        """Check shapes, dtypes and the tree invariants; raise ``ValueError`` saying which failed."""
+        n = self.children_left.shape[0]
+        if n < 1:
+            raise ValueError("a tree needs at least one node (the root)")
+        for name in NODE_ARRAYS:
+            array = getattr(self, name)
+            if not isinstance(array, np.ndarray) or array.shape[0] != n:
+                raise ValueError(f"tree array {name!r} must have one entry per node ({n})")
+        if self.value.ndim != 2 or self.class_counts.ndim != 2:
+            raise ValueError("tree arrays 'value' and 'class_counts' must be 2-D")
+        left, right = self.children_left, self.children_right
+        leaf = left == TREE_LEAF
+        if not np.array_equal(leaf, right == TREE_LEAF):
+            raise ValueError("a node must have either two children or none")
+        ids = np.arange(n)
+        internal = ~leaf
+        if np.any(left[internal] <= ids[internal]) or np.any(right[internal] <= ids[internal]):
+            raise ValueError("children must be stored after their parents")
+        if np.any(left[internal] >= n) or np.any(right[internal] >= n):
+            raise ValueError("a child index points past the last node")
+        children = np.concatenate([left[internal], right[internal]])
+        if children.size != np.unique(children).size or np.any(children == 0):
+            raise ValueError("every node but the root must have exactly one parent")
+        if np.any((self.feature[internal] < 0) | (self.feature[internal] >= self.n_features)):
+            raise ValueError(f"a split feature is outside [0, {self.n_features})")
+        if np.any(np.isnan(self.threshold[internal])):
+            raise ValueError("a split threshold is NaN")
+
+    # -- prediction -----------------------------------------------------------------------
+    def _traversal_arrays(self):
+        return (self.children_left, self.children_right, self.feature, self.threshold,
+                self.missing_go_left)
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Index of the leaf each row of ``X`` (float64, validated by the caller) reaches."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        out = np.empty(X.shape[0], dtype=np.int64)
+        _predict.apply_rows(X, *self._traversal_arrays(), out)
+        return out
+
+    def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
+        """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        lengths = np.empty(X.shape[0], dtype=np.int64)
+        _predict.path_lengths(X, *self._traversal_arrays(), lengths)
+        indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        _predict.fill_paths(X, *self._traversal_arrays(), indptr, indices)
+        data = np.ones(indices.shape[0], dtype=np.int64)
+        return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """``value`` of the reached leaf for every row: class proportions or mean label."""
+        return self.value[self.apply(X)]
+
+    # -- pruning support ------------------------------------------------------------------
+    def collapse(self, nodes) -> "Tree":
+        """A new tree in which every node of ``nodes`` becomes a leaf.
+
+        Descendants of collapsed nodes are dropped and the remaining nodes renumbered in
+        their original (parent-before-child) order. This is the single mechanism every
+        pruning method uses; the original tree is left untouched.
+        """
+        make_leaf = np.zeros(self.node_count, dtype=bool)
+        make_leaf[np.asarray(list(nodes), dtype=np.int64)] = True
+        keep = np.zeros(self.node_count, dtype=bool)
+        keep[0] = True
+        for node in range(self.node_count):  # parents precede children
+            if keep[node] and not make_leaf[node] and self.children_left[node] != TREE_LEAF:
+                keep[self.children_left[node]] = True
+                keep[self.children_right[node]] = True
+        new_id = np.full(self.node_count, TREE_LEAF, dtype=np.int64)
+        new_id[keep] = np.arange(np.count_nonzero(keep))
+        arrays = {name: getattr(self, name)[keep].copy() for name in NODE_ARRAYS}
+        leaf_now = make_leaf[keep] | (arrays["children_left"] == TREE_LEAF)
+        for side in ("children_left", "children_right"):
+            child = arrays[side]
+            child[~leaf_now] = new_id[child[~leaf_now]]
+            child[leaf_now] = TREE_LEAF
+        arrays["feature"][leaf_now] = TREE_UNDEFINED
+        arrays["threshold"][leaf_now] = np.nan
+        arrays["bin_threshold"][leaf_now] = -1
+        arrays["missing_go_left"][leaf_now] = False
+        return Tree(self.n_features, self.n_classes, **arrays)
+
+    # -- persistence ----------------------------------------------------------------------
+    def __getstate__(self):
+        state = {name: getattr(self, name) for name in NODE_ARRAYS}
+        state.update(n_features=self.n_features, n_classes=self.n_classes)
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        n_features, n_classes = state.pop("n_features"), state.pop("n_classes")
+        self.__init__(n_features, n_classes, **state)
+
+    def __repr__(self) -> str:
+        return (f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, "
+                f"max_depth={self.max_depth}, n_features={self.n_features})")
