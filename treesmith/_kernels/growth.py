@@ -1,0 +1,367 @@
+"""The compiled growth loop: depth-first or best-first, with the stopping rules of SPEC §4.
+
+Each node is evaluated when it is created (its histogram is at hand then): either it becomes a
+leaf or its best split is recorded. Splitting a node partitions its sample slice, builds the
+histogram of the smaller child from its samples and turns the parent's histogram into the larger
+child's by subtraction. Histograms live in a pool of reusable buffers; when the pool is full a
+pending node drops its histogram and its children are later built from their samples, which
+bounds memory in best-first growth without changing the result.
+"""
+
+import heapq
+
+import numpy as np
+from numba import njit
+from numba.typed import List
+
+from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
+from .splitting import (
+    NO_SPLIT,
+    impurity_of,
+    is_constant,
+    next_nonempty_bin,
+    partition,
+    scan_features_parallel,
+    scan_features_serial,
+    stats_count,
+    stats_weight,
+)
+
+LEAF = -1
+UNDEFINED = -2
+
+
+@njit(cache=True)
+def _resize_1d(array, size):
+    out = np.empty(size, dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out
+
+
+@njit(cache=True)
+def _resize_2d(array, size):
+    out = np.empty((size, array.shape[1]), dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out
+
+
+@njit(cache=True)
+def _acquire(pool, free, shape, max_histograms):
+    if len(free) > 0:
+        return free.pop()
+    if len(pool) < max_histograms:
+        pool.append(np.empty(shape))
+        return len(pool) - 1
+    return -1
+
+
+@njit(cache=True)
+def _node_totals(hist, n_classes, out):
+    """Sum of the node's statistics over all bins of feature 0."""
+    out[:] = 0.0
+    for b in range(hist.shape[1]):
+        for s in range(hist.shape[2]):
+            out[s] += hist[0, b, s]
+
+
+@njit(cache=True)
+def _sibling_totals(parent, child, n_classes, out):
+    for s in range(parent.shape[0]):
+        out[s] = parent[s] - child[s]
+    if n_classes > 0:
+        for k in range(n_classes):
+            if out[n_classes + k] <= 0.0:
+                out[k] = 0.0
+                out[n_classes + k] = 0.0
+
+
+@njit(cache=True)
+def _is_pure(stats, n_classes, impurity):
+    if n_classes > 0:
+        present = 0
+        for k in range(n_classes):
+            if stats[n_classes + k] > 0.0 and stats[k] > 0.0:
+                present += 1
+        return present <= 1
+    return impurity <= 1e-14 * max(1.0, abs(stats[2] / stats[1]) if stats[1] > 0 else 1.0)
+
+
+@njit(cache=True)
+def _preorder(children_left, children_right, n_nodes):
+    """Permutation listing node ids in depth-first preorder (scikit-learn's numbering)."""
+    order = np.empty(n_nodes, dtype=np.int64)
+    stack = np.empty(n_nodes, dtype=np.int64)
+    top = 0
+    stack[0] = 0
+    count = 0
+    while top >= 0:
+        node = stack[top]
+        top -= 1
+        order[count] = node
+        count += 1
+        if children_left[node] != LEAF:
+            top += 1
+            stack[top] = children_right[node]
+            top += 1
+            stack[top] = children_left[node]
+    return order
+
+
+@njit(cache=True)
+def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n_bins,
+         missing_bin, n_bins_non_missing, h, h_params, max_depth, min_samples_split,
+         min_samples_leaf, min_weight_leaf, min_weight_split, min_impurity_decrease,
+         max_leaf_nodes, max_features, seed, parallel_threshold, max_histograms):
+    """Grow one tree on the samples ``sample_idx`` (positive weights only).
+
+    Weights are absolute (``min_weight_split`` is theta times the total weight). ``max_depth``,
+    ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth.
+    Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
+    (best-first): children_left, children_right, feature, bin_threshold, next_bin,
+    missing_go_left, impurity, depth, stats, score.
+    """
+    n_features = X_binned.shape[1]
+    n_samples = sample_idx.shape[0]
+    n_stats = 2 * n_classes if n_classes > 0 else sample_stats.shape[1]
+    best_first = max_leaf_nodes > 0
+    if seed >= 0:
+        np.random.seed(seed)
+    scan_all = max_features >= n_features
+    all_features = np.arange(n_features)
+
+    capacity = 64
+    children_left = np.full(capacity, LEAF, dtype=np.int64)
+    children_right = np.full(capacity, LEAF, dtype=np.int64)
+    feature = np.full(capacity, UNDEFINED, dtype=np.int64)
+    bin_threshold = np.full(capacity, NO_SPLIT, dtype=np.int64)
+    next_bin = np.full(capacity, NO_SPLIT, dtype=np.int64)
+    missing_go_left = np.zeros(capacity, dtype=np.bool_)
+    impurity = np.zeros(capacity)
+    depth = np.zeros(capacity, dtype=np.int64)
+    score = np.zeros(capacity)
+    start = np.zeros(capacity, dtype=np.int64)
+    end = np.zeros(capacity, dtype=np.int64)
+    slot = np.full(capacity, -1, dtype=np.int64)
+    stats = np.zeros((capacity, n_stats))
+
+    pool = List()
+    pool.append(np.empty((n_features, n_bins, n_stats)))
+    free = List()
+    free.append(0)
+    free.pop()
+    held = 0
+    shape = (n_features, n_bins, n_stats)
+    proportions = np.empty(max(n_classes, 1))
+    scores_by_feature = np.empty(n_features)
+    bins_by_feature = np.empty(n_features, dtype=np.int64)
+    missing_by_feature = np.empty(n_features, dtype=np.bool_)
+    buffer = np.empty(n_samples, dtype=np.int64)
+    child_totals = np.empty(n_stats)
+
+    total_weight = 0.0
+    for i in range(n_samples):
+        total_weight += sample_weight[sample_idx[i]]
+
+    # Root.
+    root_slot = _acquire(pool, free, shape, max_histograms)
+    build_histogram_parallel(X_binned, sample_idx, 0, n_samples, y_code, sample_weight,
+                             sample_stats, n_classes, pool[root_slot])
+    _node_totals(pool[root_slot], n_classes, stats[0])
+    start[0] = 0
+    end[0] = n_samples
+    slot[0] = root_slot
+    held = 1
+    n_nodes = 1
+    pending = List()  # depth-first: stack of node ids
+    frontier = [(0.0, 0)]  # best-first: heap of (-score, node id)
+    frontier.pop()
+    new_nodes = np.zeros(2, dtype=np.int64)
+    new_nodes[0] = 0
+    n_new = 1
+    n_leaves = 1
+
+    while True:
+        # Evaluate the nodes just created: leaf, or record the best split.
+        for t in range(n_new):
+            node = new_nodes[t]
+            node_stats = stats[node]
+            impurity[node] = impurity_of(node_stats, n_classes, h, h_params, proportions)
+            count = stats_count(node_stats, n_classes)
+            weight = stats_weight(node_stats, n_classes)
+            splittable = not (
+                (max_depth >= 0 and depth[node] >= max_depth)
+                or count < min_samples_split
+                or count < 2 * min_samples_leaf
+                or weight <= min_weight_split
+                or weight < 2.0 * min_weight_leaf
+                or _is_pure(node_stats, n_classes, impurity[node])
+            )
+            if splittable:
+                hist = pool[slot[node]]
+                if scan_all:
+                    features = all_features
+                else:
+                    order = np.random.permutation(n_features)
+                    chosen = np.empty(max_features, dtype=np.int64)
+                    n_chosen = 0
+                    for f in order:
+                        if n_chosen == max_features:
+                            break
+                        if not is_constant(hist[f], n_bins_non_missing[f], missing_bin,
+                                           n_classes):
+                            chosen[n_chosen] = f
+                            n_chosen += 1
+                    features = np.sort(chosen[:n_chosen])
+                for f in range(n_features):
+                    scores_by_feature[f] = -np.inf
+                weighted_impurity = weight * impurity[node]
+                if count * features.shape[0] >= parallel_threshold:
+                    scan_features_parallel(hist, features, node_stats, n_bins_non_missing,
+                                           missing_bin, n_classes, h, h_params,
+                                           weighted_impurity, total_weight, min_samples_leaf,
+                                           min_weight_leaf, scores_by_feature,
+                                           bins_by_feature, missing_by_feature)
+                else:
+                    scan_features_serial(hist, features, node_stats, n_bins_non_missing,
+                                         missing_bin, n_classes, h, h_params,
+                                         weighted_impurity, total_weight, min_samples_leaf,
+                                         min_weight_leaf, scores_by_feature, bins_by_feature,
+                                         missing_by_feature)
+                best = -1
+                best_score = -np.inf
+                for i in range(features.shape[0]):
+                    f = features[i]
+                    if bins_by_feature[f] != NO_SPLIT and scores_by_feature[f] > best_score:
+                        best_score = scores_by_feature[f]
+                        best = f
+                if best < 0 or best_score + 2.220446049250313e-16 < min_impurity_decrease:
+                    splittable = False
+                else:
+                    feature[node] = best
+                    bin_threshold[node] = bins_by_feature[best]
+                    missing_go_left[node] = missing_by_feature[best]
+                    next_bin[node] = next_nonempty_bin(hist[best], bins_by_feature[best],
+                                                       n_bins_non_missing[best], n_classes)
+                    score[node] = best_score
+            if not splittable or (held > max_histograms - 2):
+                if slot[node] >= 0:
+                    free.append(slot[node])
+                    slot[node] = -1
+                    held -= 1
+            if splittable:
+                if best_first:
+                    heapq.heappush(frontier, (-score[node], node))
+                else:
+                    pending.append(node)
+
+        # Pick the next node to split.
+        if best_first:
+            if len(frontier) == 0 or n_leaves >= max_leaf_nodes:
+                break
+            node = heapq.heappop(frontier)[1]
+        else:
+            if len(pending) == 0:
+                break
+            node = pending.pop()
+
+        # Room for two children.
+        if n_nodes + 2 > capacity:
+            capacity *= 2
+            children_left = _resize_1d(children_left, capacity)
+            children_right = _resize_1d(children_right, capacity)
+            feature = _resize_1d(feature, capacity)
+            bin_threshold = _resize_1d(bin_threshold, capacity)
+            next_bin = _resize_1d(next_bin, capacity)
+            missing_go_left = _resize_1d(missing_go_left, capacity)
+            impurity = _resize_1d(impurity, capacity)
+            depth = _resize_1d(depth, capacity)
+            score = _resize_1d(score, capacity)
+            start = _resize_1d(start, capacity)
+            end = _resize_1d(end, capacity)
+            slot = _resize_1d(slot, capacity)
+            stats = _resize_2d(stats, capacity)
+
+        f = feature[node]
+        mid = partition(sample_idx, start[node], end[node], X_binned[:, f], bin_threshold[node],
+                        missing_bin, missing_go_left[node], buffer)
+        left = n_nodes
+        right = n_nodes + 1
+        n_nodes += 2
+        n_leaves += 1
+        children_left[node] = left
+        children_right[node] = right
+        for child in (left, right):
+            children_left[child] = LEAF
+            children_right[child] = LEAF
+            feature[child] = UNDEFINED
+            bin_threshold[child] = NO_SPLIT
+            next_bin[child] = NO_SPLIT
+            missing_go_left[child] = False
+            depth[child] = depth[node] + 1
+            score[child] = 0.0
+            slot[child] = -1
+        start[left] = start[node]
+        end[left] = mid
+        start[right] = mid
+        end[right] = end[node]
+        if mid - start[node] <= end[node] - mid:
+            small, large = left, right
+        else:
+            small, large = right, left
+
+        small_slot = _acquire(pool, free, shape, max_histograms)
+        held += 1
+        if n_features * (end[small] - start[small]) >= parallel_threshold:
+            build_histogram_parallel(X_binned, sample_idx, start[small], end[small], y_code,
+                                     sample_weight, sample_stats, n_classes, pool[small_slot])
+        else:
+            build_histogram_serial(X_binned, sample_idx, start[small], end[small], y_code,
+                                   sample_weight, sample_stats, n_classes, pool[small_slot])
+        slot[small] = small_slot
+        _node_totals(pool[small_slot], n_classes, stats[small])
+        if slot[node] >= 0:
+            subtract_histograms(pool[slot[node]], pool[small_slot], n_classes)
+            slot[large] = slot[node]
+            slot[node] = -1
+        else:
+            large_slot = _acquire(pool, free, shape, max_histograms)
+            held += 1
+            if n_features * (end[large] - start[large]) >= parallel_threshold:
+                build_histogram_parallel(X_binned, sample_idx, start[large], end[large], y_code,
+                                         sample_weight, sample_stats, n_classes,
+                                         pool[large_slot])
+            else:
+                build_histogram_serial(X_binned, sample_idx, start[large], end[large], y_code,
+                                       sample_weight, sample_stats, n_classes,
+                                       pool[large_slot])
+            slot[large] = large_slot
+        _sibling_totals(stats[node], stats[small], n_classes, child_totals)
+        stats[large] = child_totals
+        new_nodes[0] = left
+        new_nodes[1] = right
+        n_new = 2
+
+    # Nodes left in the best-first frontier stay leaves.
+    for i in range(n_nodes):
+        if children_left[i] == LEAF:
+            feature[i] = UNDEFINED
+            bin_threshold[i] = NO_SPLIT
+            next_bin[i] = NO_SPLIT
+            missing_go_left[i] = False
+            score[i] = 0.0
+
+    if best_first:
+        order = np.arange(n_nodes)
+    else:
+        order = _preorder(children_left, children_right, n_nodes)
+    new_id = np.empty(n_nodes, dtype=np.int64)
+    new_id[order] = np.arange(n_nodes)
+    out_left = np.full(n_nodes, LEAF, dtype=np.int64)
+    out_right = np.full(n_nodes, LEAF, dtype=np.int64)
+    for i in range(n_nodes):
+        old = order[i]
+        if children_left[old] != LEAF:
+            out_left[i] = new_id[children_left[old]]
+            out_right[i] = new_id[children_right[old]]
+    return (out_left, out_right, feature[order], bin_threshold[order], next_bin[order],
+            missing_go_left[order], impurity[order], depth[order], stats[order], score[order])

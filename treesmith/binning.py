@@ -1,0 +1,198 @@
+"""BinMapper: map each feature to at most ``max_bins`` integer bins (plus one bin for NaN).
+
+Histogram-based split finding works on these bins. A feature with no more distinct values than
+``max_bins`` is binned exactly (one bin per value, edges at the midpoints between consecutive
+values), so small data gets exactly the splits an exact tree would consider. Other features get
+quantile bins computed on a subsample. ``max_bins=None`` bins every feature exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ._dtypes import MAX_BINS_LIMIT, X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
+from ._kernels.binning import map_to_bins
+
+
+def midpoints(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Midpoints of sorted pairs ``lower < upper`` that stay in ``[lower, upper)``.
+
+    Computed as ``lower/2 + upper/2`` so that values near ±1.8e308 do not overflow; where
+    rounding puts the midpoint on ``upper`` (adjacent floats) the edge falls back to ``lower``,
+    which keeps ``lower`` on the left and ``upper`` on the right of ``x <= edge``.
+    """
+    mid = lower * 0.5 + upper * 0.5
+    bad = (mid < lower) | (mid >= upper)
+    return np.where(bad, lower, mid)
+
+
+def feature_names(n_features: int, names=None) -> list[str]:
+    """Column names for messages: the given names or ``x0, x1, ...``."""
+    if names is not None:
+        return [str(name) for name in names]
+    return [f"x{j}" for j in range(n_features)]
+
+
+def check_no_infinity(X: np.ndarray, names=None) -> None:
+    """Raise a ValueError naming the first column that holds +inf or -inf."""
+    infinite = np.isinf(X)
+    if infinite.any():
+        column = int(np.flatnonzero(infinite.any(axis=0))[0])
+        name = feature_names(X.shape[1], names)[column]
+        raise ValueError(
+            f"Feature {name!r} (column {column}) contains infinite values; treesmith accepts "
+            "NaN as a missing value but not +inf or -inf. Replace them (e.g. by NaN or a large "
+            "finite value) before fitting or predicting."
+        )
+
+
+class BinMapper(TransformerMixin, BaseEstimator):
+    """Transformer from float features to Fortran-ordered integer bins.
+
+    Parameters
+    ----------
+    max_bins : int in [2, 65535] or None, default=255
+        Maximum number of bins for non-missing values per feature; ``None`` bins every
+        feature exactly (one bin per distinct value, at most 65535). Missing values get an
+        extra bin of their own, at index ``missing_values_bin_idx_``.
+    subsample : int or None, default=200_000
+        Number of rows used to compute quantile edges (all rows when None or fewer rows).
+    random_state : int, RandomState or None
+        Seed of the subsample.
+
+    Fitted attributes
+    -----------------
+    bin_thresholds_ : list of float64 arrays, upper edge of each bin but the last (a value
+        ``v`` goes to bin ``b`` when ``edge[b-1] < v <= edge[b]``).
+    bin_values_ : list of float64 arrays or None, the distinct value of each bin for features
+        binned exactly (None for quantile-binned features).
+    n_bins_non_missing_ : int array, number of non-missing bins per feature.
+    missing_values_bin_idx_ : int, index of the missing-value bin (same for all features).
+    is_exact_ : bool array, whether each feature is binned exactly.
+    """
+
+    def __init__(self, max_bins=255, subsample=200_000, random_state=None):
+        self.max_bins = max_bins
+        self.subsample = subsample
+        self.random_state = random_state
+
+    def _validate_params(self):
+        if self.max_bins is not None and (
+            isinstance(self.max_bins, bool)
+            or not isinstance(self.max_bins, (int, np.integer))
+            or not 2 <= self.max_bins <= MAX_BINS_LIMIT
+        ):
+            raise ValueError(
+                f"max_bins must be an int in [2, {MAX_BINS_LIMIT}] or None (exact binning), "
+                f"got {self.max_bins!r}."
+            )
+        if self.subsample is not None and (
+            not isinstance(self.subsample, (int, np.integer)) or self.subsample < 1
+        ):
+            raise ValueError(f"subsample must be a positive int or None, got {self.subsample!r}.")
+
+    def fit(self, X, y=None, feature_names=None):
+        """Compute bin edges from ``X`` (float64 array, NaN allowed, ±inf rejected)."""
+        self._validate_params()
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}.")
+        check_no_infinity(X, feature_names)
+        n_samples, n_features = X.shape
+        rng = check_random_state(self.random_state)
+        exact_only = self.max_bins is None
+        limit = MAX_BINS_LIMIT if exact_only else int(self.max_bins)
+        sample = X
+        if not exact_only and self.subsample is not None and n_samples > self.subsample:
+            rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
+            sample = X[rows]
+        subsampled = sample is not X
+
+        self.bin_thresholds_, self.bin_values_ = [], []
+        self.is_exact_ = np.zeros(n_features, dtype=bool)
+        for j in range(n_features):
+            column = sample[:, j]
+            distinct = np.unique(column[~np.isnan(column)])
+            if distinct.size <= limit:
+                edges = midpoints(distinct[:-1], distinct[1:])
+                self.is_exact_[j] = not subsampled
+                values = distinct
+            elif exact_only:
+                name = feature_names[j] if feature_names is not None else f"x{j}"
+                raise ValueError(
+                    f"Feature {name!r} has {distinct.size} distinct values, more than the "
+                    f"{MAX_BINS_LIMIT} bins of exact binning (max_bins=None); set max_bins to "
+                    "an int to use quantile bins."
+                )
+            else:
+                values = None
+                edges = self._quantile_edges(column[~np.isnan(column)], limit)
+            self.bin_thresholds_.append(np.ascontiguousarray(edges, dtype=np.float64))
+            self.bin_values_.append(values)
+        self.n_bins_non_missing_ = np.array(
+            [edges.size + 1 for edges in self.bin_thresholds_], dtype=np.int64
+        )
+        self.missing_values_bin_idx_ = limit if not exact_only else int(
+            max(self.n_bins_non_missing_.max(initial=1), 1)
+        )
+        self.n_bins_ = self.missing_values_bin_idx_ + 1
+        self.n_features_in_ = n_features
+        if subsampled:
+            self._mark_exact_features(X)
+        return self
+
+    @staticmethod
+    def _quantile_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
+        """Edges at midpoints of quantiles, so each bin holds about the same number of values."""
+        percentiles = np.linspace(0, 100, n_bins + 1)[1:-1]
+        edges = np.percentile(values, percentiles, method="midpoint")
+        edges = np.unique(edges)
+        # An edge equal to the maximum would leave an empty last bin; drop it.
+        return edges[edges < values.max()]
+
+    def _mark_exact_features(self, X: np.ndarray) -> None:
+        """With a subsample, a feature is exact only if every training value is a bin value."""
+        for j, values in enumerate(self.bin_values_):
+            if values is None:
+                continue
+            column = X[:, j]
+            column = column[~np.isnan(column)]
+            positions = np.searchsorted(values, column)
+            positions = np.minimum(positions, values.size - 1)
+            self.is_exact_[j] = bool(np.all(values[positions] == column))
+            if not self.is_exact_[j]:
+                self.bin_values_[j] = None
+
+    @property
+    def binned_dtype(self):
+        return X_BINNED_DTYPE_SMALL if self.n_bins_ <= 256 else X_BINNED_DTYPE_LARGE
+
+    def transform(self, X, feature_names=None):
+        """Bin ``X`` into a Fortran-ordered uint8 (uint16 above 255 bins) array."""
+        check_is_fitted(self, "bin_thresholds_")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[-1] if X.ndim else 0} features, but BinMapper was fitted with "
+                f"{self.n_features_in_} features."
+            )
+        check_no_infinity(X, feature_names)
+        offsets = np.zeros(self.n_features_in_ + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([edges.size for edges in self.bin_thresholds_])
+        thresholds = (
+            np.concatenate(self.bin_thresholds_) if offsets[-1] else np.zeros(0, np.float64)
+        )
+        out = np.empty(X.shape, dtype=self.binned_dtype, order="F")
+        map_to_bins(X, thresholds, offsets, self.missing_values_bin_idx_, out)
+        return out
+
+    def fit_transform(self, X, y=None, feature_names=None):
+        return self.fit(X, feature_names=feature_names).transform(X, feature_names=feature_names)
+
+    def bin_upper_value(self, feature: int, bin_idx: int) -> float:
+        """Upper edge of bin ``bin_idx`` of ``feature`` (+inf for its last bin)."""
+        edges = self.bin_thresholds_[feature]
+        return float(edges[bin_idx]) if bin_idx < edges.size else np.inf

@@ -1,0 +1,254 @@
+"""Scikit-learn estimators: parameter validation and bookkeeping around the tree engine.
+
+``fit`` validates its input, bins the features (``BinMapper``), resolves the criterion and the
+stopping rules, and lets ``TreeGrower`` build the tree. Prediction walks the flat tree in float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._dtypes import TREE_LEAF
+from ._validation import (
+    check_fraction,
+    check_int,
+    check_sample_weight,
+    resolve_count_or_fraction,
+    resolve_max_features,
+)
+from .binning import BinMapper, check_no_infinity
+from .criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
+from .grower import StoppingRules, TreeGrower
+
+
+class BaseDecisionTree(BaseEstimator):
+    """Shared parameters, validation and prediction of the tree estimators."""
+
+    _task = CLASSIFICATION_TASK
+
+    def __init__(self, *, criterion, max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, min_weight_fraction_split=0.0,
+                 max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 max_bins=255, random_state=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_weight_fraction_split = min_weight_fraction_split
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_bins = max_bins
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # -- validation -----------------------------------------------------------------------
+    def _stopping_rules(self, n_samples, n_features, total_weight) -> StoppingRules:
+        max_depth = check_int("max_depth", self.max_depth, 1, allow_none=True)
+        min_samples_split = resolve_count_or_fraction(
+            "min_samples_split", self.min_samples_split, n_samples, 2, True)
+        min_samples_leaf = resolve_count_or_fraction(
+            "min_samples_leaf", self.min_samples_leaf, n_samples, 1, False)
+        leaf_fraction = check_fraction(
+            "min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
+        split_fraction = check_fraction(
+            "min_weight_fraction_split", self.min_weight_fraction_split, 0.0, 1.0,
+            high_inclusive=False)
+        max_leaf_nodes = check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
+        if not (isinstance(self.min_impurity_decrease, (int, float, np.floating))
+                and not isinstance(self.min_impurity_decrease, bool)
+                and np.isfinite(self.min_impurity_decrease)
+                and self.min_impurity_decrease >= 0):
+            raise ValueError("min_impurity_decrease must be a float >= 0.0, got "
+                             f"{self.min_impurity_decrease!r}.")
+        self.max_features_ = resolve_max_features(self.max_features, n_features)
+        return StoppingRules(
+            max_depth=-1 if max_depth is None else max_depth,
+            min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
+            min_samples_leaf=min_samples_leaf,
+            min_weight_leaf=leaf_fraction * total_weight,
+            min_weight_split=split_fraction * total_weight,
+            min_impurity_decrease=float(self.min_impurity_decrease),
+            max_leaf_nodes=-1 if max_leaf_nodes is None else max_leaf_nodes,
+            max_features=self.max_features_,
+        )
+
+    def _validate_X_y(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False,
+                             y_numeric=self._task == REGRESSION_TASK)
+        check_no_infinity(X, getattr(self, "feature_names_in_", None))
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"n_samples={X.shape[0]}: a decision tree needs at least 2 samples to fit, "
+                f"got {X.shape[0]} sample.")
+        return X, y
+
+    def _validate_X_predict(self, X):
+        check_is_fitted(self, "tree_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False, reset=False)
+        check_no_infinity(X, getattr(self, "feature_names_in_", None))
+        return X
+
+    # -- fitting --------------------------------------------------------------------------
+    def _fit(self, X, y_code, sample_weight, n_classes, sample_stats=None):
+        n_samples, n_features = X.shape
+        self.criterion_ = resolve_criterion(self.criterion, self._task)
+        self.criterion_.validate(n_classes if n_classes else None)
+        rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=self.random_state)
+        names = getattr(self, "feature_names_in_", None)
+        X_binned = self.bin_mapper_.fit_transform(X, feature_names=names)
+        seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, seed=seed)
+        self.tree_ = grower.grow(X_binned, y_code, sample_weight, sample_stats)
+        self.n_outputs_ = 1
+        return self
+
+    # -- prediction -----------------------------------------------------------------------
+    def apply(self, X):
+        """Index of the leaf each sample ends up in."""
+        return self.tree_.apply(self._validate_X_predict(X))
+
+    def decision_path(self, X):
+        """Sparse CSR indicator of the nodes each sample passes through."""
+        return self.tree_.decision_path(self._validate_X_predict(X))
+
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total weighted impurity decrease brought by each feature."""
+        check_is_fitted(self, "tree_")
+        tree = self.tree_
+        importances = np.zeros(tree.n_features)
+        weighted = tree.weighted_n_node_samples * tree.impurity
+        for node in np.flatnonzero(tree.children_left != TREE_LEAF):
+            left, right = tree.children_left[node], tree.children_right[node]
+            importances[tree.feature[node]] += weighted[node] - weighted[left] - weighted[right]
+        importances = np.maximum(importances, 0.0)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+    """Decision tree classifier on the treesmith histogram engine.
+
+    Parameters
+    ----------
+    criterion : str or treesmith.criteria.Criterion, default="gini"
+        Impurity h of the class proportions: "gini", "entropy" (bits), "misclassification",
+        any registered name, or a criterion object.
+    max_depth : int >= 1 or None
+    min_samples_split : int >= 2 or float in (0, 1]
+    min_samples_leaf : int >= 1 or float in (0, 1)
+    min_weight_fraction_leaf : float in [0, 0.5], minimum weight fraction of each leaf.
+    min_weight_fraction_split : float in [0, 1), theta of SPEC §4: a node whose weight
+        fraction p(S) <= theta is not split.
+    max_features : None, int, float, "sqrt" or "log2"
+        Features examined per node; floats and "sqrt"/"log2" round down, at least one.
+        Constant features of the node do not count, as in scikit-learn.
+    max_leaf_nodes : int >= 2 or None, grows best-first (largest score first) when set.
+    min_impurity_decrease : float >= 0, a node is split only when the best score
+        p(S) * Delta_h >= this value.
+    class_weight : dict, "balanced" or None
+    max_bins : int in [2, 65535] or None
+        Bins per feature; features with fewer distinct values are binned exactly and None
+        bins every feature exactly.
+    random_state : int, RandomState or None, seeds feature sampling and the binning subsample.
+    """
+
+    def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None, max_bins=255,
+                 random_state=None):
+        super().__init__(
+            criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            min_weight_fraction_split=min_weight_fraction_split, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            max_bins=max_bins, random_state=random_state)
+        self.class_weight = class_weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on (X, y); NaN in X is a missing value."""
+        X, y = self._validate_X_y(X, y)
+        check_classification_targets(y)
+        self.classes_, y_code = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        if self.class_weight is not None:
+            if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
+                raise ValueError(
+                    "class_weight must be None, 'balanced' or a dict {class: weight}, got "
+                    f"{self.class_weight!r}.")
+            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
+            if not sample_weight.sum() > 0:
+                raise ValueError("class_weight gives every sample a zero weight.")
+        return self._fit(X, y_code.astype(np.int64), sample_weight, self.n_classes_)
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class proportions of the reached leaf."""
+        return self.tree_.predict(self._validate_X_predict(X))
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Most probable class (lowest class index on ties)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
+    """Decision tree regressor on the treesmith histogram engine.
+
+    ``criterion`` is "squared_error" (alias "mse") or a regression criterion object; the other
+    parameters are those of :class:`DecisionTreeClassifier` without ``class_weight``.
+    """
+
+    _task = REGRESSION_TASK
+
+    def __init__(self, criterion="squared_error", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, max_bins=255, random_state=None):
+        super().__init__(
+            criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
+            min_weight_fraction_split=min_weight_fraction_split, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            max_bins=max_bins, random_state=random_state)
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on (X, y); NaN in X is a missing value."""
+        X, y = self._validate_X_y(X, y)
+        y = np.asarray(y, dtype=np.float64)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        criterion = resolve_criterion(self.criterion, self._task)
+        criterion.validate_targets(y)
+        stats = criterion.sample_statistics(y, sample_weight)
+        return self._fit(X, np.zeros(X.shape[0], dtype=np.int64), sample_weight, 0, stats)
+
+    def predict(self, X):
+        """Mean training label of the reached leaf."""
+        return self.tree_.predict(self._validate_X_predict(X))[:, 0]
