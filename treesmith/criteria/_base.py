@@ -13,21 +13,40 @@ pointer, so one cached kernel serves every impurity, built-in or user-defined.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 CLASSIFICATION_TASK = "classification"
 REGRESSION_TASK = "regression"
 
 _REGISTRY: dict[str, type] = {}
+_LISTED: list[type] = []
 
 
-def register(*names: str):
-    """Class decorator: make a criterion class reachable by its string names."""
+class ConcavityWarning(UserWarning):
+    """A criterion is used with parameters outside the range where it is proven concave.
+
+    Concavity is what makes every split's impurity decrease non-negative (Breiman's property A,
+    seed 001 §2.1; seed 002 Prop. 3.2). Outside it, gains can be negative and the greedy
+    growth may stop early or prefer odd splits; the choice is allowed, but the user is told.
+    """
+
+
+def register(*names: str, by_name: bool = True):
+    """Class decorator: list a criterion class in :func:`available` under ``names``.
+
+    With ``by_name=True`` (default) the names also select it as ``criterion="name"``; families
+    that cannot exist without arguments (``Custom``) are listed only (``by_name=False``).
+    """
 
     def decorator(cls):
-        for name in names:
-            _REGISTRY[name] = cls
         cls.registered_names = tuple(names)
+        if cls not in _LISTED:
+            _LISTED.append(cls)
+        if by_name:
+            for name in names:
+                _REGISTRY[name] = cls
         return cls
 
     return decorator
@@ -46,9 +65,21 @@ class Criterion:
     parameter_ranges: str = "no parameters"
     _param_names: tuple[str, ...] = ()
 
+    def __init__(self, **params):
+        for name, value in params.items():
+            setattr(self, name, value)
+        self._check_on_change(stacklevel=4)
+
+    def _check_on_change(self, stacklevel: int) -> None:
+        """Validate the parameters and warn when they leave the proven-concave range."""
+        self._check_parameters()
+        caveat = self.concavity_caveat()
+        if caveat:
+            warnings.warn(f"{self!r}: {caveat}", ConcavityWarning, stacklevel=stacklevel)
+
     # -- what the engine needs ------------------------------------------------------------
     def impurity_function(self):
-        """The compiled ``h(vector, params) -> float`` (a Numba dispatcher with the shared signature)."""
+        """The compiled ``h(vector, params) -> float`` (a Numba dispatcher, shared signature)."""
         raise NotImplementedError
 
     def parameters(self) -> np.ndarray:
@@ -59,15 +90,33 @@ class Criterion:
     def validate(self, n_classes: int | None = None) -> None:
         """Check the parameters (and, for classification, that they fit ``n_classes``).
 
-        Raises ``ValueError`` naming the parameter; warns when a choice is legal but
-        outside the range where the family is known to be concave.
+        Raises ``ValueError`` naming the parameter; warns (:class:`ConcavityWarning`) when the
+        choice is legal but, for this number of classes, outside the range where the family is
+        known to be concave (caveats that do not depend on ``n_classes`` are raised once, at
+        construction).
         """
+        self._check_parameters()
+        if n_classes is not None:
+            self._check_n_classes(int(n_classes))
+            caveat = self.concavity_caveat(n_classes)
+            if caveat and caveat != self.concavity_caveat():
+                warnings.warn(f"{self!r}: {caveat}", ConcavityWarning, stacklevel=2)
+
+    def _check_parameters(self) -> None:
+        """Raise ``ValueError`` naming the first parameter outside its domain."""
+
+    def _check_n_classes(self, n_classes: int) -> None:
+        """Raise ``ValueError`` when the parameters do not fit ``n_classes`` classes."""
+
+    def concavity_caveat(self, n_classes: int | None = None) -> str | None:
+        """Why concavity is not proven for these parameters (and ``n_classes``), or None."""
+        return None
 
     # -- conveniences ---------------------------------------------------------------------
     def __call__(self, vector) -> float:
         """Evaluate the impurity of one proportion (or statistics) vector from Python."""
-        self.validate()
         vector = np.ascontiguousarray(vector, dtype=np.float64)
+        self.validate(vector.shape[0] if self.task == CLASSIFICATION_TASK else None)
         return float(self.impurity_function()(vector, self.parameters()))
 
     @property
@@ -75,8 +124,23 @@ class Criterion:
         names = getattr(type(self), "registered_names", ())
         return names[0] if names else type(self).__name__.lower()
 
-    def get_params(self) -> dict:
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters (scikit-learn protocol: ``clone`` and nested grid search
+        such as ``criterion__alpha`` work through this and :meth:`set_params`)."""
         return {name: getattr(self, name) for name in self._param_names}
+
+    def set_params(self, **params):
+        """Set parameters by name and validate them again; returns ``self``."""
+        valid = self.get_params()
+        for name in params:
+            if name not in valid:
+                raise ValueError(
+                    f"{type(self).__name__} has no parameter {name!r}; valid: {sorted(valid)}."
+                )
+        for name, value in params.items():
+            setattr(self, name, value)
+        self._check_on_change(stacklevel=3)
+        return self
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -117,15 +181,23 @@ class RegressionCriterion(Criterion):
 
 
 def resolve_criterion(criterion, task: str) -> Criterion:
-    """Turn the estimator's ``criterion`` parameter (a name or a criterion object) into an object."""
+    """Turn the estimator's ``criterion`` parameter (a name or a criterion object) into one."""
     if isinstance(criterion, Criterion):
         instance = criterion
     elif isinstance(criterion, str) and criterion in _REGISTRY:
-        instance = _REGISTRY[criterion]()
+        cls = _REGISTRY[criterion]
+        try:
+            instance = cls()
+        except TypeError as error:
+            raise ValueError(
+                f"criterion {criterion!r} needs parameters ({cls.parameter_ranges}); pass an "
+                f"object such as treesmith.criteria.{cls.__name__}(...)."
+            ) from error
     else:
         names = sorted(n for n, c in _REGISTRY.items() if c.task == task)
         raise ValueError(
-            f"criterion must be one of {names} or a treesmith.criteria object for {task}, "
+            f"criterion must be one of {names} or a treesmith.criteria object for {task} "
+            f"(a user-defined impurity: treesmith.criteria.Custom(func, **params)), "
             f"got {criterion!r}."
         )
     if instance.task != task:
@@ -146,15 +218,14 @@ def available(task: str | None = None, print_table: bool = True) -> list[dict]:
     Returns one dict per family (name, aliases, task, formula, parameters) and prints them as
     a table unless ``print_table=False``.
     """
-    seen, rows = set(), []
-    for name, cls in _REGISTRY.items():
-        if cls in seen or (task is not None and cls.task != task):
+    rows = []
+    for cls in _LISTED:
+        if task is not None and cls.task != task:
             continue
-        seen.add(cls)
         rows.append(
             {
                 "name": cls.__name__,
-                "aliases": ", ".join(cls.registered_names),
+                "aliases": ", ".join(n for n in cls.registered_names if _REGISTRY.get(n) is cls),
                 "task": cls.task,
                 "formula": cls.formula,
                 "parameters": cls.parameter_ranges,
@@ -164,5 +235,6 @@ def available(task: str | None = None, print_table: bool = True) -> list[dict]:
         width = max(len(r["name"]) for r in rows) + 2
         for r in rows:
             print(f"{r['name']:<{width}}[{r['task']}] {r['formula']}")
-            print(f"{'':<{width}}aliases: {r['aliases']}; parameters: {r['parameters']}")
+            names = f"criterion={r['aliases']!r}" if r["aliases"] else "object only"
+            print(f"{'':<{width}}{names}; parameters: {r['parameters']}")
     return rows

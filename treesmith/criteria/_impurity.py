@@ -1,7 +1,20 @@
-"""Compiled impurity functions h(pi, params) of the classic classification criteria (SPEC §3).
+"""Compiled impurity functions h(pi, params) of every classification family (SPEC §3).
 
-Each has the shared signature ``IMPURITY_SIGNATURE`` and is cached, so the split kernels that
-take it through a function pointer are compiled once per installation.
+Each public function has the shared signature ``IMPURITY_SIGNATURE`` and is cached, so the split
+kernels that take it through a function pointer are compiled once per installation. ``pi`` is
+the class-proportion vector (non-negative, sums to 1); ``params`` the family's parameters in the
+order of the criterion class's ``_param_names``.
+
+Conventions:
+
+* 0 · log 0 = 0; a class with proportion 0 contributes nothing to a sum over classes.
+* entropy, renyi, PE, PR and GE measure in **bits** (log base 2), so that renyi(γ → 1) and
+  PE(1) equal ``entropy`` exactly; tsallis and tsallis_classic are power sums whose α → 1
+  limits are in **nats** (−Σ π ln π), as the formulas give.
+* Parameterised families whose value feeds a power (PE, PG, PR, PT, GE) or can round below zero
+  are clamped at 0, so a rounding error of 1e-17 never turns into a NaN.
+* Near a removable singularity (α or γ → 1) the power sums use Σ π^a − 1 = Σ π (π^(a−1) − 1)
+  with ``expm1`` (no cancellation), and within ``LIMIT_TOLERANCE`` of 1 the analytic limit.
 """
 
 import numpy as np
@@ -9,14 +22,94 @@ from numba import njit
 
 from .._dtypes import IMPURITY_SIGNATURE
 
+#: Within this distance of a removable singularity (α = 1, γ = 1) the analytic limit is used.
+LIMIT_TOLERANCE = 1e-9
+#: Beyond this distance from 1 the direct power sum loses at most ~1e-13 to cancellation.
+_DIRECT_TOLERANCE = 1e-3
+_LN2 = np.log(2.0)
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
-def gini(proportions, params):
-    """Gini index 1 - sum_k pi_k^2 (Breiman et al. 1984; seed 004)."""
+
+# -- shared building blocks ------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _power(x, exponent):
+    """x ** exponent for x >= 0, with the common exponents computed without ``pow``."""
+    if exponent == 2.0:
+        return x * x
+    if exponent == 1.0:
+        return x
+    if exponent == 0.5:
+        return np.sqrt(x)
+    return x ** exponent
+
+
+@njit(cache=True, nogil=True)
+def _gini(proportions):
     total = 0.0
     for k in range(proportions.shape[0]):
         total += proportions[k] * proportions[k]
     return 1.0 - total
+
+
+@njit(cache=True, nogil=True)
+def _entropy_nats(proportions):
+    total = 0.0
+    for k in range(proportions.shape[0]):
+        p = proportions[k]
+        if p > 0.0:
+            total -= p * np.log(p)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _power_sum_minus_one(proportions, exponent):
+    """Σ_k π_k^a − 1, accurate also when a is close to 1.
+
+    Far from 1 the direct sum; close to 1, Σ_k π_k · expm1((a − 1) ln π_k), which is the same
+    quantity when Σ π_k = 1 and has no cancellation.
+    """
+    total = 0.0
+    if abs(exponent - 1.0) >= _DIRECT_TOLERANCE:
+        for k in range(proportions.shape[0]):
+            p = proportions[k]
+            if p > 0.0:
+                total += _power(p, exponent)
+        return total - 1.0
+    shift = exponent - 1.0
+    for k in range(proportions.shape[0]):
+        p = proportions[k]
+        if p > 0.0:
+            total += p * np.expm1(shift * np.log(p))
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _renyi_bits(proportions, gamma):
+    if abs(gamma - 1.0) <= LIMIT_TOLERANCE:
+        return _entropy_nats(proportions) / _LN2
+    value = np.log1p(_power_sum_minus_one(proportions, gamma)) / (_LN2 * (1.0 - gamma))
+    return value if value > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _tsallis_classic(proportions, gamma):
+    if abs(gamma - 1.0) <= LIMIT_TOLERANCE:
+        return _entropy_nats(proportions)
+    value = -_power_sum_minus_one(proportions, gamma) / (gamma - 1.0)
+    return value if value > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _nonnegative_power(value, exponent):
+    return _power(value, exponent) if value > 0.0 else 0.0
+
+
+# -- classic impurities (Breiman et al. 1984; seed 004) --------------------------------------
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def gini(proportions, params):
+    """Gini index 1 - sum_k pi_k^2 (Breiman et al. 1984; seed 004)."""
+    return _gini(proportions)
 
 
 @njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
@@ -38,3 +131,137 @@ def misclassification(proportions, params):
         if proportions[k] > largest:
             largest = proportions[k]
     return 1.0 - largest
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def loss_matrix_gini(proportions, params):
+    """Loss-matrix Gini sum_{k != k'} L[k, k'] pi_k pi_k' (seed 004; CART §4.4).
+
+    ``params`` is the K x K loss matrix flattened in C order (zero diagonal), or ``[-1]`` for the
+    0-1 loss (Gini). A matrix of the wrong size gives NaN (the criterion's
+    ``validate(n_classes)`` refuses it before any fit).
+    """
+    n_classes = proportions.shape[0]
+    if params[0] < 0.0:
+        return _gini(proportions)
+    if params.shape[0] != n_classes * n_classes:
+        return np.nan
+    total = 0.0
+    for k in range(n_classes):
+        p = proportions[k]
+        if p > 0.0:
+            row = 0.0
+            for other in range(n_classes):
+                row += params[k * n_classes + other] * proportions[other]
+            total += p * row
+    return total
+
+
+# -- seed 002 §3: (alpha, beta)-Tsallis, product-gamma, Kearns-Mansour -----------------------
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def tsallis(proportions, params):
+    """(alpha, beta)-Tsallis (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (seed 002 §3, C = 1).
+
+    params = [alpha, beta]. alpha -> 1 limit: beta * (-sum_k pi_k ln pi_k) (002 App. B).
+    """
+    alpha = params[0]
+    beta = params[1]
+    if abs(alpha - 1.0) <= LIMIT_TOLERANCE:
+        return beta * _entropy_nats(proportions)
+    excess = _power_sum_minus_one(proportions, alpha)
+    if beta == 1.0:
+        value = -excess / (alpha - 1.0)
+    else:
+        value = -np.expm1(beta * np.log1p(excess)) / (alpha - 1.0)
+    return value if value > 0.0 else 0.0
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def km96(proportions, params):
+    """Kearns-Mansour (1996) criterion = tsallis(1/2, 2) = 2((sum_k sqrt(pi_k))^2 - 1)
+    = 2 sum_{i != j} sqrt(pi_i pi_j) (ordered pairs); binary: 4 sqrt(pi (1 - pi))
+    (seed 002 Prop. 3.1)."""
+    total = 0.0
+    for k in range(proportions.shape[0]):
+        total += np.sqrt(proportions[k])
+    value = 2.0 * (total * total - 1.0)
+    return value if value > 0.0 else 0.0
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def product(proportions, params):
+    """Product family (prod_k pi_k)^gamma (seed 002 §3, C = 1). params = [gamma]."""
+    gamma = params[0]
+    value = 1.0
+    for k in range(proportions.shape[0]):
+        value *= proportions[k]
+    if value <= 0.0:
+        return 0.0
+    if value > 1e-300:
+        return _power(value, gamma)
+    # Many classes: the product underflows although its gamma-th power may not.
+    log_value = 0.0
+    for k in range(proportions.shape[0]):
+        log_value += np.log(proportions[k])
+    return np.exp(gamma * log_value)
+
+
+# -- seed 001 §2: Renyi, Tsallis and the parameterised impurities ----------------------------
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def renyi(proportions, params):
+    """Renyi entropy in bits log2(sum_k pi_k^gamma) / (1 - gamma) (001 eq. 3); gamma -> 1:
+    entropy."""
+    return _renyi_bits(proportions, params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def tsallis_classic(proportions, params):
+    """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (001 eq. 4, sign as in SPEC §3);
+    gamma -> 1: -sum_k pi_k ln pi_k (nats)."""
+    return _tsallis_classic(proportions, params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def parameterised_entropy(proportions, params):
+    """PE = entropy^alpha (001 eq. 5), entropy in bits. params = [alpha]."""
+    return _nonnegative_power(_entropy_nats(proportions) / _LN2, params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def parameterised_gini(proportions, params):
+    """PG = gini^alpha (001 eq. 6). params = [alpha]."""
+    return _nonnegative_power(_gini(proportions), params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def parameterised_renyi(proportions, params):
+    """PR = renyi_gamma^alpha (001 eq. 7), renyi in bits. params = [alpha, gamma]."""
+    return _nonnegative_power(_renyi_bits(proportions, params[1]), params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def parameterised_tsallis(proportions, params):
+    """PT = tsallis_classic_gamma^alpha (001 eq. 8). params = [alpha, gamma]."""
+    return _nonnegative_power(_tsallis_classic(proportions, params[1]), params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def gini_entropy(proportions, params):
+    """GE = gini^alpha + entropy^beta (001 eq. 9), entropy in bits. params = [alpha, beta]."""
+    return (_nonnegative_power(_gini(proportions), params[0])
+            + _nonnegative_power(_entropy_nats(proportions) / _LN2, params[1]))
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def alpha_beta_impurity(proportions, params):
+    """ABI = sum_k pi_k^alpha (1 - pi_k)^beta (001 eq. 10). params = [alpha, beta]."""
+    alpha = params[0]
+    beta = params[1]
+    total = 0.0
+    for k in range(proportions.shape[0]):
+        p = proportions[k]
+        if 0.0 < p < 1.0:
+            total += _power(p, alpha) * _power(1.0 - p, beta)
+    return total

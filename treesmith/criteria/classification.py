@@ -1,7 +1,7 @@
 """Classification criteria without parameters: the string-named, scikit-learn-compatible ones."""
 
-from ._base import Criterion, register
 from . import _impurity
+from ._base import Criterion, register
 
 
 @register("gini")
@@ -32,3 +32,14 @@ class Misclassification(Criterion):
 
     def impurity_function(self):
         return _impurity.misclassification
+
+
+@register("km96")
+class KM96(Criterion):
+    """Kearns and Mansour (1996) criterion, ``criterion="km96"``: (alpha, beta)-Tsallis with
+    alpha = 1/2, beta = 2 (seed 002 Prop. 3.1); binary: 4 sqrt(pi (1 - pi))."""
+
+    formula = "2 sum_{i!=j} sqrt(pi_i pi_j) = tsallis(1/2, 2); binary 4 sqrt(pi (1 - pi))"
+
+    def impurity_function(self):
+        return _impurity.km96

@@ -1,0 +1,32 @@
+"""Parameter checks shared by the criterion classes: one clear ValueError per bad parameter."""
+
+import numbers
+
+import numpy as np
+
+
+def check_number(name, value, *, low=None, high=None, low_open=True, high_open=False,
+                 integer=False) -> float:
+    """Return ``value`` as a float after checking it is a finite real in the given interval.
+
+    ``low``/``high`` are the bounds (None = unbounded); ``*_open`` says whether the bound is
+    excluded. ``integer=True`` also requires an integral value. The error names ``name`` and
+    the expected range, e.g. ``alpha must be a real number in (0, 1], got -1``.
+    """
+    lower = "(" if low_open or low is None else "["
+    upper = ")" if high_open or high is None else "]"
+    kind = "an integer" if integer else "a real number"
+    span = f"{lower}{'-inf' if low is None else low}, {'inf' if high is None else high}{upper}"
+    expected = f"{name} must be {kind} in {span}, got {value!r}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(expected + ".")
+    number = float(value)
+    if not np.isfinite(number):
+        raise ValueError(expected + ".")
+    if integer and number != round(number):
+        raise ValueError(expected + ".")
+    if low is not None and (number < low or (low_open and number == low)):
+        raise ValueError(expected + ".")
+    if high is not None and (number > high or (high_open and number == high)):
+        raise ValueError(expected + ".")
+    return number
