@@ -1,0 +1,31 @@
+"""Shared fixtures of the engine tests: the small real datasets, loaded once per session."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from sklearn import datasets
+
+# The brute-force helpers (tests/_oracle.py) are imported as a plain module.
+sys.path.insert(0, os.path.dirname(__file__))
+
+_LOADERS = {
+    "iris": datasets.load_iris,
+    "wine": datasets.load_wine,
+    "breast_cancer": datasets.load_breast_cancer,
+}
+
+
+@pytest.fixture(scope="session")
+def real_dataset():
+    """``real_dataset(name) -> (X float64, y int)`` for iris, wine and breast_cancer (cached)."""
+    cache = {}
+
+    def load(name):
+        if name not in cache:
+            X, y = _LOADERS[name](return_X_y=True)
+            cache[name] = (np.asarray(X, dtype=np.float64), np.asarray(y))
+        return cache[name]
+
+    return load
