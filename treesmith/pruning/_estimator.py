@@ -1,0 +1,83 @@
+"""The bridge between fitted estimators and the tree-level pruning functions.
+
+Pruning works on :class:`~treesmith.tree.Tree` objects; these helpers take a fitted estimator
+apart (its tree, its classes, the decision paths of new data) and put a pruned tree back into
+a *copy* of it, so the caller's estimator is never modified.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.utils.validation import check_is_fitted
+
+from ..tree import Tree
+
+#: Estimator parameters that switch post-pruning on; cleared to grow the full tree T_max.
+_POST_PRUNING_DEFAULTS = {"ccp_alpha": 0.0, "pruning": None}
+
+
+def fitted_tree(estimator) -> Tree:
+    """The estimator's ``tree_`` (``ValueError`` if it is not a fitted treesmith tree)."""
+    check_is_fitted(estimator, "tree_")
+    tree = estimator.tree_
+    if not isinstance(tree, Tree):
+        raise ValueError(
+            f"estimator must be a fitted treesmith tree estimator, got {type(estimator).__name__}."
+        )
+    return tree
+
+
+def with_tree(estimator, tree: Tree):
+    """A deep copy of ``estimator`` whose ``tree_`` is ``tree``; the original is untouched."""
+    pruned = copy.deepcopy(estimator)
+    pruned.tree_ = tree
+    refresh = getattr(pruned, "_refresh_fitted_attributes", None)
+    if callable(refresh):
+        refresh()
+    return pruned
+
+
+def unpruned_clone(estimator):
+    """An unfitted clone with post-pruning switched off (pre-pruning rules are kept)."""
+    params = estimator.get_params(deep=False)
+    reset = {k: v for k, v in _POST_PRUNING_DEFAULTS.items() if k in params}
+    return clone(estimator).set_params(**reset)
+
+
+def encode_labels(estimator, y) -> np.ndarray:
+    """Class index of each label in ``estimator.classes_`` (-1 for a label never seen)."""
+    classes = estimator.classes_
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}.")
+    position = np.searchsorted(classes, y)
+    position = np.clip(position, 0, classes.shape[0] - 1)
+    return np.where(classes[position] == y, position, -1).astype(np.int64)
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Non-negative float64 weights of length ``n_samples`` (ones when None)."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    if weight.shape != (n_samples,) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
+        raise ValueError(
+            f"sample_weight must be {n_samples} finite non-negative numbers, got shape "
+            f"{weight.shape}."
+        )
+    return weight
+
+
+def held_out_data(estimator, X, y, sample_weight=None):
+    """``(indicator, y_or_codes, weight)``: the decision paths and targets of held-out data."""
+    indicator = estimator.decision_path(X)
+    n_samples = indicator.shape[0]
+    y = np.asarray(y)
+    if y.shape != (n_samples,):
+        raise ValueError(f"y must have one label per row of X ({n_samples}), got {y.shape}.")
+    weight = check_sample_weight(sample_weight, n_samples)
+    target = encode_labels(estimator, y) if is_classifier(estimator) else y.astype(np.float64)
+    return indicator, target, weight

@@ -1,0 +1,37 @@
+"""Pessimistic pruning based on tree size, bottom-up (BUP; Mansour 1997, as seed 002 §4 writes it).
+
+Bottom-up, node h with n_h training objects is replaced by a leaf when
+
+    e_leaf <= e_h + c1 * sqrt((t_h * log(a) + c2) / n_h),
+
+e_leaf the training error rate of h as a leaf, e_h that of the (already pruned) subtree rooted at
+h, t_h the number of nodes of that subtree and a the number of features (natural logarithm).
+c1 and c2 are the tunable parameters of seed 002 Theorem 4.2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tree import Tree
+from ._node_statistics import require_classification, training_errors
+from ._traversal import at_most, prune_bottom_up
+
+
+def bottom_up_pessimistic_prune_tree(tree: Tree, c1: float = 1.0, c2: float = 0.0) -> Tree:
+    """BUP of a classification ``tree`` from its training class counts alone."""
+    require_classification(tree, "bup")
+    for name, value in (("c1", c1), ("c2", c2)):
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}.")
+    errors, n_objects = training_errors(tree)
+    log_features = np.log(max(tree.n_features, 1))
+
+    def complexity_penalty_covers_gain(node, state):
+        n = n_objects[node]
+        if n <= 0:
+            return True
+        penalty = c1 * np.sqrt((state.n_nodes[node] * log_features + c2) / n)
+        return at_most(state.leaf_cost[node] / n, state.subtree_cost[node] / n + penalty)
+
+    return prune_bottom_up(tree, errors, complexity_penalty_covers_gain).pruned_tree()
