@@ -1,0 +1,165 @@
+"""treesmith.datasets: bundled sets read offline, CSV files, categorical encoding."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import datasets as sk_datasets
+
+from treesmith.datasets import Dataset, align_features, encode_features, list_datasets, load_dataset
+
+
+def test_list_datasets_names_every_source_once():
+    names = list_datasets()
+    assert names[:5] == ["sklearn:iris", "sklearn:wine", "sklearn:breast_cancer",
+                         "sklearn:digits", "sklearn:diabetes"]
+    assert len(names) == len(set(names))
+    for expected in ("keel:pima", "keel:magic", "keel:splice", "keel:imbalanced/pima",
+                     "keel:abalone19"):
+        assert expected in names
+    assert list_datasets("sklearn") == names[:5]
+    assert all(name.startswith("keel:") for name in list_datasets("keel"))
+    with pytest.raises(ValueError, match="source"):
+        list_datasets("uci")
+
+
+def test_every_listed_small_dataset_loads():
+    # Each sklearn set and a sample of keel ones (all would take a few seconds more).
+    for name in list_datasets("sklearn") + ["keel:pima", "keel:housevotes", "keel:imbalanced/pima"]:
+        data = load_dataset(name)
+        assert data.X.shape[0] == data.y.shape[0] > 0
+        assert data.X.dtypes.map(lambda d: d == np.float64).all()
+        assert data.name == name and data.description
+
+
+@pytest.mark.parametrize("short", ["iris", "wine", "breast_cancer", "digits"])
+def test_sklearn_sets_match_scikit_learn(short):
+    data = load_dataset(f"sklearn:{short}")
+    bunch = getattr(sk_datasets, f"load_{short}")()
+    np.testing.assert_array_equal(data.X.to_numpy(), bunch.data)
+    assert list(data.X.columns) == list(bunch.feature_names)
+    assert data.task == "classification"
+    # Labels are the class names where scikit-learn has text names.
+    expected = np.asarray(bunch.target_names)[bunch.target]
+    np.testing.assert_array_equal(data.y.astype(str), expected.astype(str))
+
+
+def test_iris_unpacks_and_describes_itself():
+    X, y = load_dataset("sklearn:iris")
+    assert X.shape == (150, 4) and set(y) == {"setosa", "versicolor", "virginica"}
+    data = load_dataset("iris")  # bare name: scikit-learn first
+    assert data.name == "sklearn:iris" and "Iris" in data.description
+    assert "150 samples" in data.description and "3 classes" in repr(data)
+
+
+def test_diabetes_is_regression_in_original_units():
+    data = load_dataset("sklearn:diabetes")
+    assert data.task == "regression" and data.y.dtype == np.float64
+    assert data.X["age"].min() >= 18  # scaled=False: years, not standardised values
+    with pytest.raises(ValueError, match="regression dataset"):
+        load_dataset("sklearn:diabetes", task="classification")
+
+
+def test_keel_numeric_set_keeps_values_and_class_labels():
+    data = load_dataset("keel:pima")
+    assert data.X.shape == (768, 8) and list(data.X.columns) == [f"x{j}" for j in range(1, 9)]
+    assert set(data.y) == {"tested_positive", "tested_negative"}
+    assert data.X.iloc[0].tolist() == [14, 175, 62, 30, 0, 33.6, 0.212, 38]
+    imbalanced = load_dataset("keel:imbalanced/pima")
+    assert set(imbalanced.y) == {"positive", "negative"}
+
+
+def test_keel_categorical_columns_are_one_hot_encoded():
+    data = load_dataset("keel:housevotes")  # 16 yes/no votes: one indicator each
+    assert list(data.X.columns) == [f"x{j}=y" for j in range(1, 17)]
+    assert data.feature_groups["x1"] == ["x1=y"]
+    assert set(np.unique(data.X.to_numpy())) == {0.0, 1.0}
+    crx = load_dataset("keel:crx")  # mixed: numeric columns stay, x4 has three levels
+    assert crx.feature_groups["x2"] == ["x2"]
+    assert crx.feature_groups["x4"] == ["x4=l", "x4=u", "x4=y"]
+    assert np.all(crx.X[crx.feature_groups["x4"]].sum(axis=1) == 1)
+    splice = load_dataset("keel:splice")  # values written "A, G, ..." (spaces stripped)
+    assert not any(" " in column for column in splice.X.columns)
+
+
+def test_unknown_names_fail_with_suggestions():
+    with pytest.raises(ValueError, match="did you mean keel:pima"):
+        load_dataset("keel:pimaa")
+    with pytest.raises(ValueError, match="did you mean sklearn:iris"):
+        load_dataset("irsi")
+    with pytest.raises(ValueError, match="unknown dataset"):
+        load_dataset("keel:../balanced/pima")
+    with pytest.raises(ValueError, match="does not exist"):
+        load_dataset("missing-file.csv")
+    with pytest.raises(ValueError, match="target= only applies"):
+        load_dataset("sklearn:iris", target="species")
+    with pytest.raises(TypeError, match="string or a path"):
+        load_dataset(3)
+
+
+def _write(tmp_path, frame, name="data.csv"):
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_csv_with_categoricals_missing_values_and_default_target(tmp_path):
+    frame = pd.DataFrame({"colour": ["red", "blue", None, "green", "red"],
+                          "size": [1.5, np.nan, 3.0, 4.0, 5.0],
+                          "smoker": ["yes", "no", "no", "yes", "no"],
+                          "label": ["a", "b", "a", "b", "a"]})
+    data = load_dataset(str(_write(tmp_path, frame)))
+    assert data.task == "classification" and data.target_name == "label"
+    assert list(data.X.columns) == ["colour=blue", "colour=green", "colour=red", "size",
+                                    "smoker=yes"]
+    assert data.feature_groups == {"colour": ["colour=blue", "colour=green", "colour=red"],
+                                   "size": ["size"], "smoker": ["smoker=yes"]}
+    np.testing.assert_array_equal(data.X["colour=red"], [1, 0, np.nan, 0, 1])
+    np.testing.assert_array_equal(data.X["size"], [1.5, np.nan, 3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(data.y, ["a", "b", "a", "b", "a"])
+
+
+def test_csv_target_by_name_and_task_inference(tmp_path):
+    frame = pd.DataFrame({"y": [0.5, 1.7, 2.9, 3.1, 4.4], "x": [1, 2, 3, 4, 5],
+                          "k": [0, 1, 2, 1, 0]})
+    path = _write(tmp_path, frame)
+    regression = load_dataset(path, target="y")
+    assert regression.task == "regression" and list(regression.X.columns) == ["x", "k"]
+    classification = load_dataset(path)  # last column: few integers -> classes
+    assert classification.task == "classification" and classification.target_name == "k"
+    assert load_dataset(path, target="y", task="regression").task == "regression"
+    with pytest.raises(ValueError, match="target column 'z' is not in"):
+        load_dataset(path, target="z")
+
+
+def test_csv_errors_are_clear(tmp_path):
+    path = _write(tmp_path, pd.DataFrame({"x": [1, 2], "y": ["a", None]}))
+    with pytest.raises(ValueError, match="1 missing value"):
+        load_dataset(path)
+    one_column = _write(tmp_path, pd.DataFrame({"x": [1, 2]}), "one.csv")
+    with pytest.raises(ValueError, match="at least one feature column"):
+        load_dataset(one_column)
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ValueError, match="cannot read CSV"):
+        load_dataset(tmp_path / "empty.csv")
+    with pytest.raises(ValueError, match="task must be"):
+        load_dataset(path, task="ranking")
+
+
+def test_align_features_reproduces_the_encoding_on_new_rows():
+    frame = pd.DataFrame({"a": ["x", "y", None, "z"], "b": [True, False, True, None],
+                          "c": [1.0, 2.0, np.nan, 4.0]})
+    X, _ = encode_features(frame)
+    pd.testing.assert_frame_equal(align_features(frame, X.columns), X)
+    # A subset of rows in another order, one level unseen at fit time.
+    new = pd.DataFrame({"c": [7.0, 8.0], "a": ["z", "w"], "b": [False, True]})
+    aligned = align_features(new, X.columns)
+    assert list(aligned.columns) == list(X.columns)
+    np.testing.assert_array_equal(aligned.to_numpy(), [[0, 0, 1, 0, 7], [0, 0, 0, 1, 8]])
+    with pytest.raises(ValueError, match="lacks 1 feature"):
+        align_features(new.drop(columns=["c"]), X.columns)
+
+
+def test_dataset_repr_for_regression():
+    data = Dataset(name="n", X=pd.DataFrame({"a": [1.0, 2.0]}), y=np.array([1.0, 2.0]),
+                   task="regression", description="d")
+    assert repr(data) == "Dataset(name='n', task='regression', n_samples=2, n_features=1)"
