@@ -52,8 +52,10 @@ def impurity_rows_for(criterion) -> callable:
     if name in CLASSIC_IMPURITIES:
         return CLASSIC_IMPURITIES[name]
 
+    h, params = criterion.impurity_function(), criterion.parameters()
+
     def rows(proportions):
-        return np.array([criterion(np.ascontiguousarray(p)) for p in proportions])
+        return np.array([h(np.ascontiguousarray(p), params) for p in proportions])
 
     return rows
 
@@ -186,7 +188,10 @@ def enumerate_splits(
         position = np.searchsorted(values, column[present])
         per_value = np.zeros((values.size, stats.shape[1]))
         np.add.at(per_value, position, stats[present])
+        # children are summed directly (prefix and suffix sums), never as parent - sibling,
+        # so that a class absent from a child has exactly zero weight there
         cum_stats = np.cumsum(per_value, axis=0)
+        suffix_stats = np.cumsum(per_value[::-1], axis=0)[::-1]
         cum_count = np.cumsum(np.bincount(position, minlength=values.size))
         cum_weight = np.cumsum(np.bincount(position, weights=w[present], minlength=values.size))
         n_missing = int(missing.sum())
@@ -195,17 +200,21 @@ def enumerate_splits(
 
         cuts = values[:-1]
         thresholds = np.atleast_1d(midpoint(values[:-1], values[1:]))
-        blocks = []  # (left stats, left count, left weight, thresholds, cut values, missing_left)
+        left_present, right_present = cum_stats[:-1], suffix_stats[1:]
+        # (left stats, right stats, left count, left weight, thresholds, cut values, missing_left)
+        blocks = []
         if n_missing == 0:
-            blocks.append((cum_stats[:-1], cum_count[:-1], cum_weight[:-1], thresholds, cuts, None))
+            blocks.append((left_present, right_present, cum_count[:-1], cum_weight[:-1],
+                           thresholds, cuts, None))
         else:
-            blocks.append((cum_stats[:-1], cum_count[:-1], cum_weight[:-1], thresholds, cuts,
-                           False))
-            blocks.append((cum_stats[:-1] + miss_stats, cum_count[:-1] + n_missing,
+            blocks.append((left_present, right_present + miss_stats, cum_count[:-1],
+                           cum_weight[:-1], thresholds, cuts, False))
+            blocks.append((left_present + miss_stats, right_present, cum_count[:-1] + n_missing,
                            cum_weight[:-1] + w_missing, thresholds, cuts, True))
-            blocks.append((cum_stats[-1:], cum_count[-1:], cum_weight[-1:],
+            blocks.append((cum_stats[-1:], miss_stats[None, :], cum_count[-1:], cum_weight[-1:],
                            np.array([MISSING_ALONE]), np.array([np.inf]), False))
-        for left_stats, n_left, w_left, block_thresholds, cut_values, missing_left in blocks:
+        for left_stats, right_stats, n_left, w_left, block_thresholds, cut_values, missing_left \
+                in blocks:
             if left_stats.shape[0] == 0:
                 continue
             n_right = n_samples - n_left
@@ -214,8 +223,8 @@ def enumerate_splits(
                 np.minimum(w_left, w_right) >= min_weight_leaf)
             if not np.any(valid):
                 continue
-            left_valid = left_stats[valid]
-            gains = (parent_term - terms(left_valid) - terms(node_total - left_valid)) / total_weight
+            gains = (parent_term - terms(left_stats[valid]) - terms(right_stats[valid])) \
+                / total_weight
             for gain, threshold, cut in zip(gains, block_thresholds[valid], cut_values[valid]):
                 candidates.append(Candidate(feature, threshold, missing_left, gain,
                                             column=column, cut=cut))
