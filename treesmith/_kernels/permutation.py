@@ -26,7 +26,7 @@ from numba import njit, types
 
 from .._dtypes import IMPURITY_FUNCTION_TYPE
 from .histogram import _accumulate_classification
-from .splitting import NO_SPLIT, scan_feature
+from .splitting import NO_SPLIT, scan_feature, scan_workspace
 
 PERMUTATION_TEST_SIGNATURE = types.UniTuple(types.float64, 2)(
     types.int64[::1],  # feature_bins: bin of each node sample for the tested feature
@@ -83,7 +83,7 @@ def _shuffle_pairs(y_code, sample_weight, state):
 @njit(cache=True, nogil=True)
 def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_classes, n_bins, missing_bin,
                h, h_params, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
-               node_weight, hist_f, totals):
+               node_weight, hist_f, totals, work):
     """Largest Delta_h over the feature's thresholds (-inf when no valid split exists)."""
     hist_f[:] = 0.0
     _accumulate_classification(feature_bins, sample_idx, 0, sample_idx.shape[0], y_code,
@@ -94,7 +94,7 @@ def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_classes, n_bin
             totals[s] += hist_f[b, s]
     gain, bin_threshold, _ = scan_feature(hist_f, totals, n_bins, missing_bin, n_classes, h,
                                           h_params, weighted_parent_impurity, node_weight,
-                                          min_samples_leaf, min_weight_leaf)
+                                          min_samples_leaf, min_weight_leaf, work)
     if bin_threshold == NO_SPLIT:
         return -np.inf
     return gain
@@ -115,6 +115,7 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
     n_stats = 2 * n_classes
     hist_f = np.zeros((max(n_bins, missing_bin + 1), n_stats))
     totals = np.zeros(n_stats)
+    work = scan_workspace(1, n_stats, n_classes)[0]
     proportions = np.zeros(n_classes)
     node_weight = 0.0
     for i in range(n_samples):
@@ -128,7 +129,7 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
 
     observed = _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_classes, n_bins,
                           missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-                          weighted_parent_impurity, node_weight, hist_f, totals)
+                          weighted_parent_impurity, node_weight, hist_f, totals, work)
     if observed == -np.inf:
         return observed, 1.0
 
@@ -141,9 +142,80 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
         _shuffle_pairs(shuffled_y, shuffled_w, state)
         gain = _best_gain(feature_bins, sample_idx, shuffled_y, shuffled_w, n_classes, n_bins,
                           missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-                          weighted_parent_impurity, node_weight, hist_f, totals)
+                          weighted_parent_impurity, node_weight, hist_f, totals, work)
         if gain >= observed - 1e-12:
             n_at_least += 1
+    return observed, (1.0 + n_at_least) / (1.0 + n_permutations)
+
+
+PERMUTATION_TEST_MAX_SIGNATURE = types.UniTuple(types.float64, 2)(
+    types.int64[::1, :],  # node_bins: (n_samples, n_features) bins of the node's samples
+    types.int64[::1],  # y_code
+    types.float64[::1],  # sample_weight
+    types.int64,  # n_classes
+    types.int64[::1],  # n_bins: non-missing bins of each feature
+    types.int64,  # missing_bin
+    IMPURITY_FUNCTION_TYPE,  # h
+    types.float64[::1],  # h_params
+    types.int64,  # min_samples_leaf
+    types.float64,  # min_weight_leaf
+    types.int64,  # n_permutations
+    types.int64,  # seed
+)
+
+
+@njit(PERMUTATION_TEST_MAX_SIGNATURE, cache=True, nogil=True)
+def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
+                         h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
+    """Like :func:`permutation_test`, for the best gain over *all* features of the node.
+
+    Seed 001 re-tests only the chosen feature, which ignores that it was chosen as the best of
+    d: under the null its p-value is close to the smallest of d uniform p-values. Taking the
+    maximum over all features in every permutation gives a test of the node's best split whose
+    level is ``s`` whatever d (at d times the cost).
+    """
+    n_samples, n_features = node_bins.shape
+    sample_idx = np.arange(n_samples)
+    n_stats = 2 * n_classes
+    hist_f = np.zeros((max(n_bins.max(), missing_bin + 1), n_stats))
+    totals = np.zeros(n_stats)
+    work = scan_workspace(1, n_stats, n_classes)[0]
+    proportions = np.zeros(n_classes)
+    node_weight = 0.0
+    for i in range(n_samples):
+        node_weight += sample_weight[i]
+        proportions[y_code[i]] += sample_weight[i]
+    if n_samples == 0 or node_weight <= 0.0:
+        return -np.inf, 1.0
+    for k in range(n_classes):
+        proportions[k] /= node_weight
+    weighted_parent_impurity = node_weight * h(proportions, h_params)
+
+    observed = -np.inf
+    for f in range(n_features):
+        gain = _best_gain(node_bins[:, f], sample_idx, y_code, sample_weight, n_classes,
+                          n_bins[f], missing_bin, h, h_params, min_samples_leaf,
+                          min_weight_leaf, weighted_parent_impurity, node_weight, hist_f,
+                          totals, work)
+        observed = max(observed, gain)
+    if observed == -np.inf:
+        return observed, 1.0
+
+    shuffled_y = y_code.copy()
+    shuffled_w = sample_weight.copy()
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = _initial_state(seed)
+    n_at_least = 0
+    for _ in range(n_permutations):
+        _shuffle_pairs(shuffled_y, shuffled_w, state)
+        for f in range(n_features):
+            gain = _best_gain(node_bins[:, f], sample_idx, shuffled_y, shuffled_w, n_classes,
+                              n_bins[f], missing_bin, h, h_params, min_samples_leaf,
+                              min_weight_leaf, weighted_parent_impurity, node_weight, hist_f,
+                              totals, work)
+            if gain >= observed - 1e-12:
+                n_at_least += 1
+                break
     return observed, (1.0 + n_at_least) / (1.0 + n_permutations)
 
 

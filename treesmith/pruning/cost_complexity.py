@@ -184,7 +184,7 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
     error for classifiers, squared error for regressors, weighted by ``sample_weight``).
     ``rule="min"`` takes the smallest CV error (ties: the smaller tree); ``rule="1se"`` the
     smallest tree within one standard error of it. Folds run in parallel with joblib
-    (``n_jobs``). ``cv`` is anything :func:`sklearn.model_selection.check_cv` accepts
+    (``n_jobs``; threads unless a ``joblib.parallel_backend`` says otherwise). ``cv`` is anything :func:`sklearn.model_selection.check_cv` accepts
     (stratified K-fold for classifiers when an int).
     """
     check_risk(risk)
@@ -200,7 +200,8 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
     full = unpruned_clone(estimator).fit(X, y, sample_weight=sample_weight)
     path = cost_complexity_path(fitted_tree(full), risk)
     breakpoints = subtree_breakpoints(path)
-    parallel = Parallel(n_jobs=n_jobs)
+    # Threads by default: the engine's kernels release the GIL and workers start instantly.
+    parallel = Parallel(n_jobs=n_jobs, prefer="threads")
     if candidates == "cart":
         cv_alphas = _cart_candidates(breakpoints)
         fold_losses = parallel(
