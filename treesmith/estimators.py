@@ -20,7 +20,7 @@ from ._validation import (
     resolve_count_or_fraction,
     resolve_max_features,
 )
-from .binning import BinMapper, check_no_infinity
+from .binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from .criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
 from .grower import StoppingRules, TreeGrower
 
@@ -83,7 +83,7 @@ class BaseDecisionTree(BaseEstimator):
         )
 
     def _validate_X_y(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False,
+        X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              y_numeric=self._task == REGRESSION_TASK)
         check_no_infinity(X, getattr(self, "feature_names_in_", None))
         if X.shape[0] < 2:
@@ -94,7 +94,8 @@ class BaseDecisionTree(BaseEstimator):
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False, reset=False)
+        X = validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
+                          reset=False)
         check_no_infinity(X, getattr(self, "feature_names_in_", None))
         return X
 

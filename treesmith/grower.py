@@ -17,6 +17,8 @@ from .tree import Tree
 
 #: Nodes with at least this many (samples x features) use the multi-threaded kernels.
 PARALLEL_THRESHOLD = 1 << 16
+#: Nodes with fewer samples than this are scanned on compact per-node histograms.
+SPARSE_THRESHOLD = 256
 #: Memory the histogram pool may use; pending nodes beyond it rebuild their histograms.
 HISTOGRAM_POOL_BYTES = 512 * 2**20
 
@@ -41,6 +43,23 @@ def impurity_pointer(function):
     pointer = numba.cfunc(IMPURITY_SIGNATURE, cache=cacheable)(py_func)
     _POINTERS[function] = pointer
     return pointer
+
+
+def skips_same_class_runs(criterion: Criterion, rules: "StoppingRules", n_classes: int) -> bool:
+    """Whether the scan may skip cuts inside same-class runs (see ``scan_feature``).
+
+    Valid for the gain of a strictly concave impurity of the class proportions (a merely
+    concave one such as misclassification has exact ties inside runs, which the lowest-threshold
+    rule must see) when no leaf-size constraint can make a run's end infeasible. Criteria declare
+    it with a ``strictly_concave`` attribute (bool or method).
+    """
+    concave = getattr(criterion, "strictly_concave", None)
+    if callable(concave):
+        concave = concave()
+    if concave is None:
+        concave = criterion.name in ("gini", "entropy")
+    return bool(concave) and n_classes > 0 and rules.min_samples_leaf <= 1 \
+        and rules.min_weight_leaf <= 0.0
 
 
 @dataclass
@@ -99,7 +118,8 @@ class TreeGrower:
             float(rules.min_weight_leaf), float(rules.min_weight_split),
             float(rules.min_impurity_decrease), int(rules.max_leaf_nodes),
             int(rules.max_features) if rules.max_features else n_features, int(self.seed),
-            PARALLEL_THRESHOLD, int(max_histograms),
+            PARALLEL_THRESHOLD, SPARSE_THRESHOLD, int(max_histograms),
+            skips_same_class_runs(self.criterion, rules, self.n_classes),
         )
         return self._to_tree(n_features, *out)
 

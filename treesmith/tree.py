@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from ._dtypes import TREE_LEAF, TREE_UNDEFINED
 from ._kernels import predict as _predict
+from .binning import as_float_array
 
 #: Names of the per-node arrays, in the order they are documented and serialised.
 NODE_ARRAYS = (
@@ -121,15 +122,17 @@ class Tree:
                 self.missing_go_left)
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Index of the leaf each row of ``X`` (float64, validated by the caller) reaches."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        """Index of the leaf each row of ``X`` (float32/float64, validated by the caller) reaches.
+
+        Values are compared with the float64 thresholds in float64."""
+        X = as_float_array(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         _predict.apply_rows(X, *self._traversal_arrays(), out)
         return out
 
     def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
         """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = as_float_array(X)
         lengths = np.empty(X.shape[0], dtype=np.int64)
         _predict.path_lengths(X, *self._traversal_arrays(), lengths)
         indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)

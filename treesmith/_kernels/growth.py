@@ -19,10 +19,13 @@ from .splitting import (
     NO_SPLIT,
     impurity_of,
     is_constant,
+    is_constant_in_node,
     next_nonempty_bin,
     partition,
     scan_features_parallel,
     scan_features_serial,
+    scan_features_sparse,
+    scan_workspace,
     stats_count,
     stats_weight,
 )
@@ -76,6 +79,20 @@ def _sibling_totals(parent, child, n_classes, out):
 
 
 @njit(cache=True)
+def _sum_samples(sample_idx, start, end, y_code, sample_weight, sample_stats, n_classes, out):
+    """Statistics of a node summed directly over its samples (for nodes without histogram)."""
+    out[:] = 0.0
+    for position in range(start, end):
+        i = sample_idx[position]
+        if n_classes > 0:
+            out[y_code[i]] += sample_weight[i]
+            out[n_classes + y_code[i]] += 1.0
+        else:
+            for s in range(out.shape[0]):
+                out[s] += sample_stats[i, s]
+
+
+@njit(cache=True)
 def _is_pure(stats, n_classes, impurity):
     if n_classes > 0:
         present = 0
@@ -84,6 +101,17 @@ def _is_pure(stats, n_classes, impurity):
                 present += 1
         return present <= 1
     return impurity <= 1e-14 * max(1.0, abs(stats[2] / stats[1]) if stats[1] > 0 else 1.0)
+
+
+@njit(cache=True)
+def _build(X_binned, sample_idx, start, end, y_code, sample_weight, sample_stats, n_classes,
+           hist, parallel_threshold):
+    if X_binned.shape[1] * (end - start) >= parallel_threshold:
+        build_histogram_parallel(X_binned, sample_idx, start, end, y_code, sample_weight,
+                                 sample_stats, n_classes, hist)
+    else:
+        build_histogram_serial(X_binned, sample_idx, start, end, y_code, sample_weight,
+                               sample_stats, n_classes, hist)
 
 
 @njit(cache=True)
@@ -111,9 +139,14 @@ def _preorder(children_left, children_right, n_nodes):
 def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n_bins,
          missing_bin, n_bins_non_missing, h, h_params, max_depth, min_samples_split,
          min_samples_leaf, min_weight_leaf, min_weight_split, min_impurity_decrease,
-         max_leaf_nodes, max_features, seed, parallel_threshold, max_histograms):
+         max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold,
+         max_histograms, skip_same_class_runs):
     """Grow one tree on the samples ``sample_idx`` (positive weights only).
 
+    Nodes with fewer than ``sparse_threshold`` samples are scanned on compact per-node
+    histograms instead of full ones (same scan, same result, cost proportional to the node).
+    ``skip_same_class_runs`` lets the scan skip cuts inside runs of same-class bins (valid for
+    the gain of a concave impurity without leaf-size constraints; see ``scan_feature``).
     Weights are absolute (``min_weight_split`` is theta times the total weight). ``max_depth``,
     ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth.
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
@@ -157,6 +190,11 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     missing_by_feature = np.empty(n_features, dtype=np.bool_)
     buffer = np.empty(n_samples, dtype=np.int64)
     child_totals = np.empty(n_stats)
+    next_by_feature = np.empty(n_features, dtype=np.int64)
+    scratch = np.zeros((n_bins, n_stats))
+    touched = np.empty(n_bins, dtype=np.int64)
+    compact = np.empty((n_bins + 1, n_stats))
+    work = scan_workspace(n_features, n_stats, n_classes)
 
     total_weight = 0.0
     for i in range(n_samples):
@@ -197,7 +235,9 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 or _is_pure(node_stats, n_classes, impurity[node])
             )
             if splittable:
-                hist = pool[slot[node]]
+                dense = slot[node] >= 0
+                if dense:
+                    hist = pool[slot[node]]
                 if scan_all:
                     features = all_features
                 else:
@@ -207,26 +247,42 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                     for f in order:
                         if n_chosen == max_features:
                             break
-                        if not is_constant(hist[f], n_bins_non_missing[f], missing_bin,
-                                           n_classes):
+                        if dense:
+                            constant = is_constant(hist[f], n_bins_non_missing[f], missing_bin,
+                                                   n_classes)
+                        else:
+                            constant = is_constant_in_node(X_binned[:, f], sample_idx,
+                                                           start[node], end[node])
+                        if not constant:
                             chosen[n_chosen] = f
                             n_chosen += 1
                     features = np.sort(chosen[:n_chosen])
                 for f in range(n_features):
                     scores_by_feature[f] = -np.inf
                 weighted_impurity = weight * impurity[node]
-                if count * features.shape[0] >= parallel_threshold:
+                if not dense:
+                    scan_features_sparse(X_binned, features, sample_idx, start[node],
+                                         end[node], y_code, sample_weight, sample_stats,
+                                         n_classes, missing_bin, n_bins_non_missing, node_stats,
+                                         h, h_params, weighted_impurity, total_weight,
+                                         min_samples_leaf, min_weight_leaf,
+                                         skip_same_class_runs, scratch, touched, compact,
+                                         scores_by_feature, bins_by_feature,
+                                         missing_by_feature, next_by_feature, work)
+                elif count * features.shape[0] >= parallel_threshold:
                     scan_features_parallel(hist, features, node_stats, n_bins_non_missing,
                                            missing_bin, n_classes, h, h_params,
                                            weighted_impurity, total_weight, min_samples_leaf,
-                                           min_weight_leaf, scores_by_feature,
-                                           bins_by_feature, missing_by_feature)
+                                           min_weight_leaf, skip_same_class_runs,
+                                           scores_by_feature,
+                                           bins_by_feature, missing_by_feature, work)
                 else:
                     scan_features_serial(hist, features, node_stats, n_bins_non_missing,
                                          missing_bin, n_classes, h, h_params,
                                          weighted_impurity, total_weight, min_samples_leaf,
-                                         min_weight_leaf, scores_by_feature, bins_by_feature,
-                                         missing_by_feature)
+                                         min_weight_leaf, skip_same_class_runs,
+                                         scores_by_feature, bins_by_feature,
+                                         missing_by_feature, work)
                 best = -1
                 best_score = -np.inf
                 for i in range(features.shape[0]):
@@ -240,8 +296,11 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                     feature[node] = best
                     bin_threshold[node] = bins_by_feature[best]
                     missing_go_left[node] = missing_by_feature[best]
-                    next_bin[node] = next_nonempty_bin(hist[best], bins_by_feature[best],
-                                                       n_bins_non_missing[best], n_classes)
+                    if dense:
+                        next_bin[node] = next_nonempty_bin(hist[best], bins_by_feature[best],
+                                                           n_bins_non_missing[best], n_classes)
+                    else:
+                        next_bin[node] = next_by_feature[best]
                     score[node] = best_score
             if not splittable or (held > max_histograms - 2):
                 if slot[node] >= 0:
@@ -309,34 +368,35 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         else:
             small, large = right, left
 
-        small_slot = _acquire(pool, free, shape, max_histograms)
-        held += 1
-        if n_features * (end[small] - start[small]) >= parallel_threshold:
-            build_histogram_parallel(X_binned, sample_idx, start[small], end[small], y_code,
-                                     sample_weight, sample_stats, n_classes, pool[small_slot])
+        if end[large] - start[large] < sparse_threshold:
+            # Both children are small: no histograms, statistics summed from the samples.
+            if slot[node] >= 0:
+                free.append(slot[node])
+                slot[node] = -1
+                held -= 1
+            _sum_samples(sample_idx, start[small], end[small], y_code, sample_weight,
+                         sample_stats, n_classes, stats[small])
+            _sibling_totals(stats[node], stats[small], n_classes, child_totals)
+            stats[large] = child_totals
         else:
-            build_histogram_serial(X_binned, sample_idx, start[small], end[small], y_code,
-                                   sample_weight, sample_stats, n_classes, pool[small_slot])
-        slot[small] = small_slot
-        _node_totals(pool[small_slot], n_classes, stats[small])
-        if slot[node] >= 0:
-            subtract_histograms(pool[slot[node]], pool[small_slot], n_classes)
-            slot[large] = slot[node]
-            slot[node] = -1
-        else:
-            large_slot = _acquire(pool, free, shape, max_histograms)
+            small_slot = _acquire(pool, free, shape, max_histograms)
             held += 1
-            if n_features * (end[large] - start[large]) >= parallel_threshold:
-                build_histogram_parallel(X_binned, sample_idx, start[large], end[large], y_code,
-                                         sample_weight, sample_stats, n_classes,
-                                         pool[large_slot])
+            _build(X_binned, sample_idx, start[small], end[small], y_code, sample_weight,
+                   sample_stats, n_classes, pool[small_slot], parallel_threshold)
+            slot[small] = small_slot
+            _node_totals(pool[small_slot], n_classes, stats[small])
+            if slot[node] >= 0:
+                subtract_histograms(pool[slot[node]], pool[small_slot], n_classes)
+                slot[large] = slot[node]
+                slot[node] = -1
             else:
-                build_histogram_serial(X_binned, sample_idx, start[large], end[large], y_code,
-                                       sample_weight, sample_stats, n_classes,
-                                       pool[large_slot])
-            slot[large] = large_slot
-        _sibling_totals(stats[node], stats[small], n_classes, child_totals)
-        stats[large] = child_totals
+                large_slot = _acquire(pool, free, shape, max_histograms)
+                held += 1
+                _build(X_binned, sample_idx, start[large], end[large], y_code, sample_weight,
+                       sample_stats, n_classes, pool[large_slot], parallel_threshold)
+                slot[large] = large_slot
+            _sibling_totals(stats[node], stats[small], n_classes, child_totals)
+            stats[large] = child_totals
         new_nodes[0] = left
         new_nodes[1] = right
         n_new = 2

@@ -62,84 +62,160 @@ def impurity_of(stats, n_classes, h, h_params, proportions):
     return h(stats, h_params)
 
 
-@njit(cache=True, nogil=True)
-def _evaluate(left, right, n_classes, h, h_params, weighted_parent_impurity, total_weight,
-              min_samples_leaf, min_weight_leaf, proportions):
-    """Score of one candidate (-inf when a child violates min_samples_leaf / min_weight_leaf)."""
-    if stats_count(left, n_classes) < min_samples_leaf:
-        return -np.inf
-    if stats_count(right, n_classes) < min_samples_leaf:
-        return -np.inf
-    weight_left = stats_weight(left, n_classes)
-    weight_right = stats_weight(right, n_classes)
-    if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
-        return -np.inf
-    impurity_left = impurity_of(left, n_classes, h, h_params, proportions)
-    impurity_right = impurity_of(right, n_classes, h, h_params, proportions)
-    return (weighted_parent_impurity - weight_left * impurity_left
-            - weight_right * impurity_right) / total_weight
+@njit(cache=True, nogil=True, inline="always")
+def _proportions(stats, n_classes, out):
+    """Write the class proportions of ``stats`` into ``out``; return the node weight."""
+    weight = 0.0
+    for k in range(n_classes):
+        if stats[n_classes + k] > 0.0:
+            weight += stats[k]
+    for k in range(n_classes):
+        out[k] = stats[k] / weight if (stats[n_classes + k] > 0.0 and weight > 0.0) else 0.0
+    return weight
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bin_count(hist_f, b, n_classes):
+    if n_classes > 0:
+        count = 0.0
+        for k in range(n_classes):
+            count += hist_f[b, n_classes + k]
+        return count
+    return hist_f[b, 0]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_occupied(hist_f, b, n_bins_non_missing, n_classes):
+    b += 1
+    while b < n_bins_non_missing and _bin_count(hist_f, b, n_classes) <= 0.0:
+        b += 1
+    return b if b < n_bins_non_missing else NO_SPLIT
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pure_class(hist_f, b, n_classes):
+    """The only class present in bin ``b``, or -1 when the bin holds several classes."""
+    found = -1
+    for k in range(n_classes):
+        if hist_f[b, n_classes + k] > 0.0:
+            if found >= 0:
+                return -1
+            found = k
+    return found
 
 
 @njit(cache=True, nogil=True)
 def scan_feature(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
-                 weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf):
+                 weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
+                 skip_same_class_runs, work):
     """Best split of one feature from its histogram ``hist_f[bin, stat]``.
 
     Returns ``(score, bin_threshold, missing_go_left)``; ``bin_threshold == NO_SPLIT`` when no
     valid split exists. ``bin_threshold == n_bins_non_missing - 1`` marks the split "non-missing
-    left, missing right".
+    left, missing right". Candidates violating min_samples_leaf / min_weight_leaf are skipped.
+
+    With ``skip_same_class_runs`` (gain of a strictly concave impurity, no leaf-size
+    constraint), a cut
+    between two occupied bins that are pure in the same class is not evaluated: along such a run
+    the children's class-weight vectors move on a line, where the weighted child impurity
+    (a sum of perspectives of the concave h) is concave, so the gain is maximised at the run's
+    ends, strictly (Fayyad & Irani 1992, generalised). The first cut is always evaluated.
+
+    ``work`` is scratch space of shape ``(7, max(n_stats, n_classes))`` (see ``scan_workspace``).
+    The loop indexes scalars and calls ``h`` directly: array views and passing the function
+    pointer through helpers cost several times the arithmetic here.
     """
     n_stats = hist_f.shape[1]
-    proportions = np.empty(max(n_classes, 1))
-    missing = hist_f[missing_bin]
+    classification = n_classes > 0
+    missing = work[0]
+    non_missing = work[1]
+    left = work[2]
+    right = work[3]
+    candidate_left = work[4, :n_stats]
+    candidate_right = work[5, :n_stats]
+    proportions = work[6, :max(n_classes, 1)]
+    for s in range(n_stats):
+        missing[s] = hist_f[missing_bin, s]
+        non_missing[s] = totals[s] - missing[s]
+        left[s] = 0.0
     n_missing = stats_count(missing, n_classes)
-    non_missing = totals - missing
-    left = np.zeros(n_stats)
-    right = np.empty(n_stats)
-    with_missing = np.empty(n_stats)
     best_score = -np.inf
     best_bin = NO_SPLIT
     best_missing_left = False
-    last_nonempty = NO_SPLIT
-    for b in range(n_bins_non_missing):
-        if stats_count(hist_f[b], n_classes) <= 0.0:
-            continue
-        last_nonempty = b
+    b = _next_occupied(hist_f, -1, n_bins_non_missing, n_classes)
+    if b == NO_SPLIT:
+        return best_score, best_bin, best_missing_left
+    pure_here = _pure_class(hist_f, b, n_classes) if skip_same_class_runs else -1
+    first_cut = True
+    while True:
+        next_b = _next_occupied(hist_f, b, n_bins_non_missing, n_classes)
         for s in range(n_stats):
             left[s] += hist_f[b, s]
             right[s] = non_missing[s] - left[s]
-        if stats_count(right, n_classes) <= 0.0:
-            break
-        if n_missing > 0.0:
-            for s in range(n_stats):
-                with_missing[s] = right[s] + missing[s]
-            score = _evaluate(left, with_missing, n_classes, h, h_params,
-                              weighted_parent_impurity, total_weight, min_samples_leaf,
-                              min_weight_leaf, proportions)
-            if score > best_score:
-                best_score, best_bin, best_missing_left = score, b, False
-            for s in range(n_stats):
-                with_missing[s] = left[s] + missing[s]
-            score = _evaluate(with_missing, right, n_classes, h, h_params,
-                              weighted_parent_impurity, total_weight, min_samples_leaf,
-                              min_weight_leaf, proportions)
-            if score > best_score:
-                best_score, best_bin, best_missing_left = score, b, True
+        if next_b == NO_SPLIT:
+            # All non-missing values are left: only "missing values right" remains.
+            if n_missing <= 0.0:
+                break
+            cut = n_bins_non_missing - 1
+            n_variants = 1
         else:
-            score = _evaluate(left, right, n_classes, h, h_params, weighted_parent_impurity,
-                              total_weight, min_samples_leaf, min_weight_leaf, proportions)
+            cut = b
+            n_variants = 2 if n_missing > 0.0 else 1
+            pure_next = _pure_class(hist_f, next_b, n_classes) if skip_same_class_runs else -1
+            skip = pure_here >= 0 and pure_here == pure_next and not first_cut
+            pure_here = pure_next
+            first_cut = False
+            if skip:
+                b = next_b
+                continue
+        for variant in range(n_variants):
+            # variant 0: missing values right (or none); variant 1: missing values left.
+            if next_b == NO_SPLIT:
+                for s in range(n_stats):
+                    candidate_left[s] = non_missing[s]
+                    candidate_right[s] = missing[s]
+            elif variant == 0:
+                for s in range(n_stats):
+                    candidate_left[s] = left[s]
+                    candidate_right[s] = right[s] + missing[s]
+            else:
+                for s in range(n_stats):
+                    candidate_left[s] = left[s] + missing[s]
+                    candidate_right[s] = right[s]
+            if (stats_count(candidate_left, n_classes) < min_samples_leaf
+                    or stats_count(candidate_right, n_classes) < min_samples_leaf):
+                continue
+            if classification:
+                weight_left = _proportions(candidate_left, n_classes, proportions)
+                impurity_left = h(proportions, h_params) if weight_left > 0.0 else 0.0
+                weight_right = _proportions(candidate_right, n_classes, proportions)
+                impurity_right = h(proportions, h_params) if weight_right > 0.0 else 0.0
+            else:
+                weight_left = candidate_left[1]
+                impurity_left = h(candidate_left, h_params)
+                weight_right = candidate_right[1]
+                impurity_right = h(candidate_right, h_params)
+            if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+                continue
+            score = (weighted_parent_impurity - weight_left * impurity_left
+                     - weight_right * impurity_right) / total_weight
             if score > best_score:
-                best_score, best_bin = score, b
-                best_missing_left = (stats_weight(left, n_classes)
-                                     >= stats_weight(right, n_classes))
-    # Non-missing values left, missing values right.
-    if n_missing > 0.0 and last_nonempty != NO_SPLIT:
-        score = _evaluate(non_missing, missing, n_classes, h, h_params,
-                          weighted_parent_impurity, total_weight, min_samples_leaf,
-                          min_weight_leaf, proportions)
-        if score > best_score:
-            best_score, best_bin, best_missing_left = score, n_bins_non_missing - 1, False
+                best_score = score
+                best_bin = cut
+                if n_missing > 0.0:
+                    best_missing_left = variant == 1
+                else:
+                    best_missing_left = weight_left >= weight_right
+        if next_b == NO_SPLIT:
+            break
+        b = next_b
     return best_score, best_bin, best_missing_left
+
+
+@njit(cache=True)
+def scan_workspace(n_features, n_stats, n_classes):
+    """Scratch space for ``scan_feature``: one ``(7, width)`` block per feature."""
+    return np.zeros((n_features, 7, max(n_stats, n_classes, 1)))
 
 
 @njit(cache=True, nogil=True)
@@ -166,10 +242,11 @@ def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
 @njit(cache=True, nogil=True)
 def _scan_one(hist, f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
               weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-              scores, bins, missing_left):
+              skip_same_class_runs, scores, bins, missing_left, work):
     score, b, goes_left = scan_feature(
         hist[f], totals, n_bins_non_missing[f], missing_bin, n_classes, h, h_params,
-        weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf)
+        weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
+        skip_same_class_runs, work[f])
     scores[f] = score
     bins[f] = b
     missing_left[f] = goes_left
@@ -178,23 +255,25 @@ def _scan_one(hist, f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_
 @njit(cache=True, nogil=True)
 def scan_features_serial(hist, features, totals, n_bins_non_missing, missing_bin, n_classes, h,
                          h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                         min_weight_leaf, scores, bins, missing_left):
+                         min_weight_leaf, skip_same_class_runs, scores, bins, missing_left,
+                         work):
     """Best split of each feature in ``features`` (OUT: scores, bins, missing_left by feature)."""
     for i in range(features.shape[0]):
         _scan_one(hist, features[i], totals, n_bins_non_missing, missing_bin, n_classes, h,
                   h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                  min_weight_leaf, scores, bins, missing_left)
+                  min_weight_leaf, skip_same_class_runs, scores, bins, missing_left, work)
 
 
 @njit(cache=True, parallel=True)
 def scan_features_parallel(hist, features, totals, n_bins_non_missing, missing_bin, n_classes,
                            h, h_params, weighted_parent_impurity, total_weight,
-                           min_samples_leaf, min_weight_leaf, scores, bins, missing_left):
+                           min_samples_leaf, min_weight_leaf, skip_same_class_runs, scores,
+                           bins, missing_left, work):
     """``scan_features_serial`` with features spread over threads."""
     for i in prange(features.shape[0]):
         _scan_one(hist, features[i], totals, n_bins_non_missing, missing_bin, n_classes, h,
                   h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                  min_weight_leaf, scores, bins, missing_left)
+                  min_weight_leaf, skip_same_class_runs, scores, bins, missing_left, work)
 
 
 @njit(cache=True, nogil=True)
@@ -220,3 +299,91 @@ def partition(sample_idx, start, end, column, bin_threshold, missing_bin, missin
     for j in range(n_right):
         sample_idx[n_left + j] = buffer[j]
     return n_left
+
+
+@njit(cache=True, nogil=True)
+def compact_feature_histogram(column, sample_idx, start, end, y_code, sample_weight,
+                              sample_stats, n_classes, missing_bin, scratch, touched, compact):
+    """Histogram of one feature restricted to the bins the node's samples occupy.
+
+    For a small node this costs O(n log n) instead of O(n_bins): samples are accumulated in
+    ``scratch`` (all zeros on entry and on exit), the occupied bins are sorted into
+    ``touched[:n_occupied]`` and their rows copied to ``compact``, followed by the missing-value
+    row. Returns ``n_occupied`` non-missing bins; ``compact[:n_occupied + 1]`` can then be
+    scanned by ``scan_feature`` exactly like a full histogram.
+    """
+    n_stats = scratch.shape[1]
+    n_touched = 0
+    for position in range(start, end):
+        i = sample_idx[position]
+        b = column[i]
+        if n_classes > 0:
+            k = y_code[i]
+            fresh = True
+            for kk in range(n_classes):
+                if scratch[b, n_classes + kk] > 0.0:
+                    fresh = False
+                    break
+            scratch[b, k] += sample_weight[i]
+            scratch[b, n_classes + k] += 1.0
+        else:
+            fresh = scratch[b, 0] == 0.0
+            for s in range(n_stats):
+                scratch[b, s] += sample_stats[i, s]
+        if fresh:
+            touched[n_touched] = b
+            n_touched += 1
+    touched[:n_touched].sort()
+    n_occupied = n_touched
+    if n_touched > 0 and touched[n_touched - 1] == missing_bin:
+        n_occupied -= 1
+    for j in range(n_occupied):
+        for s in range(n_stats):
+            compact[j, s] = scratch[touched[j], s]
+    for s in range(n_stats):
+        compact[n_occupied, s] = scratch[missing_bin, s]
+    for j in range(n_touched):
+        for s in range(n_stats):
+            scratch[touched[j], s] = 0.0
+    return n_occupied
+
+
+@njit(cache=True, nogil=True)
+def scan_features_sparse(X_binned, features, sample_idx, start, end, y_code, sample_weight,
+                         sample_stats, n_classes, missing_bin, n_bins_non_missing, totals, h,
+                         h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
+                         min_weight_leaf, skip_same_class_runs, scratch, touched, compact,
+                         scores, bins, missing_left, next_bins, work):
+    """Small-node counterpart of ``scan_features_serial``: same scan on compact histograms.
+
+    Also returns, per feature, the next occupied bin after the chosen one (``next_bins``).
+    """
+    for t in range(features.shape[0]):
+        f = features[t]
+        n_occupied = compact_feature_histogram(
+            X_binned[:, f], sample_idx, start, end, y_code, sample_weight, sample_stats,
+            n_classes, missing_bin, scratch, touched, compact)
+        score, b, goes_left = scan_feature(
+            compact[:n_occupied + 1], totals, n_occupied, n_occupied, n_classes, h, h_params,
+            weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
+            skip_same_class_runs, work[f])
+        scores[f] = score
+        missing_left[f] = goes_left
+        if b == NO_SPLIT:
+            bins[f] = NO_SPLIT
+        elif b == n_occupied - 1:  # non-missing left, missing right
+            bins[f] = n_bins_non_missing[f] - 1
+            next_bins[f] = NO_SPLIT
+        else:
+            bins[f] = touched[b]
+            next_bins[f] = touched[b + 1]
+
+
+@njit(cache=True, nogil=True)
+def is_constant_in_node(column, sample_idx, start, end):
+    """True when all samples of the node share one bin of this column."""
+    first = column[sample_idx[start]]
+    for position in range(start + 1, end):
+        if column[sample_idx[position]] != first:
+            return False
+    return True

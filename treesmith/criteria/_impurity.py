@@ -195,9 +195,9 @@ def product(proportions, params):
     gamma = params[0]
     value = 1.0
     for k in range(proportions.shape[0]):
+        if proportions[k] <= 0.0:
+            return 0.0
         value *= proportions[k]
-    if value <= 0.0:
-        return 0.0
     if value > 1e-300:
         return _power(value, gamma)
     # Many classes: the product underflows although its gamma-th power may not.

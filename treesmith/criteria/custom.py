@@ -12,6 +12,7 @@ Pickling needs ``func`` to be importable by name (a module-level function), as f
 """
 
 import inspect
+import re
 import weakref
 
 import numba
@@ -78,22 +79,32 @@ def _compile(func, n_params: int):
         cached = None
     if cached is not None:
         return cached
-    user_function = func if isinstance(func, Dispatcher) else numba.njit(nogil=True)(func)
+    # NumPy's error model: a division by zero gives inf/nan (refused by the probe, never an
+    # exception inside the engine's kernels).
+    user_function = (func if isinstance(func, Dispatcher)
+                     else numba.njit(nogil=True, error_model="numpy")(func))
     wrapper = _wrapper_factory(n_params)(user_function)
     try:
         compiled = numba.njit(IMPURITY_SIGNATURE, nogil=True)(wrapper)
     except Exception as error:  # numba raises many error types while typing/lowering
-        message = str(error).strip().splitlines()
         raise ValueError(
             f"Custom criterion: func {_name(func)} does not compile with numba in nopython mode "
             f"as func(proportions: float64[::1], {n_params} float parameter(s)) -> float: "
-            f"{message[0] if message else type(error).__name__}"
+            f"{_first_lines(error)}"
         ) from error
     try:
         _COMPILED.setdefault(func, {})[n_params] = compiled
     except TypeError:
         pass
     return compiled
+
+
+def _first_lines(error, n_lines=3, max_chars=500) -> str:
+    """The informative head of a Numba error (no colour codes, no traceback)."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    head = " | ".join(lines[:n_lines]) or type(error).__name__
+    return head[:max_chars]
 
 
 def _name(func) -> str:

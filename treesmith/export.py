@@ -1,0 +1,462 @@
+"""Tree exports: indented text, IF-THEN rules and Graphviz DOT (``plot_tree`` lives in plotting).
+
+As in scikit-learn, one base exporter (:class:`TreeExporter`) turns a fitted tree into the
+pieces every format shows — the test of a node in original units, the side a missing value
+takes, the training sample count and class distribution, the predicted class with its
+probability, the cost of the test's feature (when the estimator has ``feature_costs_`` or costs
+are passed in) — and a subclass per format lays them out: :class:`TextExporter`,
+:class:`DotExporter` and, in :mod:`treesmith.plotting`, the matplotlib exporter. Every export
+shows every node unless ``max_depth`` truncates it. Producing DOT needs no Graphviz install.
+"""
+
+from __future__ import annotations
+
+import colorsys
+
+import numpy as np
+
+from ._dtypes import TREE_LEAF
+from .tree import Tree
+
+#: Qualitative colours for classes (colour-blind-friendly Okabe–Ito order, then generated hues).
+_BASE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+                 "#999999")
+
+
+def class_colours(n_classes: int) -> list[tuple[float, float, float]]:
+    """One RGB colour (components in [0, 1]) per class, distinct for any number of classes."""
+    colours = [tuple(int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)) for c in _BASE_COLOURS]
+    extra = max(0, n_classes - len(colours))
+    colours += [colorsys.hsv_to_rgb(k / extra, 0.6, 0.85) for k in range(extra)]
+    return colours[:max(n_classes, 1)]
+
+
+def format_number(value: float, precision: int | None) -> str:
+    """A number for display: ``precision`` decimals when ``|value| >= 1``, ``precision``
+    significant digits below 1 (so 0.00345 stays 0.00345), trailing zeros dropped;
+    ``precision=None`` gives the shortest text that reads back as the same float."""
+    value = float(value)
+    if not np.isfinite(value):
+        return str(value)
+    if precision is None:
+        text = np.format_float_positional(value, unique=True, trim="-")
+    else:
+        text = np.format_float_positional(value, precision=max(precision, 1), unique=True,
+                                          fractional=abs(value) >= 1, trim="-")
+        if precision == 0 and abs(value) >= 1:
+            text = str(round(value))
+    return "0" if text == "-0" else text
+
+
+class TreeExporter:
+    """What every format shows about each node; subclasses lay it out.
+
+    Parameters:
+        estimator: a fitted treesmith estimator, or a bare :class:`treesmith.tree.Tree`.
+        feature_names: names of the columns (default: the estimator's ``feature_names_in_``,
+            else ``feature_0, feature_1, …``).
+        class_names: names of the classes (default: the estimator's ``classes_``).
+        feature_costs: cost of each column (default: the estimator's ``feature_costs_`` when it
+            has them; no costs are shown otherwise).
+        precision: decimals of thresholds and proportions (None: exact shortest form).
+        max_depth: deepest level shown (None: the whole tree).
+        show_distribution: show the training class counts (``"counts"``, the default), the
+            weighted class proportions (``"proportions"``) or nothing (``None``).
+    """
+
+    def __init__(self, estimator, *, feature_names=None, class_names=None, feature_costs=None,
+                 precision: int | None = 3, max_depth: int | None = None,
+                 show_distribution: str | None = "counts"):
+        if isinstance(estimator, Tree):
+            self.tree, source = estimator, None
+        elif isinstance(getattr(estimator, "tree_", None), Tree):
+            self.tree, source = estimator.tree_, estimator
+        else:
+            raise TypeError("estimator must be a fitted treesmith estimator (with a tree_) or a "
+                             f"treesmith.tree.Tree, got {type(estimator).__name__}")
+        tree = self.tree
+        self.is_classifier = tree.n_classes > 0
+        self.feature_names = self._names(
+            "feature_names", feature_names,
+            getattr(source, "feature_names_in_", None), tree.n_features,
+            [f"feature_{j}" for j in range(tree.n_features)])
+        if self.is_classifier:
+            self.class_names = self._names(
+                "class_names", class_names, getattr(source, "classes_", None), tree.n_classes,
+                [f"class {k}" for k in range(tree.n_classes)])
+        else:
+            self.class_names = []
+        costs = feature_costs if feature_costs is not None else getattr(
+            source, "feature_costs_", None)
+        if costs is not None:
+            costs = np.asarray(costs, dtype=np.float64)
+            if costs.shape != (tree.n_features,) or not np.all(np.isfinite(costs)) or np.any(
+                    costs < 0):
+                raise ValueError(f"feature_costs must hold {tree.n_features} finite "
+                                 f"non-negative numbers, got shape {costs.shape}")
+        self.feature_costs = costs
+        self.cost_model = getattr(source, "cost_model", "per_test") if source is not None \
+            else "per_test"
+        if precision is not None and (not isinstance(precision, (int, np.integer))
+                                      or isinstance(precision, bool) or precision < 0):
+            raise ValueError(f"precision must be a non-negative integer or None, got "
+                             f"{precision!r}")
+        self.precision = precision
+        if max_depth is not None and (not isinstance(max_depth, (int, np.integer))
+                                      or isinstance(max_depth, bool) or max_depth < 0):
+            raise ValueError(f"max_depth must be a non-negative integer or None, got "
+                             f"{max_depth!r}")
+        self.max_depth = max_depth
+        if show_distribution not in ("counts", "proportions", None):
+            raise ValueError("show_distribution must be 'counts', 'proportions' or None, got "
+                             f"{show_distribution!r}")
+        self.show_distribution = show_distribution
+
+    @staticmethod
+    def _names(parameter, given, fitted, expected, default):
+        names = given if given is not None else fitted
+        if names is None:
+            return default
+        names = [str(name) for name in names]
+        if len(names) != expected:
+            raise ValueError(f"{parameter} must have {expected} entries, got {len(names)}")
+        return names
+
+    # -- node facts -------------------------------------------------------------------------
+    def number(self, value: float) -> str:
+        return format_number(value, self.precision)
+
+    def is_leaf(self, node: int) -> bool:
+        return bool(self.tree.children_left[node] == TREE_LEAF)
+
+    def shown_as_leaf(self, node: int) -> bool:
+        """A leaf, or a node at the depth where ``max_depth`` truncates the export."""
+        return self.is_leaf(node) or (self.max_depth is not None
+                                      and self.tree.depth[node] >= self.max_depth)
+
+    def condition(self, node: int, go_left: bool) -> str:
+        """The test outcome leading to the left (``x <= t``) or right (``x > t``) child.
+
+        An infinite threshold is the engine's missing-versus-present split: ``x <= inf``
+        holds for every present value, so the branches read "is (not) missing".
+        """
+        name = self.feature_names[self.tree.feature[node]]
+        threshold = float(self.tree.threshold[node])
+        if np.isinf(threshold):
+            present = go_left == (threshold > 0)
+            return f"{name} is not missing" if present else f"{name} is missing"
+        text = self.number(threshold)
+        return f"{name} <= {text}" if go_left else f"{name} > {text}"
+
+    def missing_note(self, node: int, go_left: bool) -> str:
+        """`` or missing`` on the branch missing values take (nothing for presence tests)."""
+        if np.isinf(self.tree.threshold[node]) or self.missing_goes_left(node) != go_left:
+            return ""
+        return " or missing"
+
+    def missing_goes_left(self, node: int) -> bool:
+        return bool(self.tree.missing_go_left[node])
+
+    def test_cost(self, node: int) -> float | None:
+        """Cost of the feature tested at ``node`` (None when no costs are known)."""
+        if self.feature_costs is None or self.is_leaf(node):
+            return None
+        return float(self.feature_costs[self.tree.feature[node]])
+
+    def path_cost(self, path: list[int]) -> float | None:
+        """Cost of the tests on ``path`` (internal nodes): each test under ``per_test``, each
+        distinct feature once under ``per_feature`` (SPEC §5)."""
+        if self.feature_costs is None:
+            return None
+        features = [int(self.tree.feature[node]) for node in path]
+        if self.cost_model == "per_feature":
+            features = sorted(set(features))
+        return float(sum(self.feature_costs[j] for j in features))
+
+    def n_samples(self, node: int) -> int:
+        return int(self.tree.n_node_samples[node])
+
+    def distribution(self, node: int) -> str | None:
+        """Class counts or proportions in class order, e.g. ``[50, 0, 0]``."""
+        if not self.is_classifier or self.show_distribution is None:
+            return None
+        if self.show_distribution == "counts":
+            values = [format_number(v, 0) for v in self.tree.class_counts[node]]
+        else:
+            values = [self.number(v) for v in self.tree.value[node]]
+        return "[" + ", ".join(values) + "]"
+
+    def prediction(self, node: int) -> tuple[str, float]:
+        """Predicted class name and its probability (classification) or mean label and NaN."""
+        value = self.tree.value[node]
+        if self.is_classifier:
+            k = int(np.argmax(value))
+            return self.class_names[k], float(value[k])
+        return self.number(value[0]), float("nan")
+
+    def prediction_text(self, node: int) -> str:
+        label, probability = self.prediction(node)
+        if self.is_classifier:
+            return f"{label} (p={self.number(probability)}, n={self.n_samples(node)})"
+        return f"value={label} (n={self.n_samples(node)})"
+
+    def purity(self, node: int) -> float:
+        """Shade of a node's colour in [0, 1]: how far its top class leads the runner-up
+        (classification) or where its value lies between the tree's extremes (regression)."""
+        value = self.tree.value[node]
+        if self.is_classifier:
+            if value.size == 1:
+                return 1.0
+            top = np.sort(value)[::-1]
+            return float((top[0] - top[1]) / (1 - top[1])) if top[1] < 1 else 0.0
+        low, high = self.tree.value[:, 0].min(), self.tree.value[:, 0].max()
+        return float((value[0] - low) / (high - low)) if high > low else 0.0
+
+    def fill_colour(self, node: int) -> tuple[float, float, float]:
+        """The node's class colour blended with white by :meth:`purity`."""
+        if self.is_classifier:
+            base = class_colours(self.tree.n_classes)[int(np.argmax(self.tree.value[node]))]
+        else:
+            base = class_colours(1)[0]
+        alpha = 0.1 + 0.55 * self.purity(node)
+        return tuple(alpha * c + (1 - alpha) for c in base)
+
+    def node_lines(self, node: int) -> list[str]:
+        """The lines of a node's box (DOT and matplotlib)."""
+        lines = []
+        if not self.shown_as_leaf(node):
+            lines.append(self.condition(node, True))
+            extra = [] if np.isinf(self.tree.threshold[node]) else [
+                f"missing → {'yes' if self.missing_goes_left(node) else 'no'}"]
+            cost = self.test_cost(node)
+            if cost is not None:
+                extra.append(f"cost {self.number(cost)}")
+            if extra:
+                lines.append(", ".join(extra))
+        counts = f"n = {self.n_samples(node)}"
+        distribution = self.distribution(node)
+        lines.append(f"{counts} {distribution}" if distribution else counts)
+        label, probability = self.prediction(node)
+        if self.is_classifier:
+            lines.append(f"{label} (p = {self.number(probability)})")
+        else:
+            lines.append(f"value = {label}")
+        if not self.is_leaf(node) and self.shown_as_leaf(node):
+            lines.append("(subtree not shown)")
+        return lines
+
+    def walk(self, node: int = 0):
+        """Nodes in depth-first order (left before right), stopping at shown leaves."""
+        stack = [0 if node is None else node]
+        while stack:
+            current = stack.pop()
+            yield current
+            if not self.shown_as_leaf(current):
+                stack.append(int(self.tree.children_right[current]))
+                stack.append(int(self.tree.children_left[current]))
+
+    def summary(self) -> str:
+        tree = self.tree
+        return f"{tree.n_leaves} leaves, depth {tree.max_depth}, {tree.node_count} nodes"
+
+
+class TextExporter(TreeExporter):
+    """Indented text (``|---`` per level, as scikit-learn prints) or one IF-THEN rule per leaf."""
+
+    def export(self, rules: bool = False) -> str:
+        return self._rules() if rules else self._tree_text()
+
+    def _branch_line(self, node: int, child: int, go_left: bool) -> str:
+        text = self.condition(node, go_left) + self.missing_note(node, go_left)
+        cost = self.test_cost(node)
+        if cost is not None:
+            text += f"  [cost {self.number(cost)}]"
+        distribution = self.distribution(child)
+        text += f"  n={self.n_samples(child)}" + (f" {distribution}" if distribution else "")
+        return text
+
+    def _tree_text(self) -> str:
+        header = f"# {self.summary()}"
+        if self.is_classifier and self.show_distribution is not None:
+            header += f"; {self.show_distribution} per class: [{', '.join(self.class_names)}]"
+        lines = [header]
+        distribution = self.distribution(0)
+        lines.append(f"root  n={self.n_samples(0)}" + (f" {distribution}" if distribution
+                                                        else ""))
+        self._subtree(0, 0, lines)
+        return "\n".join(lines) + "\n"
+
+    def _subtree(self, node: int, level: int, lines: list[str]) -> None:
+        # An explicit stack (deep trees would exhaust Python's recursion limit); a right
+        # branch is printed only once the whole left subtree has been.
+        stack = [("node", node, level)]
+        while stack:
+            kind, node, level = stack.pop()
+            indent = "|   " * level
+            if kind == "right":
+                right = int(self.tree.children_right[node])
+                lines.append(f"{indent}|--- {self._branch_line(node, right, False)}")
+                stack.append(("node", right, level + 1))
+            elif self.shown_as_leaf(node):
+                if not self.is_leaf(node):
+                    lines.append(f"{indent}|--- truncated branch of depth "
+                                 f"{self._subtree_depth(node)}")
+                prefix = "class: " if self.is_classifier else ""
+                lines.append(f"{indent}|--- {prefix}{self.prediction_text(node)}")
+            else:
+                left = int(self.tree.children_left[node])
+                lines.append(f"{indent}|--- {self._branch_line(node, left, True)}")
+                stack.append(("right", node, level))
+                stack.append(("node", left, level + 1))
+
+    def _subtree_depth(self, node: int) -> int:
+        depth = 0
+        stack = [(node, 0)]
+        while stack:
+            current, level = stack.pop()
+            depth = max(depth, level)
+            if not self.is_leaf(current):
+                stack.append((int(self.tree.children_left[current]), level + 1))
+                stack.append((int(self.tree.children_right[current]), level + 1))
+        return depth
+
+    def _rules(self) -> str:
+        lines = []
+        for leaf, path in self._leaf_paths():
+            conditions = self._merged_conditions(path)
+            body = " AND ".join(conditions) if conditions else "TRUE"
+            rule = f"IF {body} THEN {self.prediction_text(leaf)}"
+            cost = self.path_cost([node for node, _ in path])
+            if cost is not None:
+                rule += f"  [cost {self.number(cost)}]"
+            lines.append(rule)
+        return "\n".join(lines) + "\n"
+
+    def _leaf_paths(self):
+        """(shown leaf, [(ancestor, went_left), ...]) in depth-first order."""
+        stack = [(0, [])]
+        while stack:
+            node, path = stack.pop()
+            if self.shown_as_leaf(node):
+                yield node, path
+                continue
+            stack.append((int(self.tree.children_right[node]), path + [(node, False)]))
+            stack.append((int(self.tree.children_left[node]), path + [(node, True)]))
+
+    def _merged_conditions(self, path) -> list[str]:
+        """One condition per feature: ``lo < x <= hi``, with ``or missing`` when every test on
+        the feature sends missing values the way the path goes, or ``x is (not) missing``."""
+        order, state = [], {}
+        for node, went_left in path:
+            feature = int(self.tree.feature[node])
+            threshold = float(self.tree.threshold[node])
+            if feature not in state:
+                order.append(feature)
+                state[feature] = {"low": -np.inf, "high": np.inf, "missing": True,
+                                  "present": True}
+            bounds = state[feature]
+            bounds["missing"] &= self.missing_goes_left(node) == went_left
+            if np.isinf(threshold):
+                bounds["present"] &= went_left == (threshold > 0)
+            elif went_left:
+                bounds["high"] = min(bounds["high"], threshold)
+            else:
+                bounds["low"] = max(bounds["low"], threshold)
+        conditions = []
+        for feature in order:
+            bounds = state[feature]
+            name = self.feature_names[feature]
+            low, high = bounds["low"], bounds["high"]
+            if not bounds["present"]:
+                conditions.append(f"{name} is missing")
+                continue
+            if np.isfinite(low) and np.isfinite(high):
+                text = f"{self.number(low)} < {name} <= {self.number(high)}"
+            elif np.isfinite(high):
+                text = f"{name} <= {self.number(high)}"
+            elif np.isfinite(low):
+                text = f"{name} > {self.number(low)}"
+            else:
+                text = f"{name} is not missing"
+                if bounds["missing"]:
+                    continue  # no constraint at all
+            conditions.append(f"({text} or missing)" if bounds["missing"] else text)
+        return conditions
+
+
+class DotExporter(TreeExporter):
+    """Graphviz DOT text; render it with Graphviz (``dot -Tpng``) or any DOT viewer."""
+
+    def __init__(self, estimator, *, filled: bool = True, rounded: bool = True,
+                 fontname: str = "helvetica", **options):
+        super().__init__(estimator, **options)
+        self.filled, self.rounded, self.fontname = filled, rounded, fontname
+
+    @staticmethod
+    def escape(text: str) -> str:
+        """Escape a label for a double-quoted DOT string."""
+        return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+    def export(self) -> str:
+        style = ", ".join(s for s in ("filled" if self.filled else "",
+                                      "rounded" if self.rounded else "") if s) or "solid"
+        font = self.escape(self.fontname)
+        out = ["digraph Tree {",
+               f'node [shape=box, style="{style}", fontname="{font}"] ;',
+               f'edge [fontname="{font}"] ;',
+               f'graph [label="{self.escape(self.summary())}", labelloc=t, fontname="{font}"] ;']
+        for node in self.walk():
+            label = self.escape("\n".join(self.node_lines(node)))
+            attributes = f'label="{label}"'
+            if self.filled:
+                red, green, blue = (round(255 * c) for c in self.fill_colour(node))
+                attributes += f', fillcolor="#{red:02x}{green:02x}{blue:02x}"'
+            out.append(f"{node} [{attributes}] ;")
+            if not self.shown_as_leaf(node):
+                for child, answer in ((self.tree.children_left[node], "yes"),
+                                      (self.tree.children_right[node], "no")):
+                    out.append(f'{node} -> {int(child)} [label="{answer}"] ;')
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+def export_text(estimator, *, feature_names=None, class_names=None, feature_costs=None,
+                precision: int | None = 3, max_depth: int | None = None,
+                show_distribution: str | None = "counts", rules: bool = False) -> str:
+    """The tree as indented text, or with ``rules=True`` as one ``IF … THEN class (p, n)`` line
+    per leaf.
+
+    Each branch line gives the test in original units (``feature <= threshold``), ``or missing``
+    on the side missing values take, the test's cost when costs are known, and the sample count
+    and class distribution of the node it leads to; each leaf line the predicted class with its
+    probability p and sample count n (the mean label for regression). See :class:`TreeExporter`
+    for the parameters.
+    """
+    exporter = TextExporter(estimator, feature_names=feature_names, class_names=class_names,
+                            feature_costs=feature_costs, precision=precision,
+                            max_depth=max_depth, show_distribution=show_distribution)
+    return exporter.export(rules=rules)
+
+
+def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names=None,
+                    feature_costs=None, precision: int | None = 3, max_depth: int | None = None,
+                    show_distribution: str | None = "counts", filled: bool = True,
+                    rounded: bool = True, fontname: str = "helvetica") -> str:
+    """The tree in Graphviz DOT; written to ``out_file`` (a path or text file) when given.
+
+    Nodes show the test, the side missing values take, the test's cost, the sample count,
+    class distribution and predicted class; edges are labelled ``yes`` (test true, left) and
+    ``no``. No Graphviz installation is needed to produce the text. Returns the DOT text.
+    """
+    exporter = DotExporter(estimator, feature_names=feature_names, class_names=class_names,
+                           feature_costs=feature_costs, precision=precision, max_depth=max_depth,
+                           show_distribution=show_distribution, filled=filled, rounded=rounded,
+                           fontname=fontname)
+    text = exporter.export()
+    if out_file is not None:
+        if hasattr(out_file, "write"):
+            out_file.write(text)
+        else:
+            with open(out_file, "w", encoding="utf-8") as handle:
+                handle.write(text)
+    return text

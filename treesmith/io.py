@@ -1,0 +1,560 @@
+"""Model files: fitted estimators as plain, versioned JSON that never executes code.
+
+A model file is one JSON object::
+
+    {"format": "treesmith-model", "schema_version": 1, "treesmith_version": "0.1.0",
+     "estimator": "DecisionTreeClassifier",
+     "params": {...},        # get_params(), encoded as below
+     "attributes": {...},    # fitted attributes (names ending in "_"), tree_ included
+     "metadata": {...}}      # free JSON the caller attached (dataset, target column, ...)
+
+Values that JSON cannot hold are tagged objects ``{"__type__": <tag>, ...}``: ``ndarray``
+(dtype string, shape, flat data; NaN as null, infinities as "inf"/"-inf"), ``float``
+(non-finite scalars), ``tuple``, ``dict`` (key/value pairs, so keys need not be strings),
+``tree`` (the :class:`treesmith.tree.Tree` arrays), ``criterion`` and ``rule`` (a registered
+name and its parameters, e.g. ``{"__type__": "criterion", "name": "tsallis", "params":
+{"alpha": 2.5, "beta": 2}}``) and ``object`` (the fitted binner: class name, parameters and
+state). Loading only instantiates registered criteria and rules and the binner, through their
+constructors; nothing is unpickled, imported by name from the file, or evaluated. Every file is checked
+against the schema and the tree invariants (:meth:`Tree.validate` plus the checks below), and
+anything wrong raises :class:`ModelFileError` (a ``ValueError``) with one clear sentence.
+
+Floats are written with Python's shortest round-trip representation, so a loaded model gives
+bit-identical predictions. Pickle and joblib keep working on the estimators themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import warnings
+from importlib import import_module
+
+import numpy as np
+
+FORMAT_NAME = "treesmith-model"
+SCHEMA_VERSION = 1
+#: Files larger than this are refused before parsing (a guard against memory exhaustion).
+MAX_FILE_BYTES = 1 << 30
+
+#: Estimator classes a model file may name: name -> module that defines it.
+_ESTIMATOR_MODULES = {
+    "DecisionTreeClassifier": "treesmith.estimators",
+    "DecisionTreeRegressor": "treesmith.estimators",
+}
+#: Fitted attributes every model needs; the other public fitted attributes are kept when
+#: they can be encoded and dropped with a warning otherwise.
+_REQUIRED_ATTRIBUTES = ("tree_", "n_features_in_")
+_REQUIRED_CLASSIFIER_ATTRIBUTES = ("classes_", "n_classes_")
+_DTYPE_PATTERN = re.compile(r"^[<>|=]?(b1|[iu][1248]|f[48]|U\d{1,6}|O)$")
+_TREE_ARRAY_KINDS = {
+    "children_left": "i", "children_right": "i", "feature": "i", "bin_threshold": "i",
+    "n_node_samples": "i", "depth": "i", "missing_go_left": "b", "threshold": "f",
+    "impurity": "f", "weighted_n_node_samples": "f", "value": "f", "class_counts": "f",
+}
+
+
+class ModelFileError(ValueError):
+    """A model file (or dict) is truncated, corrupted, of an unknown version, or hostile."""
+
+
+class _Unencodable(TypeError):
+    """A value that has no JSON form in this schema."""
+
+
+# -- the classes a file may instantiate -----------------------------------------------------
+def _registries() -> dict[str, dict[str, type]]:
+    """Named parameter objects a file may hold: tag -> {registered name -> class}.
+
+    Criteria come from the criterion registry and selection rules from the rules registry
+    (when that module provides one); a file names them, never a module or class path.
+    """
+    from .criteria import registered
+
+    registries = {"criterion": registered()}
+    try:
+        rules_registry = getattr(import_module("treesmith.rules"), "registered", None)
+    except ImportError:  # pragma: no cover - the rules package always ships
+        rules_registry = None
+    if callable(rules_registry):
+        registries["rule"] = dict(rules_registry())
+    return registries
+
+
+def _stateful_classes() -> dict[str, type]:
+    """Fitted helper objects stored with their state: class name -> class."""
+    from .binning import BinMapper
+
+    return {"BinMapper": BinMapper}
+
+
+def _estimator_class(name):
+    if not isinstance(name, str) or name not in _ESTIMATOR_MODULES:
+        raise ModelFileError(f"unknown estimator {name!r}; a model file may name one of "
+                             f"{sorted(_ESTIMATOR_MODULES)}")
+    return getattr(import_module(_ESTIMATOR_MODULES[name]), name)
+
+
+# -- encoding ---------------------------------------------------------------------------------
+def _encode_float(value: float):
+    if math.isfinite(value):
+        return value
+    return {"__type__": "float", "value": "nan" if math.isnan(value) else
+            ("inf" if value > 0 else "-inf")}
+
+
+def _encode_array(array: np.ndarray) -> dict:
+    kind = array.dtype.kind
+    if kind == "f":
+        flat = array.astype(np.float64).ravel().tolist()
+        data = [v if math.isfinite(v) else (None if math.isnan(v) else ("inf" if v > 0 else
+                                                                           "-inf"))
+                for v in flat]
+        dtype = array.dtype.str
+    elif kind in "biuU":
+        data, dtype = array.ravel().tolist(), array.dtype.str
+    elif kind == "O":
+        data = []
+        for item in array.ravel():
+            if isinstance(item, (bool, np.bool_)):
+                data.append(bool(item))
+            elif isinstance(item, (int, np.integer)):
+                data.append(int(item))
+            elif isinstance(item, (float, np.floating)) and math.isfinite(item):
+                data.append(float(item))
+            elif isinstance(item, str):
+                data.append(item)
+            else:
+                raise _Unencodable(f"an object array holds a {type(item).__name__}")
+        dtype = "|O"
+    else:
+        raise _Unencodable(f"arrays of dtype {array.dtype} are not supported")
+    if not _DTYPE_PATTERN.match(dtype):
+        raise _Unencodable(f"arrays of dtype {array.dtype} are not supported")
+    return {"__type__": "ndarray", "dtype": dtype, "shape": list(array.shape), "data": data}
+
+
+def _encode(value):
+    """JSON form of ``value`` (see the module docstring); raises ``_Unencodable``."""
+    from .tree import NODE_ARRAYS, Tree
+
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _encode_float(float(value))
+    if isinstance(value, np.ndarray):
+        return _encode_array(value)
+    if isinstance(value, list):
+        return [_encode(item) for item in value]
+    if isinstance(value, tuple):
+        return {"__type__": "tuple", "items": [_encode(item) for item in value]}
+    if isinstance(value, dict):
+        return {"__type__": "dict", "items": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, Tree):
+        return {"__type__": "tree", "n_features": value.n_features, "n_classes": value.n_classes,
+                "arrays": {name: _encode_array(getattr(value, name)) for name in NODE_ARRAYS}}
+    cls = type(value)
+    for tag, registry in _registries().items():
+        name = getattr(value, "name", None)
+        if isinstance(name, str) and registry.get(name) is cls:
+            return {"__type__": tag, "name": name, "params": _encode_params(value.get_params())}
+    if _stateful_classes().get(cls.__name__) is cls:
+        params = value.get_params(deep=False)
+        state = {name: _encode(attr) for name, attr in vars(value).items()
+                 if name.endswith("_") and not name.startswith("_") and name not in params}
+        return {"__type__": "object", "class": cls.__name__, "params": _encode_params(params),
+                "state": state}
+    raise _Unencodable(f"a {cls.__module__}.{cls.__qualname__} has no JSON form")
+
+
+def _encode_params(params: dict) -> dict:
+    return {str(name): _encode(value) for name, value in params.items()}
+
+
+def to_dict(estimator, metadata: dict | None = None) -> dict:
+    """The JSON-ready model dict of a fitted treesmith estimator (see the module docstring).
+
+    ``metadata`` is any JSON-serialisable dict stored alongside (e.g. the target column).
+    Raises ``ValueError`` when the estimator is not fitted or holds something that cannot be
+    written without code (such as a ``Custom`` criterion: use pickle or joblib for those).
+    """
+    name = type(estimator).__name__
+    if name not in _ESTIMATOR_MODULES or type(estimator) is not _estimator_class(name):
+        raise ValueError(f"estimator must be one of treesmith's {sorted(_ESTIMATOR_MODULES)}, "
+                         f"got {type(estimator).__name__}")
+    if not hasattr(estimator, "tree_"):
+        raise ValueError(f"this {name} is not fitted yet; call fit before saving it")
+    try:
+        params = _encode_params(estimator.get_params(deep=False))
+    except _Unencodable as error:
+        raise ValueError(f"cannot save the parameters of this {name} as JSON ({error}); "
+                         f"use pickle or joblib instead") from None
+    attributes, dropped = {}, []
+    required = _REQUIRED_ATTRIBUTES + (_REQUIRED_CLASSIFIER_ATTRIBUTES
+                                       if hasattr(estimator, "classes_") else ())
+    for attribute, value in vars(estimator).items():
+        if not attribute.endswith("_") or attribute.startswith("_"):
+            continue
+        try:
+            attributes[attribute] = _encode(value)
+        except _Unencodable as error:
+            if attribute in required:
+                raise ValueError(f"cannot save fitted attribute {attribute!r} as JSON "
+                                 f"({error})") from None
+            dropped.append(attribute)
+    if dropped:
+        warnings.warn(f"model file leaves out fitted attribute(s) with no JSON form: "
+                      f"{', '.join(dropped)}", UserWarning, stacklevel=2)
+    try:
+        metadata = json.loads(json.dumps(metadata or {}, allow_nan=False))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"metadata must be JSON-serialisable: {error}") from None
+    from . import __version__
+
+    return {"format": FORMAT_NAME, "schema_version": SCHEMA_VERSION,
+            "treesmith_version": __version__, "estimator": name, "params": params,
+            "attributes": attributes, "metadata": metadata}
+
+
+def save(estimator, path, metadata: dict | None = None) -> None:
+    """Write ``estimator`` to ``path`` as a JSON model file (UTF-8, no NaN literals)."""
+    text = json.dumps(to_dict(estimator, metadata), allow_nan=False, separators=(",", ":"))
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+# -- decoding ---------------------------------------------------------------------------------
+def _fail(where: str, message: str):
+    raise ModelFileError(f"invalid model file: {where}: {message}")
+
+
+def _expect_keys(obj: dict, keys: set, where: str):
+    if set(obj) != keys:
+        _fail(where, f"expected the keys {sorted(keys)}, found {sorted(map(str, obj))}")
+
+
+def _decode_float_token(token, where: str) -> float:
+    if isinstance(token, bool) or not isinstance(token, (int, float, str, type(None))):
+        _fail(where, f"expected a number, found {type(token).__name__}")
+    if token is None:
+        return math.nan
+    if isinstance(token, str):
+        if token not in ("nan", "inf", "-inf"):
+            _fail(where, f"expected a number, found the string {token[:20]!r}")
+        return float(token)
+    return float(token)
+
+
+def _decode_array(obj: dict, where: str) -> np.ndarray:
+    _expect_keys(obj, {"__type__", "dtype", "shape", "data"}, where)
+    dtype_text, shape, data = obj["dtype"], obj["shape"], obj["data"]
+    if not isinstance(dtype_text, str) or not _DTYPE_PATTERN.match(dtype_text):
+        _fail(where, f"unsupported array dtype {str(dtype_text)[:30]!r}")
+    if (not isinstance(shape, list) or len(shape) > 8 or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)):
+        _fail(where, "an array shape must be a list of non-negative integers")
+    if not isinstance(data, list) or math.prod(shape) != len(data):
+        _fail(where, f"array data must be a list of {math.prod(shape)} values")
+    dtype = np.dtype(dtype_text)
+    kind = dtype.kind
+    if kind == "f":
+        values = [_decode_float_token(v, where) for v in data]
+    elif kind == "b":
+        if not all(isinstance(v, bool) for v in data):
+            _fail(where, "a boolean array may hold only true/false")
+        values = data
+    elif kind in "iu":
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in data):
+            _fail(where, "an integer array may hold only integers")
+        info = np.iinfo(dtype)
+        if data and (min(data) < info.min or max(data) > info.max):
+            _fail(where, f"an integer is out of range for {dtype}")
+        values = data
+    elif kind == "U":
+        if not all(isinstance(v, str) for v in data):
+            _fail(where, "a string array may hold only strings")
+        if data and max(len(v) for v in data) > dtype.itemsize // 4:
+            _fail(where, f"a string is longer than its dtype {dtype} allows")
+        values = data
+    else:  # object arrays hold plain scalars only
+        if not all(isinstance(v, (bool, int, float, str)) for v in data):
+            _fail(where, "an object array may hold only numbers, booleans and strings")
+        array = np.empty(len(data), dtype=object)
+        array[:] = data
+        return array.reshape(shape)
+    return np.asarray(values, dtype=dtype).reshape(shape)
+
+
+def _decode(value, where: str, depth: int = 0):
+    from .tree import NODE_ARRAYS, Tree
+
+    if depth > 32:
+        _fail(where, "values are nested too deeply")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            _fail(where, "non-finite numbers must be tagged floats")
+        return value
+    if isinstance(value, list):
+        return [_decode(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
+    if not isinstance(value, dict):
+        _fail(where, f"unexpected {type(value).__name__}")
+    tag = value.get("__type__")
+    if not isinstance(tag, str):
+        _fail(where, "an object must be a tagged value with a string '__type__'")
+    if tag == "float":
+        _expect_keys(value, {"__type__", "value"}, where)
+        if value["value"] not in ("nan", "inf", "-inf"):
+            _fail(where, "a tagged float must be 'nan', 'inf' or '-inf'")
+        return float(value["value"])
+    if tag == "ndarray":
+        return _decode_array(value, where)
+    if tag == "tuple":
+        _expect_keys(value, {"__type__", "items"}, where)
+        if not isinstance(value["items"], list):
+            _fail(where, "tuple items must be a list")
+        return tuple(_decode(item, f"{where}[{i}]", depth + 1)
+                     for i, item in enumerate(value["items"]))
+    if tag == "dict":
+        _expect_keys(value, {"__type__", "items"}, where)
+        items = value["items"]
+        if not isinstance(items, list) or not all(
+                isinstance(pair, list) and len(pair) == 2 for pair in items):
+            _fail(where, "dict items must be a list of [key, value] pairs")
+        decoded = {}
+        for key, item in items:
+            key = _decode(key, f"{where}.key", depth + 1)
+            if not isinstance(key, (str, int, float, bool, type(None), tuple)):
+                _fail(where, "a dict key must be a scalar")
+            decoded[key] = _decode(item, f"{where}[{key!r}]", depth + 1)
+        return decoded
+    if tag == "tree":
+        _expect_keys(value, {"__type__", "n_features", "n_classes", "arrays"}, where)
+        n_features, n_classes, arrays = value["n_features"], value["n_classes"], value["arrays"]
+        for label, number in (("n_features", n_features), ("n_classes", n_classes)):
+            if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+                _fail(where, f"{label} must be a non-negative integer")
+        if not isinstance(arrays, dict):
+            _fail(where, "tree arrays must be an object")
+        _expect_keys(arrays, set(NODE_ARRAYS), f"{where}.arrays")
+        decoded = {}
+        for name in NODE_ARRAYS:
+            if not isinstance(arrays[name], dict):
+                _fail(f"{where}.{name}", "must be a tagged array")
+            array = _decode_array(arrays[name], f"{where}.{name}")
+            if array.dtype.kind != _TREE_ARRAY_KINDS[name]:
+                _fail(f"{where}.{name}", f"expected dtype kind {_TREE_ARRAY_KINDS[name]!r}, "
+                                         f"found {array.dtype}")
+            decoded[name] = array
+        return _build_tree(Tree, n_features, n_classes, decoded, where)
+    registries = _registries()
+    if tag in registries:
+        _expect_keys(value, {"__type__", "name", "params"}, where)
+        name = value["name"]
+        if not isinstance(name, str) or name not in registries[tag]:
+            _fail(where, f"unknown {tag} {str(name)[:40]!r}")
+        return _instantiate(registries[tag][name], value["params"], where, depth)
+    if tag == "object":
+        _expect_keys(value, {"__type__", "class", "params", "state"}, where)
+        classes = _stateful_classes()
+        if value["class"] not in classes:
+            _fail(where, f"class {str(value['class'])[:40]!r} is not one a model file may use")
+        instance = _instantiate(classes[value["class"]], value["params"], where, depth)
+        state = value["state"]
+        if not isinstance(state, dict) or not all(
+                k.endswith("_") and not k.startswith("_") for k in state):
+            _fail(where, "object state must map public fitted attribute names to values")
+        for name, item in state.items():
+            setattr(instance, name, _decode(item, f"{where}.{name}", depth + 1))
+        return instance
+    _fail(where, f"unknown value tag {str(tag)[:40]!r}")
+
+
+def _decode_params(params, where: str, depth: int = 0) -> dict:
+    if not isinstance(params, dict):
+        _fail(where, "parameters must be an object")
+    return {name: _decode(value, f"{where}.{name}", depth + 1) for name, value in params.items()}
+
+
+def _instantiate(cls, params, where: str, depth: int):
+    params = _decode_params(params, f"{where}.params", depth)
+    try:
+        return cls(**params)
+    except (TypeError, ValueError) as error:
+        _fail(where, f"cannot rebuild {cls.__name__}: {error}")
+
+
+def _build_tree(Tree, n_features, n_classes, arrays, where):
+    left, right = arrays["children_left"], arrays["children_right"]
+    n_nodes = left.shape[0]
+    for name, array in arrays.items():
+        if array.ndim != (2 if name in ("value", "class_counts") else 1):
+            _fail(f"{where}.{name}", "wrong number of dimensions")
+    converted = {name: array.astype(np.int64) if _TREE_ARRAY_KINDS[name] == "i" else
+                 array.astype(bool) if _TREE_ARRAY_KINDS[name] == "b" else
+                 array.astype(np.float64) for name, array in arrays.items()}
+    try:
+        tree = Tree(n_features, n_classes, **converted)
+    except (ValueError, IndexError, TypeError) as error:
+        _fail(where, str(error))
+    value, counts = tree.value, tree.class_counts
+    if n_classes > 0 and (value.shape[1] != n_classes or counts.shape[1] != n_classes):
+        _fail(where, f"value and class_counts must have {n_classes} columns")
+    if n_classes == 0 and (value.shape[1] != 1 or counts.shape[1] != 0):
+        _fail(where, "a regression tree has one value column and no class counts")
+    for name in ("value", "impurity", "weighted_n_node_samples", "class_counts"):
+        if not np.all(np.isfinite(getattr(tree, name))):
+            _fail(f"{where}.{name}", "holds a non-finite number")
+    if np.any(tree.n_node_samples < 0) or np.any(tree.weighted_n_node_samples < 0) or np.any(
+            counts < 0):
+        _fail(where, "sample counts and weights must be non-negative")
+    if n_classes > 0:
+        sums = value.sum(axis=1)
+        if np.any(value < 0) or np.any((np.abs(sums - 1) > 1e-6) & (sums != 0)):
+            _fail(f"{where}.value", "class proportions must be non-negative and sum to 1")
+    internal = np.flatnonzero(~tree.is_leaf)
+    expected_depth = np.zeros(n_nodes, dtype=np.int64)
+    for node in internal:  # parents precede children (checked by Tree.validate)
+        expected_depth[left[node]] = expected_depth[right[node]] = expected_depth[node] + 1
+    if not np.array_equal(expected_depth, tree.depth):
+        _fail(f"{where}.depth", "depths do not match the tree structure")
+    return tree
+
+
+def _check_estimator(estimator, where: str = "attributes"):
+    from sklearn.base import is_classifier
+
+    from .tree import Tree
+
+    tree = getattr(estimator, "tree_", None)
+    if not isinstance(tree, Tree):
+        _fail(where, "tree_ is missing or not a tree")
+    n_features = getattr(estimator, "n_features_in_", None)
+    if not isinstance(n_features, int) or n_features != tree.n_features or n_features < 1:
+        _fail(where, "n_features_in_ must be a positive integer equal to the tree's n_features")
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)
+                              or not all(isinstance(n, str) for n in names)):
+        _fail(where, f"feature_names_in_ must hold {n_features} strings")
+    if is_classifier(estimator):
+        classes = getattr(estimator, "classes_", None)
+        if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size < 1:
+            _fail(where, "classes_ must be a non-empty 1-D array")
+        if len(set(classes.tolist())) != classes.size:
+            _fail(where, "classes_ holds duplicates")
+        if getattr(estimator, "n_classes_", None) != classes.size or tree.n_classes != \
+                classes.size:
+            _fail(where, "n_classes_, classes_ and the tree disagree on the number of classes")
+    elif tree.n_classes != 0:
+        _fail(where, "a regressor needs a regression tree (n_classes = 0)")
+
+
+def from_dict(model: dict):
+    """Rebuild a fitted estimator from :func:`to_dict`'s output, validating everything.
+
+    Raises :class:`ModelFileError` for anything that is not a valid model of this schema.
+    """
+    estimator, _ = _from_dict(model)
+    return estimator
+
+
+def _from_dict(model):
+    if not isinstance(model, dict):
+        raise ModelFileError(f"invalid model file: expected a JSON object, found "
+                             f"{type(model).__name__}")
+    if model.get("format") != FORMAT_NAME:
+        raise ModelFileError(f"not a treesmith model file (format is "
+                             f"{str(model.get('format'))[:40]!r}, expected {FORMAT_NAME!r})")
+    version = model.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        _fail("schema_version", "must be a positive integer")
+    if version > SCHEMA_VERSION:
+        raise ModelFileError(f"model file uses schema version {version}, newer than this "
+                             f"treesmith reads ({SCHEMA_VERSION}); upgrade treesmith")
+    _expect_keys(model, {"format", "schema_version", "treesmith_version", "estimator", "params",
+                         "attributes", "metadata"}, "top level")
+    if not isinstance(model["treesmith_version"], str):
+        _fail("treesmith_version", "must be a string")
+    cls = _estimator_class(model["estimator"])
+    params = _decode_params(model["params"], "params")
+    attributes = model["attributes"]
+    if not isinstance(attributes, dict):
+        _fail("attributes", "must be an object")
+    metadata = model["metadata"]
+    if not isinstance(metadata, dict):
+        _fail("metadata", "must be an object")
+    try:
+        estimator = cls(**params)
+    except (TypeError, ValueError) as error:
+        _fail("params", f"cannot build {cls.__name__}: {error}")
+    for name, value in attributes.items():
+        if not isinstance(name, str) or not name.endswith("_") or name.startswith("_") or \
+                name in params:
+            _fail("attributes", f"{str(name)[:40]!r} is not a fitted attribute name")
+        decoded = _decode(value, f"attributes.{name}")
+        try:
+            setattr(estimator, name, decoded)
+        except AttributeError:  # a read-only property such as feature_importances_
+            _fail("attributes", f"{name!r} cannot be set")
+    _check_estimator(estimator)
+    validate = getattr(estimator, "_validate_params", None)
+    if callable(validate):
+        try:
+            validate()
+        except AttributeError:  # the estimator declares no parameter constraints
+            pass
+        except (TypeError, ValueError) as error:
+            _fail("params", str(error))
+    return estimator, metadata
+
+
+def _reject_constant(token):
+    raise ValueError(f"non-standard JSON constant {token}")
+
+
+def _no_duplicate_keys(pairs):
+    keys = [key for key, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError("duplicate keys in a JSON object")
+    return dict(pairs)
+
+
+def loads(text) -> tuple:
+    """Parse model-file text (str or bytes); returns ``(estimator, metadata)``."""
+    try:
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8")
+        model = json.loads(text, parse_constant=_reject_constant,
+                           object_pairs_hook=_no_duplicate_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ModelFileError(f"model file is not valid JSON (truncated or corrupted?): "
+                             f"{message[:200]}") from None
+    return _from_dict(model)
+
+
+def load(path, return_metadata: bool = False):
+    """Read a JSON model file written by :func:`save`; validated, never executes code.
+
+    Returns the fitted estimator, or ``(estimator, metadata)`` with ``return_metadata=True``.
+    Raises :class:`ModelFileError` for a truncated, corrupted or hostile file and
+    ``FileNotFoundError`` when ``path`` does not exist.
+    """
+    size = os.path.getsize(path)
+    if size > MAX_FILE_BYTES:
+        raise ModelFileError(f"model file {os.fspath(path)!r} is {size} bytes, more than the "
+                             f"{MAX_FILE_BYTES} a model file may have")
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        estimator, metadata = loads(data)
+    except ModelFileError as error:
+        raise ModelFileError(f"{os.fspath(path)}: {error}") from None
+    return (estimator, metadata) if return_metadata else estimator
