@@ -1,0 +1,193 @@
+"""Bad input gets a ValueError (or NotFittedError) that names the parameter or column at fault."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from treesmith import DecisionTreeClassifier, DecisionTreeRegressor
+
+ESTIMATORS = [DecisionTreeClassifier, DecisionTreeRegressor]
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    y = (X[:, 0] > 0).astype(int)
+    return X, y
+
+
+# (parameter, bad value) for both estimators
+BAD_PARAMETERS = [
+    ("max_depth", 0), ("max_depth", -1), ("max_depth", 1.5), ("max_depth", "3"),
+    ("min_samples_split", 1), ("min_samples_split", 0), ("min_samples_split", -2),
+    ("min_samples_leaf", 0), ("min_samples_leaf", -1),
+    ("min_weight_fraction_leaf", -0.1), ("min_weight_fraction_leaf", 0.6),
+    ("min_weight_fraction_split", -0.1), ("min_weight_fraction_split", 1.5),
+    ("max_features", 0), ("max_features", 1.5), ("max_features", 0.0), ("max_features", -1),
+    ("max_features", "foo"), ("max_features", 5),
+    ("max_leaf_nodes", 1), ("max_leaf_nodes", 0), ("max_leaf_nodes", -3),
+    ("min_impurity_decrease", -0.1),
+    ("max_bins", 1), ("max_bins", 0), ("max_bins", 70000), ("max_bins", 2.5),
+    ("criterion", "foo"), ("criterion", None),
+    ("random_state", "foo"),
+]
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("name, value", BAD_PARAMETERS)
+def test_out_of_range_parameter_is_named(Estimator, name, value, data):
+    X, y = data
+    with pytest.raises(ValueError, match=name):
+        Estimator(**{name: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("class_weight", ["foo", 1.5, {0: -1.0, 1: 1.0}])
+def test_invalid_class_weight_is_named(class_weight, data):
+    X, y = data
+    with pytest.raises(ValueError, match="class_weight"):
+        DecisionTreeClassifier(class_weight=class_weight).fit(X, y)
+
+
+@pytest.mark.parametrize("Estimator, criterion", [
+    (DecisionTreeClassifier, "squared_error"), (DecisionTreeRegressor, "gini"),
+    (DecisionTreeRegressor, "entropy"),
+])
+def test_criterion_of_the_other_task_is_rejected(Estimator, criterion, data):
+    X, y = data
+    with pytest.raises(ValueError, match="criterion"):
+        Estimator(criterion=criterion).fit(X, y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_labels(Estimator, bad, data):
+    X, y = data
+    y = y.astype(float)
+    y[3] = bad
+    with pytest.raises(ValueError, match=r"(?i)\by\b|label|target"):
+        Estimator().fit(X, y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_infinite_feature_is_named(Estimator, bad, data):
+    X, y = data
+    X = X.copy()
+    X[5, 2] = bad
+    with pytest.raises(ValueError, match=r"(?i)(inf.*\b2\b|\b2\b.*inf)"):
+        Estimator().fit(X, y)
+    frame = pd.DataFrame(X, columns=["age", "height", "glucose", "weight"])
+    with pytest.raises(ValueError, match="glucose"):
+        Estimator().fit(frame, y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_infinite_feature_at_predict_is_rejected(Estimator, data):
+    X, y = data
+    est = Estimator().fit(X, y)
+    X_bad = X.copy()
+    X_bad[0, 1] = np.inf
+    with pytest.raises(ValueError, match=r"(?i)inf"):
+        est.predict(X_bad)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("shape", [(0, 3), (5, 0), (0, 0)])
+def test_empty_data(Estimator, shape):
+    X = np.zeros(shape)
+    y = np.zeros(shape[0])
+    with pytest.raises(ValueError, match=r"(?i)sample|feature|empty"):
+        Estimator().fit(X, y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_one_sample(Estimator):
+    """One sample: either a clear error (scikit-learn's wording) or a valid one-leaf tree."""
+    X, y = np.array([[1.0, 2.0]]), np.array([1])
+    try:
+        est = Estimator().fit(X, y)
+    except ValueError as error:
+        assert any(phrase in str(error) for phrase in
+                   ("1 sample", "n_samples = 1", "n_samples=1", "one sample", "1 class",
+                    "one class")), str(error)
+        return
+    assert est.tree_.node_count == 1
+    assert est.predict([[5.0, -1.0]])[0] == 1
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_mismatched_lengths(Estimator, data):
+    X, y = data
+    with pytest.raises(ValueError, match=r"(?i)inconsistent|samples|length"):
+        Estimator().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="sample_weight"):
+        Estimator().fit(X, y, sample_weight=np.ones(len(y) + 2))
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("weights", [
+    pytest.param(lambda n: -np.ones(n), id="negative"),
+    pytest.param(lambda n: np.where(np.arange(n) == 2, np.nan, 1.0), id="nan"),
+    pytest.param(lambda n: np.where(np.arange(n) == 2, np.inf, 1.0), id="inf"),
+    pytest.param(lambda n: np.zeros(n), id="all_zero"),
+])
+def test_bad_sample_weight_is_named(Estimator, weights, data):
+    X, y = data
+    with pytest.raises(ValueError, match="(?i)sample.weight"):
+        Estimator().fit(X, y, sample_weight=weights(len(y)))
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_wrong_feature_count_at_predict(Estimator, data):
+    X, y = data
+    est = Estimator().fit(X, y)
+    for method in ("predict", "apply", "decision_path"):
+        with pytest.raises(ValueError, match="features"):
+            getattr(est, method)(X[:, :3])
+    if Estimator is DecisionTreeClassifier:
+        with pytest.raises(ValueError, match="features"):
+            est.predict_proba(np.hstack([X, X]))
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_wrong_feature_names_at_predict(Estimator, data):
+    X, y = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    est = Estimator().fit(frame, y)
+    with pytest.raises(ValueError, match="(?i)feature names"):
+        est.predict(frame.rename(columns={"c": "z"}))
+    with pytest.raises(ValueError, match="(?i)feature names"):
+        est.predict(frame[["b", "a", "c", "d"]])
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_predict_before_fit(Estimator, data):
+    X, _ = data
+    est = Estimator()
+    methods = ["predict", "apply", "decision_path"]
+    if Estimator is DecisionTreeClassifier:
+        methods += ["predict_proba", "predict_log_proba"]
+    for method in methods:
+        with pytest.raises(NotFittedError):
+            getattr(est, method)(X)
+    for method in ("get_depth", "get_n_leaves"):
+        with pytest.raises(NotFittedError):
+            getattr(est, method)()
+    with pytest.raises(NotFittedError):
+        est.feature_importances_
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_parameters_are_validated_at_fit_not_construction(Estimator, data):
+    est = Estimator(max_depth=-5)  # scikit-learn convention: __init__ stores, fit validates
+    assert est.max_depth == -5
+    with pytest.raises(ValueError, match="max_depth"):
+        est.fit(*data)
+
+
+def test_multi_output_labels_are_rejected(data):
+    X, y = data
+    with pytest.raises(ValueError, match=r"(?i)\by\b|output|label|target"):
+        DecisionTreeClassifier().fit(X, np.column_stack([y, y]))
