@@ -142,13 +142,12 @@ class MPLExporter(TreeExporter):
                        for k, name in enumerate(self.class_names)]
             title = "predicted class (paler = less pure node)"
         else:
-            colour = np.asarray(class_colours(1)[0])
-            low = self.number(self.tree.value[:, 0].min())
-            high = self.number(self.tree.value[:, 0].max())
-            handles = [patches.Patch(facecolor=0.15 * colour + 0.85, edgecolor="0.35",
-                                     label=f"lowest mean ({low})"),
-                       patches.Patch(facecolor=0.85 * colour + 0.15, edgecolor="0.35",
-                                     label=f"highest mean ({high})")]
+            values = self.tree.value[:, 0]
+            lowest, highest = int(np.argmin(values)), int(np.argmax(values))
+            handles = [patches.Patch(facecolor=self.fill_colour(lowest), edgecolor="0.35",
+                                     label=f"lowest mean ({self.number(values[lowest])})"),
+                       patches.Patch(facecolor=self.fill_colour(highest), edgecolor="0.35",
+                                     label=f"highest mean ({self.number(values[highest])})")]
             title = "node mean label"
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                   ncol=min(len(handles), 6), frameon=False, fontsize=max(fontsize, 7),

@@ -1,0 +1,229 @@
+"""treesmith.export: text, rules and DOT show every node, in original units, with costs."""
+
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import treesmith
+from treesmith.export import DotExporter, TextExporter, export_graphviz, export_text, format_number
+from treesmith.tree import Tree
+
+
+def make_tree(nodes, n_features, n_classes=2):
+    """A Tree from ``[(left, right, feature, threshold, missing_left, counts), ...]``."""
+    n = len(nodes)
+    left = np.array([node[0] for node in nodes], dtype=np.int64)
+    right = np.array([node[1] for node in nodes], dtype=np.int64)
+    counts = np.array([node[5] for node in nodes], dtype=np.float64)
+    depth = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        if left[i] >= 0:
+            depth[left[i]] = depth[right[i]] = depth[i] + 1
+    total = counts.sum(axis=1)
+    return Tree(n_features, n_classes,
+                children_left=left, children_right=right,
+                feature=np.array([node[2] for node in nodes], dtype=np.int64),
+                threshold=np.array([node[3] for node in nodes], dtype=np.float64),
+                bin_threshold=np.where(left >= 0, 0, -1).astype(np.int64),
+                missing_go_left=np.array([node[4] for node in nodes], dtype=bool),
+                impurity=np.zeros(n), n_node_samples=total.astype(np.int64),
+                weighted_n_node_samples=total, value=counts / total[:, None],
+                class_counts=counts, depth=depth)
+
+
+LEAF = (-1, -1, -2, np.nan, False)
+
+
+@pytest.fixture
+def clinic():
+    """Root tests age (cost 1, missing left); its right child a blood test (cost 10)."""
+    tree = make_tree([
+        (1, 2, 1, 30.5, True, [9, 11]),
+        (*LEAF, [8, 2]),
+        (3, 4, 0, 4.25, False, [1, 9]),
+        (*LEAF, [1, 4]),
+        (*LEAF, [0, 5]),
+    ], n_features=2)
+    return SimpleNamespace(tree_=tree, feature_names_in_=np.array(["blood test", "age"]),
+                           classes_=np.array(["healthy", "sick"]),
+                           feature_costs_=np.array([10.0, 1.0]))
+
+
+def test_text_export_of_a_hand_built_tree(clinic):
+    assert export_text(clinic) == """\
+# 3 leaves, depth 2, 5 nodes; counts per class: [healthy, sick]
+root  n=20 [9, 11]
+|--- age <= 30.5 or missing  [cost 1]  n=10 [8, 2]
+|   |--- class: healthy (p=0.8, n=10)
+|--- age > 30.5  [cost 1]  n=10 [1, 9]
+|   |--- blood test <= 4.25  [cost 10]  n=5 [1, 4]
+|   |   |--- class: sick (p=0.8, n=5)
+|   |--- blood test > 4.25 or missing  [cost 10]  n=5 [0, 5]
+|   |   |--- class: sick (p=1, n=5)
+"""
+
+
+def test_rules_export_of_a_hand_built_tree(clinic):
+    assert export_text(clinic, rules=True) == """\
+IF (age <= 30.5 or missing) THEN healthy (p=0.8, n=10)  [cost 1]
+IF age > 30.5 AND blood test <= 4.25 THEN sick (p=0.8, n=5)  [cost 11]
+IF age > 30.5 AND (blood test > 4.25 or missing) THEN sick (p=1, n=5)  [cost 11]
+"""
+
+
+def test_options_change_what_is_shown(clinic):
+    text = export_text(clinic, show_distribution="proportions", precision=1)
+    assert "n=10 [0.8, 0.2]" in text and "age <= 30.5" in text
+    plain = export_text(clinic.tree_)  # a bare Tree: default names, no costs
+    assert "feature_1 <= 30.5 or missing  n=10 [8, 2]" in plain
+    assert "class: class 0 (p=0.8, n=10)" in plain and "cost" not in plain
+    named = export_text(clinic, feature_names=["b", "a"], class_names=["no", "yes"],
+                        feature_costs=[2, 3])
+    assert "|--- a <= 30.5 or missing  [cost 3]" in named and "class: no" in named
+    truncated = export_text(clinic, max_depth=1)
+    assert "truncated branch of depth 1" in truncated and "blood test" not in truncated
+
+
+def test_repeated_feature_merges_into_an_interval_and_per_feature_costs():
+    tree = make_tree([
+        (1, 2, 0, 5.0, False, [6, 6]),
+        (3, 4, 0, 2.0, True, [5, 3]),
+        (*LEAF, [4, 0]),
+        (*LEAF, [1, 1]),
+        (*LEAF, [0, 2]),
+    ], n_features=1)
+    per_test = SimpleNamespace(tree_=tree, feature_costs_=np.array([4.0]))
+    rules = export_text(per_test, rules=True).splitlines()
+    assert rules[0] == "IF feature_0 <= 2 THEN class 0 (p=0.5, n=2)  [cost 8]"
+    assert rules[1] == "IF 2 < feature_0 <= 5 THEN class 1 (p=1, n=2)  [cost 8]"
+    assert rules[2] == "IF (feature_0 > 5 or missing) THEN class 0 (p=1, n=4)  [cost 4]"
+    per_feature = SimpleNamespace(tree_=tree, feature_costs_=np.array([4.0]),
+                                  cost_model="per_feature")
+    assert export_text(per_feature, rules=True).splitlines()[0].endswith("[cost 4]")
+
+
+def test_missing_versus_present_split_reads_naturally():
+    tree = make_tree([(1, 2, 0, np.inf, False, [3, 3]), (*LEAF, [3, 0]), (*LEAF, [0, 3])],
+                     n_features=1)
+    text = export_text(tree)
+    assert "|--- feature_0 is not missing  n=3" in text
+    assert "|--- feature_0 is missing  n=3" in text and "or missing" not in text
+    assert export_text(tree, rules=True).splitlines() == [
+        "IF feature_0 is not missing THEN class 0 (p=1, n=3)",
+        "IF feature_0 is missing THEN class 1 (p=1, n=3)"]
+
+
+def test_regression_tree_text():
+    tree = Tree(1, 0, children_left=np.array([1, -1, -1]), children_right=np.array([2, -1, -1]),
+                feature=np.array([0, -2, -2]), threshold=np.array([1.5, np.nan, np.nan]),
+                bin_threshold=np.array([0, -1, -1]), missing_go_left=np.array([True, False,
+                                                                               False]),
+                impurity=np.zeros(3), n_node_samples=np.array([4, 2, 2]),
+                weighted_n_node_samples=np.array([4.0, 2, 2]),
+                value=np.array([[2.5], [1.25], [3.75]]), class_counts=np.zeros((3, 0)),
+                depth=np.array([0, 1, 1]))
+    assert export_text(tree) == """\
+# 2 leaves, depth 1, 3 nodes
+root  n=4
+|--- feature_0 <= 1.5 or missing  n=2
+|   |--- value=1.25 (n=2)
+|--- feature_0 > 1.5  n=2
+|   |--- value=3.75 (n=2)
+"""
+    assert export_text(tree, rules=True).splitlines()[1] == "IF feature_0 > 1.5 THEN value=3.75 (n=2)"
+
+
+def _dot_graph(dot):
+    nodes = dict(re.findall(r'^(\d+) \[label="((?:[^"\\]|\\.)*)"', dot, flags=re.MULTILINE))
+    edges = re.findall(r"^(\d+) -> (\d+) \[label=\"(yes|no)\"\]", dot, flags=re.MULTILINE)
+    return nodes, edges
+
+
+def test_dot_export_of_a_hand_built_tree(clinic):
+    dot = export_graphviz(clinic)
+    assert dot.startswith("digraph Tree {") and dot.rstrip().endswith("}")
+    nodes, edges = _dot_graph(dot)
+    assert sorted(map(int, nodes)) == [0, 1, 2, 3, 4]
+    assert edges == [("0", "1", "yes"), ("0", "2", "no"), ("2", "3", "yes"), ("2", "4", "no")]
+    assert nodes["0"] == r"age <= 30.5\nmissing → yes, cost 1\nn = 20 [9, 11]\nsick (p = 0.55)"
+    assert nodes["4"] == r"n = 5 [0, 5]\nsick (p = 1)"
+    assert re.search(r'^4 \[.*fillcolor="#[0-9a-f]{6}"', dot, flags=re.MULTILINE)
+    assert "fillcolor" not in export_graphviz(clinic, filled=False)
+
+
+def test_dot_escapes_names_and_writes_files(clinic, tmp_path):
+    dot = export_graphviz(clinic, feature_names=['say "hi"', "back\\slash"])
+    assert r'say \"hi\" <= 4.25' in dot and r"back\\slash <= 30.5" in dot
+    # Every label is one well-formed quoted string: no unescaped quote inside.
+    for line in dot.splitlines()[4:-1]:
+        body = re.sub(r"\\.", "", line)
+        assert body.count('"') % 2 == 0, line
+    path = tmp_path / "tree.dot"
+    assert export_graphviz(clinic, out_file=path) == path.read_text(encoding="utf-8")
+
+
+def test_bad_arguments_are_named(clinic):
+    with pytest.raises(ValueError, match="feature_names must have 2 entries"):
+        export_text(clinic, feature_names=["a"])
+    with pytest.raises(ValueError, match="precision"):
+        export_text(clinic, precision=-1)
+    with pytest.raises(ValueError, match="feature_costs"):
+        export_text(clinic, feature_costs=[1.0, -1.0])
+    with pytest.raises(ValueError, match="show_distribution"):
+        export_text(clinic, show_distribution="percent")
+    with pytest.raises(TypeError, match="fitted treesmith estimator"):
+        export_text(treesmith.DecisionTreeClassifier())
+
+
+@pytest.mark.parametrize("value, precision, expected", [
+    (2.45, 3, "2.45"), (16.7951, 3, "16.795"), (0.00345, 3, "0.00345"),
+    (0.0031234, 3, "0.00312"), (1234.5, 3, "1234.5"), (-0.0, 3, "0"), (3.0, 3, "3"),
+    (0.1 + 0.2, None, "0.30000000000000004"), (7.0, 0, "7"), (np.inf, 3, "inf"),
+])
+def test_format_number(value, precision, expected):
+    assert format_number(value, precision) == expected
+
+
+# -- fitted trees: every node, original units ------------------------------------------------
+@pytest.fixture(scope="module")
+def cancer_model():
+    X, y = treesmith.load_dataset("sklearn:breast_cancer")
+    return treesmith.DecisionTreeClassifier(random_state=0).fit(X, y)
+
+
+def test_text_and_dot_contain_every_node_in_original_units(cancer_model):
+    tree = cancer_model.tree_
+    assert tree.node_count >= 21
+    text = export_text(cancer_model, precision=None)
+    branch_lines = [line for line in text.splitlines() if "|--- " in line
+                    and "|--- class:" not in line]
+    leaf_lines = [line for line in text.splitlines() if "|--- class:" in line]
+    assert len(branch_lines) == tree.node_count - 1 and len(leaf_lines) == tree.n_leaves
+    names = cancer_model.feature_names_in_
+    for node in np.flatnonzero(~tree.is_leaf):
+        test = f"{names[tree.feature[node]]} <= {format_number(tree.threshold[node], None)}"
+        assert test in text  # exact threshold, in the data's own units
+    rules = export_text(cancer_model, rules=True).splitlines()
+    assert len(rules) == tree.n_leaves
+    assert sum(int(re.search(r"n=(\d+)\)", rule).group(1)) for rule in rules) == \
+        tree.n_node_samples[0]
+    nodes, edges = _dot_graph(export_graphviz(cancer_model))
+    assert sorted(map(int, nodes)) == list(range(tree.node_count))
+    assert len(edges) == tree.node_count - 1
+
+
+def test_missing_side_is_reported_per_node(cancer_model):
+    tree = cancer_model.tree_
+    exporter = TextExporter(cancer_model)
+    lines = exporter.export().splitlines()
+    for node in np.flatnonzero(~tree.is_leaf):
+        left_note = exporter.missing_note(node, True)
+        right_note = exporter.missing_note(node, False)
+        assert (left_note == " or missing") == bool(tree.missing_go_left[node])
+        assert (right_note == " or missing") != bool(tree.missing_go_left[node])
+        assert any(exporter.condition(node, True) + left_note in line for line in lines)
+    dot = DotExporter(cancer_model)
+    assert sum("missing → yes" in "\n".join(dot.node_lines(n)) for n in range(tree.node_count)) \
+        == int(np.sum(tree.missing_go_left[~tree.is_leaf]))

@@ -1,0 +1,331 @@
+"""treesmith.io: JSON model files round-trip exactly and reject anything malformed or hostile."""
+
+import io as std_io
+import json
+import os
+import pickle
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import treesmith
+from treesmith import io
+from treesmith.criteria import LossMatrixGini, Tsallis
+from treesmith.io import ModelFileError
+
+# TREESMITH_FUZZ_EXAMPLES raises the budget for a longer fuzzing session (1500 ran clean).
+FUZZ = settings(max_examples=int(os.environ.get("TREESMITH_FUZZ_EXAMPLES", "60")), deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+
+
+def _round_trip(estimator, metadata=None):
+    text = json.dumps(io.to_dict(estimator, metadata), allow_nan=False)
+    return io.loads(text)
+
+
+def _assert_same_predictions(a, b, X):
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert a.predict(X).dtype == b.predict(X).dtype
+    if hasattr(a, "predict_proba"):
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    np.testing.assert_array_equal(a.apply(X), b.apply(X))
+
+
+def _assert_same_tree(a, b):
+    from treesmith.tree import NODE_ARRAYS
+
+    for name in NODE_ARRAYS:
+        left, right = getattr(a.tree_, name), getattr(b.tree_, name)
+        assert left.dtype == right.dtype, name
+        np.testing.assert_array_equal(left, right, err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = treesmith.load_dataset("sklearn:wine")
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def fitted_wine(wine):
+    X, y = wine
+    return treesmith.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+
+
+def test_classifier_with_string_classes_and_feature_names(wine, fitted_wine):
+    X, _ = wine
+    loaded, metadata = _round_trip(fitted_wine, {"dataset": "sklearn:wine", "target": "target"})
+    assert metadata == {"dataset": "sklearn:wine", "target": "target"}
+    _assert_same_predictions(fitted_wine, loaded, X)
+    _assert_same_tree(fitted_wine, loaded)
+    assert loaded.classes_.dtype == fitted_wine.classes_.dtype
+    np.testing.assert_array_equal(loaded.feature_names_in_, fitted_wine.feature_names_in_)
+    assert loaded.get_params() == fitted_wine.get_params()
+    assert loaded.n_features_in_ == 13 and loaded.get_depth() == fitted_wine.get_depth()
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([3, 1, 3, 7, 1, 7, 3, 1]),                        # non-contiguous ints
+    np.array(["b", "a", "b", "c", "a", "c", "b", "a"]),        # numpy unicode strings
+    np.array([True, False, True, True, False, False, True, False]),
+    np.array([0.0, 2.0, 0.0, 2.0, 0.0, 2.0, 0.0, 2.0]),        # float labels
+])
+def test_class_dtypes_survive(labels):
+    X = np.arange(16, dtype=np.float64).reshape(8, 2)
+    model = treesmith.DecisionTreeClassifier().fit(X, labels)
+    loaded, _ = _round_trip(model)
+    assert loaded.classes_.dtype == model.classes_.dtype
+    np.testing.assert_array_equal(loaded.classes_, model.classes_)
+    _assert_same_predictions(model, loaded, X)
+
+
+def test_regressor_and_parameter_objects(wine):
+    X, y = treesmith.load_dataset("sklearn:diabetes")
+    regressor = treesmith.DecisionTreeRegressor(max_depth=5, criterion="poisson").fit(X, y)
+    loaded, _ = _round_trip(regressor)
+    _assert_same_predictions(regressor, loaded, X)
+    X, y = wine
+    matrix = np.array([[0, 1, 2], [1, 0, 1], [5, 1, 0.0]])
+    for criterion in (Tsallis(alpha=2.5, beta=2), LossMatrixGini(matrix)):
+        model = treesmith.DecisionTreeClassifier(
+            criterion=criterion, class_weight={"class_0": 2.0, "class_1": 1, "class_2": 1},
+            max_leaf_nodes=6).fit(X, y)
+        document = io.to_dict(model)
+        assert document["params"]["criterion"]["__type__"] == "criterion"
+        assert document["params"]["criterion"]["name"] in ("tsallis", "loss_matrix_gini")
+        loaded, _ = _round_trip(model)
+        assert loaded.get_params()["criterion"] == criterion
+        assert loaded.get_params()["class_weight"] == {"class_0": 2.0, "class_1": 1,
+                                                       "class_2": 1}
+        _assert_same_predictions(model, loaded, X)
+
+
+def test_missing_values_route_the_same_way_after_loading():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    model = treesmith.DecisionTreeClassifier(max_depth=4).fit(X, y)
+    loaded, _ = _round_trip(model)
+    _assert_same_predictions(model, loaded, X)
+
+
+def test_save_and_load_files(tmp_path, wine, fitted_wine):
+    X, _ = wine
+    path = tmp_path / "model.json"
+    treesmith.save(fitted_wine, path, metadata={"note": "wine"})
+    text = path.read_text(encoding="utf-8")
+    assert "NaN" not in text and "Infinity" not in text  # strict JSON
+    document = json.loads(text)
+    assert document["format"] == "treesmith-model" and document["schema_version"] == 1
+    assert document["estimator"] == "DecisionTreeClassifier"
+    _assert_same_predictions(fitted_wine, treesmith.load(path), X)
+    _, metadata = io.load(path, return_metadata=True)
+    assert metadata == {"note": "wine"}
+
+
+def test_pickle_and_joblib_keep_working(wine, fitted_wine):
+    X, _ = wine
+    _assert_same_predictions(fitted_wine, pickle.loads(pickle.dumps(fitted_wine)), X)
+    buffer = std_io.BytesIO()
+    joblib.dump(fitted_wine, buffer)
+    buffer.seek(0)
+    _assert_same_predictions(fitted_wine, joblib.load(buffer), X)
+
+
+def test_what_cannot_be_saved_says_why():
+    with pytest.raises(ValueError, match="not fitted"):
+        io.to_dict(treesmith.DecisionTreeClassifier())
+    with pytest.raises(ValueError, match="treesmith's"):
+        from sklearn.tree import DecisionTreeClassifier
+
+        io.to_dict(DecisionTreeClassifier().fit([[0], [1]], [0, 1]))
+    custom = treesmith.criteria.Custom(lambda p: 1.0 - np.sum(p * p))
+    model = treesmith.DecisionTreeClassifier(criterion=custom).fit([[0.0], [1.0]], [0, 1])
+    with pytest.raises(ValueError, match="use pickle or joblib"):
+        io.to_dict(model)
+    model = treesmith.DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1])
+    with pytest.raises(ValueError, match="metadata"):
+        io.to_dict(model, metadata={"bad": object()})
+
+
+# -- property: random trees round-trip exactly --------------------------------------------------
+@st.composite
+def grown_trees(draw):
+    n_samples = draw(st.integers(4, 60))
+    n_features = draw(st.integers(1, 4))
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features)) * draw(st.sampled_from([1e-3, 1.0, 1e4]))
+    if draw(st.booleans()):
+        X[rng.random(X.shape) < 0.15] = np.nan
+    n_classes = draw(st.integers(2, 4))
+    codes = rng.integers(0, n_classes, size=n_samples)
+    codes[:n_classes] = np.arange(n_classes)
+    kind = draw(st.sampled_from(["int", "str", "regression"]))
+    if kind == "regression":
+        model = treesmith.DecisionTreeRegressor(max_depth=draw(st.integers(1, 6)))
+        y = rng.normal(size=n_samples)
+    else:
+        model = treesmith.DecisionTreeClassifier(
+            max_depth=draw(st.integers(1, 6)),
+            criterion=draw(st.sampled_from(["gini", "entropy", "misclassification"])))
+        y = np.array(["no", "yes", "maybe", "other"], dtype=object)[codes] if kind == "str" \
+            else codes * 5 - 3
+    if draw(st.booleans()):
+        X = pd.DataFrame(X, columns=[f"f {j}" for j in range(n_features)])
+    return model.fit(X, y), X
+
+
+@FUZZ
+@given(grown_trees())
+def test_json_round_trip_of_random_trees(case):
+    model, X = case
+    loaded, _ = _round_trip(model)
+    _assert_same_tree(model, loaded)
+    _assert_same_predictions(model, loaded, X)
+    assert loaded.get_params() == model.get_params()
+
+
+# -- the loader refuses everything that is not a valid model ------------------------------------
+@pytest.fixture(scope="module")
+def valid_text():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0], [4.0, 0.5], [5.0, 3.0]])
+    model = treesmith.DecisionTreeClassifier().fit(X, ["a", "b", "a", "b", "a", "b"])
+    return json.dumps(io.to_dict(model))
+
+
+def _loads_or_model_error(data):
+    """The loader either returns a checked model or raises ModelFileError; nothing else."""
+    try:
+        estimator, metadata = io.loads(data)
+    except ModelFileError:
+        return None
+    assert isinstance(metadata, dict)
+    estimator.tree_.validate()
+    estimator.predict(np.zeros((2, estimator.n_features_in_)))
+    return estimator
+
+
+@FUZZ
+@given(st.data())
+def test_truncated_files_are_refused(valid_text, data):
+    cut = data.draw(st.integers(0, len(valid_text) - 1))
+    with pytest.raises(ModelFileError):
+        io.loads(valid_text[:cut])
+
+
+@FUZZ
+@given(st.data())
+def test_corrupted_bytes_give_a_model_error_or_a_valid_model(valid_text, data):
+    raw = bytearray(valid_text.encode())
+    for _ in range(data.draw(st.integers(1, 4))):
+        raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.integers(0, 255))
+    _loads_or_model_error(bytes(raw))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12)
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, prefix + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, prefix + (index,))
+
+
+@FUZZ
+@given(st.data())
+def test_any_value_replaced_anywhere_gives_a_model_error_or_a_valid_model(valid_text, data):
+    document = json.loads(valid_text)
+    paths = [path for path in _paths(document) if path]
+    path = data.draw(st.sampled_from(paths))
+    replacement = data.draw(json_values | st.sampled_from(
+        [{"__type__": "ndarray", "dtype": "<f8", "shape": [10**12], "data": []},
+         {"__type__": "object", "class": "os.system", "params": {}, "state": {}},
+         {"__type__": "criterion", "name": "__import__", "params": {}},
+         {"__type__": "tuple", "items": [[[[]]]]}, -1, 10**40, "nan"]))
+    target = document
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = replacement
+    _loads_or_model_error(json.dumps(document))
+
+
+@FUZZ
+@given(json_values)
+def test_arbitrary_json_is_refused(value):
+    with pytest.raises(ModelFileError):
+        io.loads(json.dumps(value))
+
+
+def _edit(valid_text, edit):
+    document = json.loads(valid_text)
+    edit(document)
+    return json.dumps(document)
+
+
+def _tree(document):
+    return document["attributes"]["tree_"]["arrays"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.update(schema_version=2), "newer than this treesmith reads"),
+    (lambda d: d.update(format="pickle"), "not a treesmith model file"),
+    (lambda d: d.update(estimator="Pipeline"), "unknown estimator 'Pipeline'"),
+    (lambda d: d.update(extra=1), "expected the keys"),
+    (lambda d: d["params"].update(depth_limit=3), "cannot build DecisionTreeClassifier"),
+    (lambda d: d["params"].update(criterion={"__type__": "criterion", "name": "os.system",
+                                             "params": {}}), "unknown criterion"),
+    (lambda d: d["attributes"].update(x_={"__type__": "object", "class": "subprocess.Popen",
+                                          "params": {}, "state": {}}), "may use"),
+    (lambda d: d["attributes"].update(__class__=1), "not a fitted attribute"),
+    (lambda d: _tree(d)["children_left"]["data"].__setitem__(0, 0), "after their parents"),
+    (lambda d: _tree(d)["feature"]["data"].__setitem__(0, 7), "outside"),
+    (lambda d: _tree(d)["depth"]["data"].__setitem__(0, 3), "depths"),
+    (lambda d: _tree(d)["value"]["data"].__setitem__(0, -0.5), "proportions"),
+    (lambda d: _tree(d)["threshold"]["data"].__setitem__(0, None), "NaN"),
+    (lambda d: _tree(d)["threshold"].update(dtype="<i8"), "integer array"),
+    (lambda d: _tree(d)["impurity"].update(dtype="<i8", data=[0] * 9), "dtype kind"),
+    (lambda d: _tree(d)["value"].update(shape=[10**12, 2]), "list of"),
+    (lambda d: _tree(d)["missing_go_left"]["data"].__setitem__(0, 1), "true/false"),
+    (lambda d: d["attributes"]["classes_"].update(data=["a", "a"]), "duplicates"),
+    (lambda d: d["attributes"].update(n_features_in_=3), "n_features_in_"),
+    (lambda d: d["attributes"].pop("tree_"), "tree_ is missing"),
+])
+def test_hostile_or_inconsistent_files_are_refused(valid_text, edit, message):
+    with pytest.raises(ModelFileError, match=message):
+        io.loads(_edit(valid_text, edit))
+
+
+def test_non_json_payloads_are_refused(valid_text, fitted_wine, tmp_path):
+    for payload in (pickle.dumps(fitted_wine), b"\xff\xfe\x00", "[" * 100_000 + "]" * 100_000,
+                    valid_text.replace("0.5", "NaN", 1), '{"a": 1, "a": 2}', ""):
+        with pytest.raises(ModelFileError):
+            io.loads(payload)
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(fitted_wine))
+    with pytest.raises(ModelFileError, match="model.pkl"):
+        treesmith.load(path)
+    with pytest.raises(FileNotFoundError):
+        treesmith.load(tmp_path / "absent.json")
+
+
+def test_to_dict_is_deterministic_and_leaves_the_estimator_untouched(fitted_wine):
+    keys = set(fitted_wine.__dict__)
+    first = io.to_dict(fitted_wine)
+    assert set(fitted_wine.__dict__) == keys
+    assert json.dumps(first) == json.dumps(io.to_dict(fitted_wine))
