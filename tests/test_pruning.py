@@ -13,10 +13,18 @@ import pytest
 from sklearn.datasets import load_iris
 
 import treesmith
-from treesmith.pruning import (added_errors, bottom_up_pessimistic_prune_tree,
-                               error_based_prune_tree, error_based_prune_tree_with_raising,
-                               prune, prune_bottom_up, prune_top_down, prune_weakest_link,
-                               reduced_error_prune_tree, top_down_pessimistic_prune_tree)
+from treesmith.pruning import (
+    added_errors,
+    bottom_up_pessimistic_prune_tree,
+    error_based_prune_tree,
+    error_based_prune_tree_with_raising,
+    prune,
+    prune_bottom_up,
+    prune_top_down,
+    prune_weakest_link,
+    reduced_error_prune_tree,
+    top_down_pessimistic_prune_tree,
+)
 from treesmith.tree import Tree
 
 
@@ -314,3 +322,32 @@ def test_count_based_methods_need_a_classification_tree():
     assert prune(model, "ccp", ccp_alpha=0.05).tree_.n_leaves < model.tree_.n_leaves
     assert prune(model, "rep", X=X[::2], y=y[::2].astype(float)).tree_.n_leaves <= \
         model.tree_.n_leaves
+
+
+# -- cross-validated parameters of the other methods ---------------------------------------
+
+def test_select_pruning_parameters_matches_brute_force():
+    from sklearn.datasets import load_wine
+    from sklearn.model_selection import KFold
+
+    from treesmith.pruning import select_pruning_parameters
+
+    X, y = load_wine(return_X_y=True)
+    estimator = treesmith.DecisionTreeClassifier(criterion="entropy", random_state=0)
+    folds = list(KFold(4, shuffle=True, random_state=0).split(X))
+    grid = {"c1": [0.0, 0.1, 1.0], "c2": [0.0, 2.0]}
+    result = select_pruning_parameters(estimator, X, y, "bup", grid, cv=folds)
+    errors = np.zeros(len(result.candidates))
+    for train, test in folds:
+        model = treesmith.DecisionTreeClassifier(criterion="entropy", random_state=0)
+        model.fit(X[train], y[train])
+        for i, params in enumerate(result.candidates):
+            errors[i] += np.sum(prune(model, "bup", **params).predict(X[test]) != y[test])
+    np.testing.assert_allclose(result.cv_error, errors / y.size)
+    best = result.candidates.index(result.params)
+    assert result.cv_error[best] == result.cv_error.min()
+    full = treesmith.DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y)
+    expected = prune(full, "bup", **result.params)
+    assert result.estimator.tree_.node_count == expected.tree_.node_count
+    with pytest.raises(ValueError, match="method"):
+        select_pruning_parameters(estimator, X, y, "rep", grid)

@@ -11,8 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from treesmith._kernels.permutation import (permutation_test, permutation_test_max,
-                                            permutation_test_naive)
+from treesmith._kernels.permutation import (
+    permutation_test,
+    permutation_test_max,
+    permutation_test_naive,
+)
 from treesmith.criteria._impurity import entropy, gini
 
 NO_PARAMS = np.zeros(1)

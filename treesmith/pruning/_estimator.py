@@ -20,11 +20,11 @@ _POST_PRUNING_DEFAULTS = {"ccp_alpha": 0.0, "pruning": None}
 
 
 def fitted_tree(estimator) -> Tree:
-    """The estimator's ``tree_`` (``ValueError`` if it is not a fitted treesmith tree)."""
+    """The estimator's ``tree_`` (``NotFittedError`` / ``TypeError`` if there is none)."""
     check_is_fitted(estimator, "tree_")
     tree = estimator.tree_
     if not isinstance(tree, Tree):
-        raise ValueError(
+        raise TypeError(
             f"estimator must be a fitted treesmith tree estimator, got {type(estimator).__name__}."
         )
     return tree
@@ -81,3 +81,8 @@ def held_out_data(estimator, X, y, sample_weight=None):
     weight = check_sample_weight(sample_weight, n_samples)
     target = encode_labels(estimator, y) if is_classifier(estimator) else y.astype(np.float64)
     return indicator, target, weight
+
+
+def take_rows(data, rows):
+    """Rows ``rows`` of an array or a pandas object."""
+    return data.iloc[rows] if hasattr(data, "iloc") else np.asarray(data)[rows]

@@ -23,7 +23,7 @@ valid tree; the original is never modified.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

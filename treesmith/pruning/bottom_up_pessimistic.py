@@ -6,7 +6,11 @@ Bottom-up, node h with n_h training objects is replaced by a leaf when
 
 e_leaf the training error rate of h as a leaf, e_h that of the (already pruned) subtree rooted at
 h, t_h the number of nodes of that subtree and a the number of features (natural logarithm).
-c1 and c2 are the tunable parameters of seed 002 Theorem 4.2.
+c1 and c2 are the tunable parameters of seed 002 Theorem 4.2 (tune them with
+``select_pruning_parameters``). The defaults c1 = 0.1, c2 = 0 are what 5-fold CV chose most
+often on the training parts of iris, wine, breast cancer and digits; the constants of
+Mansour's uniform bound (c1 of order 1, c2 = log(1/delta)) prune far more (digits: 8 leaves,
+59% accuracy with c1 = 1).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from ._node_statistics import require_classification, training_errors
 from ._traversal import at_most, prune_bottom_up
 
 
-def bottom_up_pessimistic_prune_tree(tree: Tree, c1: float = 1.0, c2: float = 0.0) -> Tree:
+def bottom_up_pessimistic_prune_tree(tree: Tree, c1: float = 0.1, c2: float = 0.0) -> Tree:
     """BUP of a classification ``tree`` from its training class counts alone."""
     require_classification(tree, "bup")
     for name, value in (("c1", c1), ("c2", c2)):

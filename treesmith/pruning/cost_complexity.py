@@ -28,8 +28,14 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import Bunch
 
 from ..tree import Tree
-from ._estimator import (check_sample_weight, fitted_tree, held_out_data, unpruned_clone,
-                         with_tree)
+from ._estimator import (
+    check_sample_weight,
+    fitted_tree,
+    held_out_data,
+    take_rows,
+    unpruned_clone,
+    with_tree,
+)
 from ._held_out import sequence_losses, steps_applied, weighted_mean_and_se
 from ._node_statistics import resubstitution_risk
 from ._traversal import prune_weakest_link
@@ -141,14 +147,15 @@ def _cart_candidates(breakpoints: np.ndarray) -> np.ndarray:
 
 def _fold_path(estimator, X, y, sample_weight, train, risk):
     weight = None if sample_weight is None else sample_weight[train]
-    model = unpruned_clone(estimator).fit(_rows(X, train), _rows(y, train), sample_weight=weight)
+    model = unpruned_clone(estimator).fit(take_rows(X, train), take_rows(y, train),
+                                          sample_weight=weight)
     return model, cost_complexity_path(fitted_tree(model), risk)
 
 
 def _fold_losses(estimator, X, y, sample_weight, train, test, risk, candidates):
     """Per-sample held-out losses of the fold's tree pruned at each candidate alpha."""
     model, path = _fold_path(estimator, X, y, sample_weight, train, risk)
-    return _losses_at(model, path, _rows(X, test), _rows(y, test), candidates)
+    return _losses_at(model, path, take_rows(X, test), take_rows(y, test), candidates)
 
 
 def _losses_at(model, path, X, y, alphas):
@@ -159,10 +166,6 @@ def _losses_at(model, path, X, y, alphas):
     losses[:, order] = sequence_losses(fitted_tree(model), path.pruned_nodes[1:], n_steps,
                                        indicator, target)
     return losses
-
-
-def _rows(data, rows):
-    return data.iloc[rows] if hasattr(data, "iloc") else np.asarray(data)[rows]
 
 
 def _choose(error: np.ndarray, error_se: np.ndarray, rule: str) -> int:
@@ -184,8 +187,9 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
     error for classifiers, squared error for regressors, weighted by ``sample_weight``).
     ``rule="min"`` takes the smallest CV error (ties: the smaller tree); ``rule="1se"`` the
     smallest tree within one standard error of it. Folds run in parallel with joblib
-    (``n_jobs``; threads unless a ``joblib.parallel_backend`` says otherwise). ``cv`` is anything :func:`sklearn.model_selection.check_cv` accepts
-    (stratified K-fold for classifiers when an int).
+    (``n_jobs``; threads unless a ``joblib.parallel_backend`` says otherwise). ``cv`` is
+    anything :func:`sklearn.model_selection.check_cv` accepts (stratified K-fold for
+    classifiers when an int).
     """
     check_risk(risk)
     if rule not in RULES:
@@ -213,7 +217,8 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
                           for train, _ in folds)
         pooled = [breakpoints] + [subtree_breakpoints(fold_path) for _, fold_path in fitted]
         cv_alphas = np.unique(np.concatenate(pooled))
-        fold_losses = [_losses_at(model, fold_path, _rows(X, test), _rows(y, test), cv_alphas)
+        fold_losses = [_losses_at(model, fold_path, take_rows(X, test), take_rows(y, test),
+                                  cv_alphas)
                        for (model, fold_path), (_, test) in zip(fitted, folds)]
 
     losses = np.empty((y_array.shape[0], cv_alphas.size))

@@ -25,7 +25,7 @@ the original.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from scipy.stats import norm

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._estimator import fitted_tree, held_out_data, with_tree
 from ._held_out import sequence_losses, steps_applied, weighted_mean_and_se
-from .cost_complexity import subtree_breakpoints, check_risk, cost_complexity_path
+from .cost_complexity import check_risk, cost_complexity_path, subtree_breakpoints
 
 
 @dataclass

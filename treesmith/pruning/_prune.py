@@ -1,0 +1,89 @@
+"""``prune(estimator, method, **params)``: the one entry point from a fitted estimator to every
+post-pruning method; each method adapter turns the estimator (and any data) into the arguments
+of a tree-level function and returns the pruned Tree, which ``prune`` puts into a copy.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_array
+
+from ._estimator import check_sample_weight, encode_labels, fitted_tree, held_out_data, with_tree
+from .bottom_up_pessimistic import bottom_up_pessimistic_prune_tree
+from .cost_complexity import prune_tree_ccp
+from .error_based import error_based_prune_tree, error_based_prune_tree_with_raising
+from .reduced_error import reduced_error_prune_tree
+from .top_down_pessimistic import top_down_pessimistic_prune_tree
+
+
+def _ccp(estimator, ccp_alpha, risk="impurity"):
+    return prune_tree_ccp(fitted_tree(estimator), ccp_alpha, risk)
+
+
+def _rep(estimator, X, y, sample_weight=None):
+    indicator, target, weight = held_out_data(estimator, X, y, sample_weight)
+    return reduced_error_prune_tree(fitted_tree(estimator), indicator, target, weight)
+
+
+def _tdp(estimator, n_standard_errors=1.0):
+    return top_down_pessimistic_prune_tree(fitted_tree(estimator), n_standard_errors)
+
+
+def _bup(estimator, c1=0.1, c2=0.0):
+    return bottom_up_pessimistic_prune_tree(fitted_tree(estimator), c1, c2)
+
+
+def _c45(estimator, confidence_factor=0.25, collapse=True, subtree_raising=False, X=None,
+         y=None, sample_weight=None):
+    tree = fitted_tree(estimator)
+    if not subtree_raising:
+        return error_based_prune_tree(tree, confidence_factor, collapse)
+    if X is None or y is None:
+        raise ValueError("c45 with subtree_raising=True needs the training data X and y.")
+    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+    y_code = encode_labels(estimator, y)
+    weight = check_sample_weight(sample_weight, y_code.shape[0])
+    class_weight = estimator.get_params().get("class_weight")
+    if class_weight is not None:
+        weight = weight * compute_sample_weight(class_weight, np.asarray(y))
+    criterion = estimator.criterion_
+    h, h_params = criterion.impurity_function(), criterion.parameters()
+
+    def impurity(proportions):
+        return float(h(np.ascontiguousarray(proportions, dtype=np.float64), h_params))
+
+    return error_based_prune_tree_with_raising(tree, X, y_code, weight, impurity,
+                                               confidence_factor, collapse)
+
+
+def _nodes(estimator, nodes):
+    tree = fitted_tree(estimator)
+    nodes = np.asarray(list(nodes), dtype=np.int64).ravel()
+    if np.any((nodes < 0) | (nodes >= tree.node_count)):
+        raise ValueError(f"nodes must be node ids in [0, {tree.node_count}), got {nodes}.")
+    return tree.collapse(nodes)
+
+
+#: Method name -> function(estimator, **params) -> pruned Tree.
+METHODS = {"ccp": _ccp, "rep": _rep, "tdp": _tdp, "c45": _c45, "bup": _bup, "nodes": _nodes}
+
+
+def prune(estimator, method: str, **params):
+    """A pruned copy of the fitted ``estimator`` (see the module docstring for the methods)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}.")
+    function = METHODS[method]
+    signature = inspect.signature(function)
+    accepted = list(signature.parameters)[1:]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ValueError(f"pruning method {method!r} accepts {accepted}, got unknown {unknown}.")
+    missing = [name for name in accepted
+               if signature.parameters[name].default is inspect.Parameter.empty
+               and name not in params]
+    if missing:
+        raise ValueError(f"pruning method {method!r} needs {missing}.")
+    return with_tree(estimator, function(estimator, **params))
