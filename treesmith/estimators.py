@@ -102,13 +102,18 @@ class BaseDecisionTree(BaseEstimator):
     # -- fitting --------------------------------------------------------------------------
     def _fit(self, X, y_code, sample_weight, n_classes, sample_stats=None):
         n_samples, n_features = X.shape
+        try:
+            random_state = check_random_state(self.random_state)
+        except ValueError:
+            raise ValueError("random_state must be None, an int or a numpy RandomState, got "
+                             f"{self.random_state!r}.") from None
         self.criterion_ = resolve_criterion(self.criterion, self._task)
         self.criterion_.validate(n_classes if n_classes else None)
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
-        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=self.random_state)
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         names = getattr(self, "feature_names_in_", None)
         X_binned = self.bin_mapper_.fit_transform(X, feature_names=names)
-        seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        seed = int(random_state.randint(0, 2**31 - 1))
         grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, seed=seed)
         self.tree_ = grower.grow(X_binned, y_code, sample_weight, sample_stats)
         self.n_outputs_ = 1
@@ -117,11 +122,13 @@ class BaseDecisionTree(BaseEstimator):
     # -- prediction -----------------------------------------------------------------------
     def apply(self, X):
         """Index of the leaf each sample ends up in."""
-        return self.tree_.apply(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.tree_.apply(X)
 
     def decision_path(self, X):
         """Sparse CSR indicator of the nodes each sample passes through."""
-        return self.tree_.decision_path(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.tree_.decision_path(X)
 
     def get_depth(self):
         """Depth of the tree (a single leaf has depth 0)."""
@@ -208,7 +215,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class proportions of the reached leaf."""
-        return self.tree_.predict(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.tree_.predict(X)
 
     def predict_log_proba(self, X):
         with np.errstate(divide="ignore"):
@@ -216,7 +224,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict(self, X):
         """Most probable class (lowest class index on ties)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -252,4 +261,5 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     def predict(self, X):
         """Mean training label of the reached leaf."""
-        return self.tree_.predict(self._validate_X_predict(X))[:, 0]
+        X = self._validate_X_predict(X)
+        return self.tree_.predict(X)[:, 0]

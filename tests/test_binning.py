@@ -1,0 +1,92 @@
+"""BinMapper: exact and quantile bins, the missing-value bin, dtypes, layout, errors."""
+
+import numpy as np
+import pytest
+
+from treesmith.binning import BinMapper, midpoints
+
+
+def reference_bins(mapper, X):
+    """Bins by numpy's searchsorted: value v goes to the first bin whose edge is >= v."""
+    out = np.empty(X.shape, dtype=np.int64)
+    for j, edges in enumerate(mapper.bin_thresholds_):
+        out[:, j] = np.searchsorted(edges, X[:, j], side="left")
+        out[np.isnan(X[:, j]), j] = mapper.missing_values_bin_idx_
+    return out
+
+
+@pytest.mark.parametrize("max_bins", [2, 7, 255, 1000, None])
+def test_transform_matches_searchsorted(max_bins):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3))
+    X[::5, 1] = np.nan
+    X[:, 2] = rng.integers(0, 4, size=3000)
+    mapper = BinMapper(max_bins=max_bins, random_state=0).fit(X)
+    binned = mapper.transform(X)
+    assert np.array_equal(binned, reference_bins(mapper, X))
+    assert binned.flags.f_contiguous
+    assert binned.dtype == (np.uint8 if mapper.n_bins_ <= 256 else np.uint16)
+    assert np.all(mapper.n_bins_non_missing_ <= mapper.missing_values_bin_idx_)
+
+
+def test_small_features_are_binned_exactly():
+    X = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 3.0], [2.0, np.nan]])
+    mapper = BinMapper(max_bins=255).fit(X)
+    assert mapper.is_exact_.all()
+    assert np.array_equal(mapper.bin_values_[0], [0.0, 1.0, 2.0])
+    assert np.array_equal(mapper.bin_thresholds_[0], [0.5, 1.5])
+    assert mapper.transform(X)[3, 1] == mapper.missing_values_bin_idx_
+
+
+def test_quantile_bins_are_balanced_and_not_exact():
+    X = np.random.default_rng(1).uniform(size=(10_000, 1))
+    mapper = BinMapper(max_bins=10).fit(X)
+    counts = np.bincount(mapper.transform(X)[:, 0])
+    assert counts.size == 10 and counts.min() > 900
+    assert not mapper.is_exact_[0]
+
+
+def test_subsampled_feature_with_few_values_stays_exact():
+    X = np.repeat(np.arange(5.0), 100)[:, None]
+    mapper = BinMapper(max_bins=255, subsample=50, random_state=0).fit(X)
+    assert mapper.is_exact_[0]
+
+
+def test_uint16_storage_above_255_bins():
+    X = np.arange(1000.0)[:, None]
+    mapper = BinMapper(max_bins=1000).fit(X)
+    assert mapper.transform(X).dtype == np.uint16
+    assert mapper.n_bins_non_missing_[0] == 1000
+
+
+def test_midpoints_never_overflow_and_stay_between():
+    low = np.array([-1.7e308, 1e308, 1.0, 5e-324])
+    high = np.array([1.7e308, 1.7e308, np.nextafter(1.0, 2.0), 1e-323])
+    mid = midpoints(low, high)
+    assert np.all(np.isfinite(mid))
+    assert np.all((low <= mid) & (mid < high))
+
+
+def test_infinity_is_rejected_with_the_column_name():
+    X = np.array([[1.0, 2.0], [3.0, np.inf]])
+    with pytest.raises(ValueError, match="'b'.*column 1"):
+        BinMapper().fit(X, feature_names=["a", "b"])
+
+
+@pytest.mark.parametrize("max_bins", [1, 70000, 2.5, "many"])
+def test_bad_max_bins(max_bins):
+    with pytest.raises(ValueError, match="max_bins"):
+        BinMapper(max_bins=max_bins).fit(np.zeros((3, 1)))
+
+
+def test_exact_binning_refuses_too_many_distinct_values():
+    X = np.arange(70_000.0)[:, None]
+    with pytest.raises(ValueError, match="distinct values"):
+        BinMapper(max_bins=None).fit(X)
+
+
+def test_float32_input_is_binned_like_float64():
+    X = np.random.default_rng(2).normal(size=(500, 2)).astype(np.float32)
+    a = BinMapper(max_bins=32).fit(X)
+    b = BinMapper(max_bins=32).fit(X.astype(np.float64))
+    assert np.array_equal(a.transform(X), b.transform(X.astype(np.float64)))

@@ -1,0 +1,45 @@
+"""Histogram kernels against the numpy reference, and subtraction."""
+
+import numpy as np
+import pytest
+
+from treesmith._kernels.histogram import (
+    build_histogram_naive,
+    build_histogram_parallel,
+    build_histogram_serial,
+    subtract_histograms,
+)
+
+
+def data(n_classes, seed=0):
+    rng = np.random.default_rng(seed)
+    X_binned = np.asfortranarray(rng.integers(0, 9, size=(400, 5)).astype(np.uint8))
+    y = rng.integers(0, max(n_classes, 1), size=400).astype(np.int64)
+    w = rng.uniform(0.1, 3.0, size=400)
+    stats = np.column_stack([np.ones(400), w, w * y, w * y * y]) if n_classes == 0 \
+        else np.zeros((0, 0))
+    return X_binned, y, w, stats
+
+
+@pytest.mark.parametrize("build", [build_histogram_serial, build_histogram_parallel])
+@pytest.mark.parametrize("n_classes", [0, 2, 3])
+def test_histogram_matches_naive(build, n_classes):
+    X_binned, y, w, stats = data(n_classes)
+    sample_idx = np.random.default_rng(1).permutation(400).astype(np.int64)
+    n_stats = 2 * n_classes if n_classes else 4
+    hist = np.full((5, 10, n_stats), 7.0)  # stale values must be overwritten
+    build(X_binned, sample_idx, 50, 300, y, w, stats, n_classes, hist)
+    expected = build_histogram_naive(X_binned, sample_idx[50:300], y, w, stats, n_classes, 10)
+    np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_subtraction_gives_the_sibling_and_clears_absent_classes():
+    X_binned, y, w, stats = data(3)
+    idx = np.arange(400, dtype=np.int64)
+    parent = build_histogram_naive(X_binned, idx, y, w, stats, 3, 10)
+    left = build_histogram_naive(X_binned, idx[:123], y, w, stats, 3, 10)
+    right = build_histogram_naive(X_binned, idx[123:], y, w, stats, 3, 10)
+    subtract_histograms(parent, left, 3)
+    np.testing.assert_allclose(parent, right, atol=1e-12)
+    absent = right[..., 3:] == 0
+    assert np.all(parent[..., :3][absent] == 0.0)
