@@ -80,7 +80,12 @@ class BaseDecisionTree(BaseEstimator):
             min_impurity_decrease=float(self.min_impurity_decrease),
             max_leaf_nodes=-1 if max_leaf_nodes is None else max_leaf_nodes,
             max_features=self.max_features_,
+            **self._significance_rules(),
         )
+
+    def _significance_rules(self) -> dict:
+        """S-pruning parameters (classifier only; see DecisionTreeClassifier)."""
+        return {}
 
     def _validate_X_y(self, X, y):
         X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
@@ -179,14 +184,20 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     max_bins : int in [2, 65535] or None
         Bins per feature; features with fewer distinct values are binned exactly and None
         bins every feature exactly.
-    random_state : int, RandomState or None, seeds feature sampling and the binning subsample.
+    random_state : int, RandomState or None, seeds feature sampling, the binning subsample
+        and the permutation tests.
+    significance : float in (0, 1) or None, default=None
+        S-pruning (seed 001 §3, SPEC §6): a node is split only when the best split's gain is
+        significant at this level under a permutation test of the labels on the chosen
+        feature (p-value = (1 + #{permuted gain >= observed}) / (1 + n_permutations)).
+    n_permutations : int >= 1, default=1000, permutations per tested node.
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, max_bins=255,
-                 random_state=None):
+                 random_state=None, significance=None, n_permutations=1000):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -195,6 +206,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state)
         self.class_weight = class_weight
+        self.significance = significance
+        self.n_permutations = n_permutations
+
+    def _significance_rules(self) -> dict:
+        if self.significance is None:
+            return {}
+        significance = check_fraction("significance", self.significance, 0.0, 1.0,
+                                      low_inclusive=False, high_inclusive=False)
+        n_permutations = check_int("n_permutations", self.n_permutations, 1)
+        return {"significance": significance, "n_permutations": n_permutations}
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y); NaN in X is a missing value."""

@@ -74,6 +74,8 @@ class StoppingRules:
     min_impurity_decrease: float = 0.0  # in probability units, like the score
     max_leaf_nodes: int = -1  # -1: depth-first growth without a leaf budget
     max_features: int = 0  # number of features scanned per node
+    significance: float = 0.0  # S-pruning level s (0: off)
+    n_permutations: int = 1000  # permutations of the S-pruning test
 
 
 class TreeGrower:
@@ -120,6 +122,7 @@ class TreeGrower:
             int(rules.max_features) if rules.max_features else n_features, int(self.seed),
             PARALLEL_THRESHOLD, SPARSE_THRESHOLD, int(max_histograms),
             skips_same_class_runs(self.criterion, rules, self.n_classes),
+            float(rules.significance), int(rules.n_permutations),
         )
         return self._to_tree(n_features, *out)
 

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 from numba.typed import List
 
+from .permutation import permutation_test
 from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
 from .splitting import (
     NO_SPLIT,
@@ -115,6 +116,26 @@ def _build(X_binned, sample_idx, start, end, y_code, sample_weight, sample_stats
 
 
 @njit(cache=True)
+def _significant(X_binned, sample_idx, start, end, f, y_code, sample_weight, n_classes,
+                 n_bins_non_missing, missing_bin, h, h_params, min_samples_leaf,
+                 min_weight_leaf, n_permutations, seed, significance):
+    """S-condition: is the best gain of feature ``f`` significant at level ``significance``?"""
+    n = end - start
+    feature_bins = np.empty(n, dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
+    weights = np.empty(n)
+    for t in range(n):
+        i = sample_idx[start + t]
+        feature_bins[t] = X_binned[i, f]
+        labels[t] = y_code[i]
+        weights[t] = sample_weight[i]
+    _, p_value = permutation_test(feature_bins, labels, weights, n_classes, n_bins_non_missing,
+                                  missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
+                                  n_permutations, seed)
+    return p_value <= significance
+
+
+@njit(cache=True)
 def _preorder(children_left, children_right, n_nodes):
     """Permutation listing node ids in depth-first preorder (scikit-learn's numbering)."""
     order = np.empty(n_nodes, dtype=np.int64)
@@ -140,13 +161,16 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
          missing_bin, n_bins_non_missing, h, h_params, max_depth, min_samples_split,
          min_samples_leaf, min_weight_leaf, min_weight_split, min_impurity_decrease,
          max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold,
-         max_histograms, skip_same_class_runs):
+         max_histograms, skip_same_class_runs, significance, n_permutations):
     """Grow one tree on the samples ``sample_idx`` (positive weights only).
 
     Nodes with fewer than ``sparse_threshold`` samples are scanned on compact per-node
     histograms instead of full ones (same scan, same result, cost proportional to the node).
     ``skip_same_class_runs`` lets the scan skip cuts inside runs of same-class bins (valid for
     the gain of a concave impurity without leaf-size constraints; see ``scan_feature``).
+    With ``significance`` s > 0 (classification), a node whose best split fails the permutation
+    test of SPEC §6 (p-value of the best feature's gain > s, ``n_permutations`` shuffles seeded
+    from ``seed`` and the node id) becomes a leaf: S-pruning of seed 001 §3.
     Weights are absolute (``min_weight_split`` is theta times the total weight). ``max_depth``,
     ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth.
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
@@ -291,6 +315,12 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                         best_score = scores_by_feature[f]
                         best = f
                 if best < 0 or best_score + 2.220446049250313e-16 < min_impurity_decrease:
+                    splittable = False
+                elif significance > 0.0 and not _significant(
+                        X_binned, sample_idx, start[node], end[node], best, y_code,
+                        sample_weight, n_classes, n_bins_non_missing[best], missing_bin, h,
+                        h_params, min_samples_leaf, min_weight_leaf, n_permutations,
+                        seed * 1000003 + node, significance):
                     splittable = False
                 else:
                     feature[node] = best
