@@ -61,14 +61,16 @@ def _initial_state(seed):
 
 @njit(cache=True, nogil=True)
 def _next_below(state, bound):
-    """Advance xorshift64* ``state`` (a 1-element uint64 array) and draw an int in [0, bound)."""
+    """Advance xorshift64* ``state`` (a 1-element uint64 array) and draw an int in [0, bound),
+    ``bound < 2^32``."""
     x = state[0]
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
     x ^= x >> np.uint64(27)
     state[0] = x
-    r = (x * _MULTIPLIER) >> np.uint64(11)  # 53 random bits
-    return np.int64(r % np.uint64(bound))
+    # Lemire's multiply-shift on the top 32 bits: no division; bias < bound / 2^32.
+    r = (x * _MULTIPLIER) >> np.uint64(32)
+    return np.int64((r * np.uint64(bound)) >> np.uint64(32))
 
 
 @njit(cache=True, nogil=True)
@@ -94,10 +96,52 @@ def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_classes, n_bin
             totals[s] += hist_f[b, s]
     gain, bin_threshold, _ = scan_feature(hist_f, totals, n_bins, missing_bin, n_classes, h,
                                           h_params, weighted_parent_impurity, node_weight,
-                                          min_samples_leaf, min_weight_leaf, work)
+                                          min_samples_leaf, min_weight_leaf,
+                                          False, work)  # no skip_same_class_runs: any h
     if bin_threshold == NO_SPLIT:
         return -np.inf
     return gain
+
+
+@njit(cache=True, nogil=True)
+def _compact_bins(feature_bins, missing_bin, out):
+    """Renumber the occupied bins 0..m-1 in order, missing values to m; write ``out``, return m.
+
+    Empty bins are skipped by the scan anyway, so the candidate splits are unchanged; the
+    histogram then has m + 1 rows instead of up to 65 536, which is what small nodes need.
+    """
+    n_rows = missing_bin + 1
+    for i in range(feature_bins.shape[0]):
+        n_rows = max(n_rows, feature_bins[i] + 1)
+    rank = np.zeros(n_rows, dtype=np.int64)
+    for i in range(feature_bins.shape[0]):
+        rank[feature_bins[i]] = 1
+    n_occupied = 0
+    for b in range(n_rows):
+        if b == missing_bin:
+            continue
+        if rank[b] > 0:
+            rank[b] = n_occupied
+            n_occupied += 1
+    rank[missing_bin] = n_occupied
+    for i in range(feature_bins.shape[0]):
+        out[i] = rank[feature_bins[i]]
+    return n_occupied
+
+
+@njit(cache=True, nogil=True)
+def _weighted_parent_impurity(y_code, sample_weight, n_classes, h, h_params):
+    """``(w(S), w(S) h(S))`` of the node."""
+    proportions = np.zeros(n_classes)
+    node_weight = 0.0
+    for i in range(y_code.shape[0]):
+        node_weight += sample_weight[i]
+        proportions[y_code[i]] += sample_weight[i]
+    if node_weight <= 0.0:
+        return node_weight, 0.0
+    for k in range(n_classes):
+        proportions[k] /= node_weight
+    return node_weight, node_weight * h(proportions, h_params)
 
 
 @njit(PERMUTATION_TEST_SIGNATURE, cache=True, nogil=True)
@@ -105,30 +149,27 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
                      h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
     """Observed best gain ``G`` of one feature at a node and its permutation p-value.
 
-    IN: the node's samples only (``feature_bins``, ``y_code``, ``sample_weight``, same length).
+    IN: the node's samples only (``feature_bins``, ``y_code``, ``sample_weight``, same length;
+    non-missing bins below ``n_bins``, missing values in ``missing_bin``).
     OUT: ``(G, p)``; ``G = -inf`` and ``p = 1`` when the feature has no valid split.
     ``p = (1 + #{gain_perm >= G}) / (1 + n_permutations)`` with a 1e-12 tolerance on ties, so
     that a permutation reproducing the observed partition always counts.
     """
     n_samples = feature_bins.shape[0]
-    sample_idx = np.arange(n_samples)
-    n_stats = 2 * n_classes
-    hist_f = np.zeros((max(n_bins, missing_bin + 1), n_stats))
-    totals = np.zeros(n_stats)
-    work = scan_workspace(1, n_stats, n_classes)[0]
-    proportions = np.zeros(n_classes)
-    node_weight = 0.0
-    for i in range(n_samples):
-        node_weight += sample_weight[i]
-        proportions[y_code[i]] += sample_weight[i]
+    node_weight, weighted_parent_impurity = _weighted_parent_impurity(
+        y_code, sample_weight, n_classes, h, h_params)
     if n_samples == 0 or node_weight <= 0.0:
         return -np.inf, 1.0
-    for k in range(n_classes):
-        proportions[k] /= node_weight
-    weighted_parent_impurity = node_weight * h(proportions, h_params)
+    compact = np.empty(n_samples, dtype=np.int64)
+    n_occupied = _compact_bins(feature_bins, missing_bin, compact)
+    sample_idx = np.arange(n_samples)
+    n_stats = 2 * n_classes
+    hist_f = np.zeros((n_occupied + 1, n_stats))
+    totals = np.zeros(n_stats)
+    work = scan_workspace(1, n_stats, n_classes)[0]
 
-    observed = _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_classes, n_bins,
-                          missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
+    observed = _best_gain(compact, sample_idx, y_code, sample_weight, n_classes, n_occupied,
+                          n_occupied, h, h_params, min_samples_leaf, min_weight_leaf,
                           weighted_parent_impurity, node_weight, hist_f, totals, work)
     if observed == -np.inf:
         return observed, 1.0
@@ -140,8 +181,8 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
     n_at_least = 0
     for _ in range(n_permutations):
         _shuffle_pairs(shuffled_y, shuffled_w, state)
-        gain = _best_gain(feature_bins, sample_idx, shuffled_y, shuffled_w, n_classes, n_bins,
-                          missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
+        gain = _best_gain(compact, sample_idx, shuffled_y, shuffled_w, n_classes, n_occupied,
+                          n_occupied, h, h_params, min_samples_leaf, min_weight_leaf,
                           weighted_parent_impurity, node_weight, hist_f, totals, work)
         if gain >= observed - 1e-12:
             n_at_least += 1
@@ -172,31 +213,30 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     Seed 001 re-tests only the chosen feature, which ignores that it was chosen as the best of
     d: under the null its p-value is close to the smallest of d uniform p-values. Taking the
     maximum over all features in every permutation gives a test of the node's best split whose
-    level is ``s`` whatever d (at d times the cost).
+    level is ``s`` whatever d (at up to d times the cost; a permutation stops at the first
+    feature that reaches ``G``).
     """
     n_samples, n_features = node_bins.shape
-    sample_idx = np.arange(n_samples)
-    n_stats = 2 * n_classes
-    hist_f = np.zeros((max(n_bins.max(), missing_bin + 1), n_stats))
-    totals = np.zeros(n_stats)
-    work = scan_workspace(1, n_stats, n_classes)[0]
-    proportions = np.zeros(n_classes)
-    node_weight = 0.0
-    for i in range(n_samples):
-        node_weight += sample_weight[i]
-        proportions[y_code[i]] += sample_weight[i]
+    node_weight, weighted_parent_impurity = _weighted_parent_impurity(
+        y_code, sample_weight, n_classes, h, h_params)
     if n_samples == 0 or node_weight <= 0.0:
         return -np.inf, 1.0
-    for k in range(n_classes):
-        proportions[k] /= node_weight
-    weighted_parent_impurity = node_weight * h(proportions, h_params)
+    compact = np.empty((n_samples, n_features), dtype=np.int64).T.copy().T  # Fortran order
+    n_occupied = np.empty(n_features, dtype=np.int64)
+    for f in range(n_features):
+        n_occupied[f] = _compact_bins(node_bins[:, f], missing_bin, compact[:, f])
+    sample_idx = np.arange(n_samples)
+    n_stats = 2 * n_classes
+    hist_f = np.zeros((n_occupied.max() + 1, n_stats))
+    totals = np.zeros(n_stats)
+    work = scan_workspace(1, n_stats, n_classes)[0]
 
     observed = -np.inf
     for f in range(n_features):
-        gain = _best_gain(node_bins[:, f], sample_idx, y_code, sample_weight, n_classes,
-                          n_bins[f], missing_bin, h, h_params, min_samples_leaf,
-                          min_weight_leaf, weighted_parent_impurity, node_weight, hist_f,
-                          totals, work)
+        gain = _best_gain(compact[:, f], sample_idx, y_code, sample_weight, n_classes,
+                          n_occupied[f], n_occupied[f], h, h_params, min_samples_leaf,
+                          min_weight_leaf, weighted_parent_impurity, node_weight,
+                          hist_f[:n_occupied[f] + 1], totals, work)
         observed = max(observed, gain)
     if observed == -np.inf:
         return observed, 1.0
@@ -209,10 +249,10 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     for _ in range(n_permutations):
         _shuffle_pairs(shuffled_y, shuffled_w, state)
         for f in range(n_features):
-            gain = _best_gain(node_bins[:, f], sample_idx, shuffled_y, shuffled_w, n_classes,
-                              n_bins[f], missing_bin, h, h_params, min_samples_leaf,
-                              min_weight_leaf, weighted_parent_impurity, node_weight, hist_f,
-                              totals, work)
+            gain = _best_gain(compact[:, f], sample_idx, shuffled_y, shuffled_w, n_classes,
+                              n_occupied[f], n_occupied[f], h, h_params, min_samples_leaf,
+                              min_weight_leaf, weighted_parent_impurity, node_weight,
+                              hist_f[:n_occupied[f] + 1], totals, work)
             if gain >= observed - 1e-12:
                 n_at_least += 1
                 break
