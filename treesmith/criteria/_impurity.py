@@ -13,8 +13,13 @@ Conventions:
   limits are in **nats** (−Σ π ln π), as the formulas give.
 * Parameterised families whose value feeds a power (PE, PG, PR, PT, GE) or can round below zero
   are clamped at 0, so a rounding error of 1e-17 never turns into a NaN.
-* Near a removable singularity (α or γ → 1) the power sums use Σ π^a − 1 = Σ π (π^(a−1) − 1)
-  with ``expm1`` (no cancellation), and within ``LIMIT_TOLERANCE`` of 1 the analytic limit.
+* Near a removable singularity (α or γ → 1) the ``*_near_one`` variants use
+  Σ π^a − 1 = Σ π (π^(a−1) − 1) with ``expm1`` (no cancellation), and within
+  ``LIMIT_TOLERANCE`` of 1 the analytic limit. They are separate functions, chosen once by the
+  criterion object, because the rarely used branch slows the common one down ~3x when both
+  live in one compiled function.
+* Helpers that take the proportion vector are inlined by Numba (``inline="always"``): a
+  compiled call with an array argument costs reference counting, ~20 ns, more than the work.
 """
 
 import numpy as np
@@ -24,8 +29,10 @@ from .._dtypes import IMPURITY_SIGNATURE
 
 #: Within this distance of a removable singularity (α = 1, γ = 1) the analytic limit is used.
 LIMIT_TOLERANCE = 1e-9
-#: Beyond this distance from 1 the direct power sum loses at most ~1e-13 to cancellation.
-_DIRECT_TOLERANCE = 1e-3
+#: Closer than this to 1, a family with a removable singularity uses its ``*_near_one`` variant
+#: (sums of expm1, no cancellation); beyond it the direct power sum loses at most ~1e-12 to
+#: cancellation and is several times faster. The criterion classes choose the variant.
+NEAR_ONE = 1e-3
 _LN2 = np.log(2.0)
 
 
@@ -33,17 +40,36 @@ _LN2 = np.log(2.0)
 
 @njit(cache=True, nogil=True)
 def _power(x, exponent):
-    """x ** exponent for x >= 0, with the common exponents computed without ``pow``."""
+    """x ** exponent for x >= 0; the common exponents (1/2, 1, 2, 3, 4) without ``pow``."""
     if exponent == 2.0:
         return x * x
-    if exponent == 1.0:
-        return x
     if exponent == 0.5:
         return np.sqrt(x)
+    if exponent == 1.0:
+        return x
+    if exponent == 3.0:
+        return x * x * x
+    if exponent == 4.0:
+        square = x * x
+        return square * square
     return x ** exponent
 
 
 @njit(cache=True, nogil=True)
+def _integer_power(x, n):
+    """x ** n for a positive integer n (given as a float) by repeated squaring."""
+    result = 1.0
+    base = x
+    remaining = int(n)
+    while remaining > 0:
+        if remaining & 1:
+            result *= base
+        base *= base
+        remaining >>= 1
+    return result
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _gini(proportions):
     total = 0.0
     for k in range(proportions.shape[0]):
@@ -51,7 +77,7 @@ def _gini(proportions):
     return 1.0 - total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _entropy_nats(proportions):
     total = 0.0
     for k in range(proportions.shape[0]):
@@ -61,20 +87,22 @@ def _entropy_nats(proportions):
     return total
 
 
-@njit(cache=True, nogil=True)
-def _power_sum_minus_one(proportions, exponent):
-    """Σ_k π_k^a − 1, accurate also when a is close to 1.
-
-    Far from 1 the direct sum; close to 1, Σ_k π_k · expm1((a − 1) ln π_k), which is the same
-    quantity when Σ π_k = 1 and has no cancellation.
-    """
+@njit(cache=True, nogil=True, inline="always")
+def _power_sum(proportions, exponent):
+    """sum_k pi_k^a over the classes present."""
     total = 0.0
-    if abs(exponent - 1.0) >= _DIRECT_TOLERANCE:
-        for k in range(proportions.shape[0]):
-            p = proportions[k]
-            if p > 0.0:
-                total += _power(p, exponent)
-        return total - 1.0
+    for k in range(proportions.shape[0]):
+        p = proportions[k]
+        if p > 0.0:
+            total += _power(p, exponent)
+    return total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _power_sum_minus_one_near_one(proportions, exponent):
+    """sum_k pi_k^a - 1 as sum_k pi_k expm1((a - 1) ln pi_k): no cancellation when a ~ 1
+    (equal to the direct sum when sum_k pi_k = 1)."""
+    total = 0.0
     shift = exponent - 1.0
     for k in range(proportions.shape[0]):
         p = proportions[k]
@@ -83,19 +111,32 @@ def _power_sum_minus_one(proportions, exponent):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _renyi_bits(proportions, gamma):
-    if abs(gamma - 1.0) <= LIMIT_TOLERANCE:
-        return _entropy_nats(proportions) / _LN2
-    value = np.log1p(_power_sum_minus_one(proportions, gamma)) / (_LN2 * (1.0 - gamma))
+    value = np.log2(_power_sum(proportions, gamma)) / (1.0 - gamma)
     return value if value > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
+def _renyi_bits_near_one(proportions, gamma):
+    if abs(gamma - 1.0) <= LIMIT_TOLERANCE:
+        return _entropy_nats(proportions) / _LN2
+    excess = _power_sum_minus_one_near_one(proportions, gamma)
+    value = np.log1p(excess) / (_LN2 * (1.0 - gamma))
+    return value if value > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _tsallis_classic(proportions, gamma):
+    value = (1.0 - _power_sum(proportions, gamma)) / (gamma - 1.0)
+    return value if value > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tsallis_classic_near_one(proportions, gamma):
     if abs(gamma - 1.0) <= LIMIT_TOLERANCE:
         return _entropy_nats(proportions)
-    value = -_power_sum_minus_one(proportions, gamma) / (gamma - 1.0)
+    value = -_power_sum_minus_one_near_one(proportions, gamma) / (gamma - 1.0)
     return value if value > 0.0 else 0.0
 
 
@@ -137,23 +178,18 @@ def misclassification(proportions, params):
 def loss_matrix_gini(proportions, params):
     """Loss-matrix Gini sum_{k != k'} L[k, k'] pi_k pi_k' (seed 004; CART §4.4).
 
-    ``params`` is the K x K loss matrix flattened in C order (zero diagonal), or ``[-1]`` for the
-    0-1 loss (Gini). A matrix of the wrong size gives NaN (the criterion's
-    ``validate(n_classes)`` refuses it before any fit).
+    ``params`` is the K x K loss matrix flattened in C order (zero diagonal), K the length of
+    ``proportions``. The size is not checked here (a check costs as much as the sum); the
+    criterion's ``validate(n_classes)``, which every fit and call runs first, refuses a matrix
+    of the wrong size.
     """
     n_classes = proportions.shape[0]
-    if params[0] < 0.0:
-        return _gini(proportions)
-    if params.shape[0] != n_classes * n_classes:
-        return np.nan
     total = 0.0
     for k in range(n_classes):
-        p = proportions[k]
-        if p > 0.0:
-            row = 0.0
-            for other in range(n_classes):
-                row += params[k * n_classes + other] * proportions[other]
-            total += p * row
+        row = 0.0
+        for other in range(n_classes):
+            row += params[k * n_classes + other] * proportions[other]
+        total += proportions[k] * row
     return total
 
 
@@ -163,17 +199,29 @@ def loss_matrix_gini(proportions, params):
 def tsallis(proportions, params):
     """(alpha, beta)-Tsallis (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (seed 002 §3, C = 1).
 
-    params = [alpha, beta]. alpha -> 1 limit: beta * (-sum_k pi_k ln pi_k) (002 App. B).
+    params = [alpha, beta], beta a positive integer; for |alpha - 1| >= NEAR_ONE
+    (``tsallis_near_one`` covers the rest).
     """
+    alpha = params[0]
+    beta = params[1]
+    power_sum = _power_sum(proportions, alpha)
+    if beta != 1.0:
+        power_sum = _integer_power(power_sum, beta)
+    value = (1.0 - power_sum) / (alpha - 1.0)
+    return value if value > 0.0 else 0.0
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def tsallis_near_one(proportions, params):
+    """(alpha, beta)-Tsallis for |alpha - 1| < NEAR_ONE, without cancellation:
+    -expm1(beta log1p(sum_k pi_k^alpha - 1)) / (alpha - 1), and within LIMIT_TOLERANCE the
+    limit beta * (-sum_k pi_k ln pi_k) (seed 002 App. B)."""
     alpha = params[0]
     beta = params[1]
     if abs(alpha - 1.0) <= LIMIT_TOLERANCE:
         return beta * _entropy_nats(proportions)
-    excess = _power_sum_minus_one(proportions, alpha)
-    if beta == 1.0:
-        value = -excess / (alpha - 1.0)
-    else:
-        value = -np.expm1(beta * np.log1p(excess)) / (alpha - 1.0)
+    excess = _power_sum_minus_one_near_one(proportions, alpha)
+    value = -np.expm1(beta * np.log1p(excess)) / (alpha - 1.0)
     return value if value > 0.0 else 0.0
 
 
@@ -211,16 +259,28 @@ def product(proportions, params):
 
 @njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
 def renyi(proportions, params):
-    """Renyi entropy in bits log2(sum_k pi_k^gamma) / (1 - gamma) (001 eq. 3); gamma -> 1:
-    entropy."""
+    """Renyi entropy in bits log2(sum_k pi_k^gamma) / (1 - gamma) (001 eq. 3); params = [gamma],
+    |gamma - 1| >= NEAR_ONE."""
     return _renyi_bits(proportions, params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def renyi_near_one(proportions, params):
+    """Renyi entropy for |gamma - 1| < NEAR_ONE; gamma -> 1 is entropy (bits)."""
+    return _renyi_bits_near_one(proportions, params[0])
 
 
 @njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
 def tsallis_classic(proportions, params):
     """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (001 eq. 4, sign as in SPEC §3);
-    gamma -> 1: -sum_k pi_k ln pi_k (nats)."""
+    params = [gamma], |gamma - 1| >= NEAR_ONE."""
     return _tsallis_classic(proportions, params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def tsallis_classic_near_one(proportions, params):
+    """Tsallis entropy for |gamma - 1| < NEAR_ONE; gamma -> 1 is -sum_k pi_k ln pi_k (nats)."""
+    return _tsallis_classic_near_one(proportions, params[0])
 
 
 @njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
@@ -237,14 +297,28 @@ def parameterised_gini(proportions, params):
 
 @njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
 def parameterised_renyi(proportions, params):
-    """PR = renyi_gamma^alpha (001 eq. 7), renyi in bits. params = [alpha, gamma]."""
+    """PR = renyi_gamma^alpha (001 eq. 7), renyi in bits. params = [alpha, gamma],
+    |gamma - 1| >= NEAR_ONE."""
     return _nonnegative_power(_renyi_bits(proportions, params[1]), params[0])
 
 
 @njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def parameterised_renyi_near_one(proportions, params):
+    """PR for |gamma - 1| < NEAR_ONE."""
+    return _nonnegative_power(_renyi_bits_near_one(proportions, params[1]), params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
 def parameterised_tsallis(proportions, params):
-    """PT = tsallis_classic_gamma^alpha (001 eq. 8). params = [alpha, gamma]."""
+    """PT = tsallis_classic_gamma^alpha (001 eq. 8). params = [alpha, gamma],
+    |gamma - 1| >= NEAR_ONE."""
     return _nonnegative_power(_tsallis_classic(proportions, params[1]), params[0])
+
+
+@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+def parameterised_tsallis_near_one(proportions, params):
+    """PT for |gamma - 1| < NEAR_ONE."""
+    return _nonnegative_power(_tsallis_classic_near_one(proportions, params[1]), params[0])
 
 
 @njit(IMPURITY_SIGNATURE, cache=True, nogil=True)

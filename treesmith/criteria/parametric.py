@@ -28,6 +28,12 @@ def _renyi_caveat(gamma):
     return None
 
 
+def _near_one_variant(exponent, direct, near_one):
+    """The compiled function for this exponent: the fast direct power sum, or the variant that
+    stays accurate (and reaches the analytic limit) when the exponent is within NEAR_ONE of 1."""
+    return near_one if abs(float(exponent) - 1.0) < _impurity.NEAR_ONE else direct
+
+
 def _first(*caveats):
     for caveat in caveats:
         if caveat:
@@ -102,11 +108,11 @@ class LossMatrixGini(Criterion):
 
     def parameters(self):
         if self.matrix is None:
-            return np.array([-1.0])  # the compiled function reads a negative entry as 0-1 loss
+            return np.zeros(1)
         return np.ascontiguousarray(self._as_array(), dtype=np.float64).ravel()
 
     def impurity_function(self):
-        return _impurity.loss_matrix_gini
+        return _impurity.gini if self.matrix is None else _impurity.loss_matrix_gini
 
 
 @register("tsallis")
@@ -138,7 +144,7 @@ class Tsallis(Criterion):
         return None
 
     def impurity_function(self):
-        return _impurity.tsallis
+        return _near_one_variant(self.alpha, _impurity.tsallis, _impurity.tsallis_near_one)
 
 
 @register("renyi")
@@ -162,7 +168,7 @@ class Renyi(Criterion):
         return _renyi_caveat(float(self.gamma))
 
     def impurity_function(self):
-        return _impurity.renyi
+        return _near_one_variant(self.gamma, _impurity.renyi, _impurity.renyi_near_one)
 
 
 @register("tsallis_classic")
@@ -185,7 +191,8 @@ class TsallisClassic(Criterion):
         check_number("gamma", self.gamma, low=0.0)
 
     def impurity_function(self):
-        return _impurity.tsallis_classic
+        return _near_one_variant(self.gamma, _impurity.tsallis_classic,
+                                 _impurity.tsallis_classic_near_one)
 
 
 @register("pe")
@@ -250,7 +257,8 @@ class PR(Criterion):
                       _renyi_caveat(float(self.gamma)))
 
     def impurity_function(self):
-        return _impurity.parameterised_renyi
+        return _near_one_variant(self.gamma, _impurity.parameterised_renyi,
+                                 _impurity.parameterised_renyi_near_one)
 
 
 @register("pt")
@@ -272,7 +280,8 @@ class PT(Criterion):
         return _power_caveat("alpha", float(self.alpha), "tsallis")
 
     def impurity_function(self):
-        return _impurity.parameterised_tsallis
+        return _near_one_variant(self.gamma, _impurity.parameterised_tsallis,
+                                 _impurity.parameterised_tsallis_near_one)
 
 
 @register("ge")
