@@ -190,7 +190,7 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
 
 
 PERMUTATION_TEST_MAX_SIGNATURE = types.UniTuple(types.float64, 2)(
-    types.int64[::1, :],  # node_bins: (n_samples, n_features) bins of the node's samples
+    types.int64[:, :],  # node_bins: (n_samples, n_features) node bins, any memory order
     types.int64[::1],  # y_code
     types.float64[::1],  # sample_weight
     types.int64,  # n_classes
