@@ -79,10 +79,14 @@ def _compile(func, n_params: int):
         cached = None
     if cached is not None:
         return cached
-    # NumPy's error model: a division by zero gives inf/nan (refused by the probe, never an
-    # exception inside the engine's kernels).
-    user_function = (func if isinstance(func, Dispatcher)
-                     else numba.njit(nogil=True, error_model="numpy")(func))
+    # NumPy's error model: a division by zero gives inf/nan (refused by the probe), never an
+    # exception inside the engine's kernels, which cannot raise. An already jitted function is
+    # compiled again from its Python source with its own options plus this one.
+    options = dict(func.targetoptions) if isinstance(func, Dispatcher) else {}
+    options.update(nogil=True, error_model="numpy")
+    for option in ("cache", "nopython", "forceobj"):
+        options.pop(option, None)
+    user_function = numba.njit(**options)(_python_function(func))
     wrapper = _wrapper_factory(n_params)(user_function)
     try:
         compiled = numba.njit(IMPURITY_SIGNATURE, nogil=True)(wrapper)
