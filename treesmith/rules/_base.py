@@ -1,0 +1,193 @@
+"""Split-selection rules (SPEC §4): small copyable parameter objects and their name registry.
+
+A rule tells the split kernel *which score to maximise* over the candidate tests of a node;
+the impurity h it may use comes from the estimator's ``criterion``. The engine receives two
+things from a rule: its integer ``code`` (``treesmith._dtypes.RULE_*``) and its float64
+parameter vector ``parameters()`` (never empty). ``treesmith.rules.reference`` computes every
+score from its definition, object by object, and is what the kernel is tested against.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtypes
+
+# The codes are owned by the engine (treesmith/_dtypes.py); the fallback keeps this package
+# importable against an engine that predates issue 4.
+RULE_GAIN = getattr(_dtypes, "RULE_GAIN", 0)
+RULE_GAIN_RATIO = getattr(_dtypes, "RULE_GAIN_RATIO", 1)
+RULE_COST_BENEFIT = getattr(_dtypes, "RULE_COST_BENEFIT", 2)
+RULE_ECART = getattr(_dtypes, "RULE_ECART", 3)
+RULE_IMPURE_PAIRS = getattr(_dtypes, "RULE_IMPURE_PAIRS", 4)
+RULE_BALANCED = getattr(_dtypes, "RULE_BALANCED", 5)
+
+_REGISTRY: dict[str, type] = {}
+
+
+def _register(name: str):
+    def decorator(cls):
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return decorator
+
+
+class Rule:
+    """Base class of the split-selection rules.
+
+    Subclasses set ``code``, ``formula`` and ``divides_by_cost`` (whether the score is divided
+    by the test's feature cost c(d)), and list their constructor parameters in
+    ``_param_names``.
+    """
+
+    code: int = -1
+    name: str = ""
+    formula: str = ""
+    divides_by_cost: bool = False
+    _param_names: tuple[str, ...] = ()
+
+    def parameters(self) -> np.ndarray:
+        """The float64 parameter vector passed to the kernel (``[0.0]`` when there is none)."""
+        values = [float(getattr(self, name)) for name in self._param_names]
+        return np.asarray(values if values else [0.0], dtype=np.float64)
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters (scikit-learn protocol, so ``clone`` and grid search work)."""
+        return {name: getattr(self, name) for name in self._param_names}
+
+    def set_params(self, **params):
+        """Set parameters by name, validate them again and return ``self``."""
+        valid = self.get_params()
+        for name in params:
+            if name not in valid:
+                raise ValueError(
+                    f"{type(self).__name__} has no parameter {name!r}; valid: {sorted(valid)}."
+                )
+        for name, value in params.items():
+            setattr(self, name, value)
+        self._check_parameters()
+        return self
+
+    def _check_parameters(self) -> None:
+        """Raise ``ValueError`` naming the first parameter outside its domain."""
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other) -> bool:
+        if type(self) is not type(other):
+            return NotImplemented
+        return self.get_params() == other.get_params()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted(self.get_params().items()))))
+
+
+@_register("gain")
+class Gain(Rule):
+    """Impurity reduction (CART with gini, "C4.5" with entropy): p(S)·Δ_h(S, d). SPEC §4."""
+
+    code = RULE_GAIN
+    formula = "p(S) * Delta_h(S, d)"
+
+
+@_register("gain_ratio")
+class GainRatio(Rule):
+    """C4.5's gain ratio: gain / split information, among the tests whose gain is at least the
+    average gain of the node's candidate tests (Quinlan 1993). SPEC §4."""
+
+    code = RULE_GAIN_RATIO
+    formula = "Delta_h(S, d) / SplitInfo(d), over tests with gain >= average gain"
+
+
+@_register("cost_benefit")
+class CostBenefit(Rule):
+    """Cost-weighted gain of seed 000's CC4.5 / CCART baselines: p(S)·Δ_h(S, d) / c(d)."""
+
+    code = RULE_COST_BENEFIT
+    formula = "p(S) * Delta_h(S, d) / c(d)"
+    divides_by_cost = True
+
+
+@_register("ecart")
+class ECART(Rule):
+    """Seed 000 eq. 2: Z(d) = (B(d) + E(d) + λ·D(d)) / c(d) (EC4.5 with entropy, ECART with gini).
+
+    B is the weight outside the child with most objects, E the re-weighted coverage gain of the
+    truncated submodular functions f̃_i (θ = ``min_weight_fraction_split``), D = p(S)·Δ_h.
+    λ = 0 is :class:`ASR`; a large λ behaves like :class:`CostBenefit`.
+    """
+
+    code = RULE_ECART
+    formula = "(B(d) + E(d) + lam * p(S) * Delta_h(S, d)) / c(d)"
+    divides_by_cost = True
+    _param_names = ("lam",)
+
+    def __init__(self, lam=1.0):
+        self.lam = lam
+        self._check_parameters()
+
+    def _check_parameters(self) -> None:
+        lam = self.lam
+        if not (isinstance(lam, numbers.Real) and not isinstance(lam, bool)
+                and np.isfinite(lam) and lam >= 0):
+            raise ValueError(f"ECART's lam (λ) must be a finite float >= 0, got {lam!r}.")
+
+
+@_register("asr")
+class ASR(ECART):
+    """Navidi et al.'s adaptive-submodular-ranking greedy: ECART with λ = 0, (B + E) / c(d)."""
+
+    formula = "(B(d) + E(d)) / c(d)"
+    _param_names = ()
+
+    def __init__(self):
+        self._check_parameters()
+
+    @property
+    def lam(self) -> float:
+        return 0.0
+
+    def parameters(self) -> np.ndarray:
+        return np.zeros(1, dtype=np.float64)
+
+
+@_register("impure_pairs")
+class ImpurePairs(Rule):
+    """Impure pairs (IP, Golovin et al. 2010): (φ(S) − Σ_v φ(S_v)) / c(d), unweighted counts."""
+
+    code = RULE_IMPURE_PAIRS
+    formula = "(phi(S) - sum_v phi(S_v)) / c(d)"
+    divides_by_cost = True
+
+
+@_register("balanced")
+class Balanced(Rule):
+    """BAL: ignores labels and costs, picks the most even split: maximise −|p(S_L) − p(S_R)|."""
+
+    code = RULE_BALANCED
+    formula = "-|p(S_left) - p(S_right)|"
+
+
+def registered() -> dict[str, type]:
+    """A copy of the name -> rule class registry."""
+    return dict(_REGISTRY)
+
+
+def resolve_rule(split_rule) -> Rule:
+    """The estimator's ``split_rule`` (a registered name or a rule object) as a rule object."""
+    if isinstance(split_rule, Rule):
+        split_rule._check_parameters()
+        return split_rule
+    if isinstance(split_rule, str) and split_rule in _REGISTRY:
+        return _REGISTRY[split_rule]()
+    raise ValueError(
+        f"split_rule must be one of {sorted(_REGISTRY)} or an object from treesmith.rules "
+        f"(Gain(), GainRatio(), CostBenefit(), ECART(lam), ASR(), ImpurePairs(), Balanced()), "
+        f"got {split_rule!r}."
+    )
