@@ -15,6 +15,8 @@ are evaluated through the criterion object's own ``h`` (the oracle checks the se
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 MISSING_ALONE = np.inf  # threshold recorded for "all non-missing left, missing right"
@@ -278,3 +280,35 @@ def tree_split_gain(tree, node: int = 0) -> float:
 def node_members(decision_path, node: int) -> np.ndarray:
     """Sorted indices of the rows whose path passes through ``node`` (CSC/CSR indicator)."""
     return np.flatnonzero(np.asarray(decision_path[:, node].todense()).ravel())
+
+
+# -- exact arithmetic, to tell true ties from rounding noise -------------------------------
+def _exact_weighted_term(counts, criterion):
+    """W h(counts / W) as a Fraction, for gini (W - sum c_k^2 / W) and misclassification
+    (W - max_k c_k); counts are integers (integer sample weights)."""
+    counts = [Fraction(int(c)) for c in counts]
+    total = sum(counts)
+    if total == 0:
+        return Fraction(0)
+    if criterion == "gini":
+        return total - sum(c * c for c in counts) / total
+    if criterion == "misclassification":
+        return total - max(counts)
+    raise ValueError(f"no exact form for criterion {criterion!r}")
+
+
+def exact_gain(candidate, y, w, n_classes, criterion):
+    """The candidate's gain times the total weight, exactly (integer ``w``, gini/misclassification)."""
+    left = candidate.left
+    per_class = [np.bincount(y[mask], weights=w[mask], minlength=n_classes).round().astype(int)
+                 for mask in (np.ones_like(left), left, ~left)]
+    parent, left_term, right_term = (_exact_weighted_term(c, criterion) for c in per_class)
+    return parent - left_term - right_term
+
+
+def exact_ties(candidates, y, w, n_classes, criterion, window=1e-9):
+    """Of the candidates within ``window`` of the best float gain, those whose exact gain is maximal."""
+    near = best_candidates(candidates, atol=window)
+    exact = [exact_gain(c, y, w, n_classes, criterion) for c in near]
+    top = max(exact)
+    return [c for c, g in zip(near, exact) if g == top]
