@@ -1,0 +1,139 @@
+"""Rule objects (treesmith.rules) and the reference best-split search."""
+
+import copy
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from treesmith import _dtypes, rules
+from treesmith.rules.reference import best_split, candidate_splits, entropy, impure_pairs
+
+EXPECTED_CODES = {
+    "gain": ("RULE_GAIN", 0, rules.Gain),
+    "gain_ratio": ("RULE_GAIN_RATIO", 1, rules.GainRatio),
+    "cost_benefit": ("RULE_COST_BENEFIT", 2, rules.CostBenefit),
+    "ecart": ("RULE_ECART", 3, rules.ECART),
+    "asr": ("RULE_ECART", 3, rules.ASR),
+    "impure_pairs": ("RULE_IMPURE_PAIRS", 4, rules.ImpurePairs),
+    "balanced": ("RULE_BALANCED", 5, rules.Balanced),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_CODES))
+def test_names_resolve_to_their_rule_and_code(name):
+    constant, code, cls = EXPECTED_CODES[name]
+    rule = rules.resolve_rule(name)
+    assert type(rule) is cls and rule.name == name and rule.code == code
+    if hasattr(_dtypes, constant):  # the engine's own constant, once it defines it
+        assert getattr(_dtypes, constant) == code
+    params = rule.parameters()
+    assert params.dtype == np.float64 and params.ndim == 1 and params.size >= 1
+
+
+def test_parameters_vector():
+    assert rules.ECART(lam=2.5).parameters().tolist() == [2.5]
+    assert rules.ECART().parameters().tolist() == [1.0]
+    assert rules.ASR().parameters().tolist() == [0.0]
+    assert rules.ASR().lam == 0.0
+    for cls in (rules.Gain, rules.GainRatio, rules.CostBenefit, rules.ImpurePairs,
+                rules.Balanced):
+        assert cls().parameters().tolist() == [0.0]
+
+
+@pytest.mark.parametrize("rule", [rules.ECART(lam=3.0), rules.ASR(), rules.Gain(),
+                                  rules.Balanced()])
+def test_rules_are_copyable_parameter_objects(rule):
+    assert copy.deepcopy(rule) == rule
+    assert clone(rule) == rule
+    assert eval(repr(rule), vars(rules)) == rule
+    assert hash(copy.deepcopy(rule)) == hash(rule)
+
+
+def test_equality_and_set_params():
+    assert rules.ECART(1.0) != rules.ECART(2.0)
+    assert rules.ECART(0.0) != rules.ASR()  # different rules, even if they score alike
+    rule = rules.ECART(1.0).set_params(lam=4.0)
+    assert rule.lam == 4.0
+    with pytest.raises(ValueError, match="no parameter 'alpha'"):
+        rules.ECART().set_params(alpha=1.0)
+    with pytest.raises(ValueError, match="lam"):
+        rules.ECART().set_params(lam=-0.5)
+
+
+@pytest.mark.parametrize("lam", [-1.0, np.inf, np.nan, "big", True, None])
+def test_invalid_lambda(lam):
+    with pytest.raises(ValueError, match="lam"):
+        rules.ECART(lam=lam)
+
+
+@pytest.mark.parametrize("bad", ["gini", "ECART", 3, None, rules])
+def test_resolve_rule_rejects_unknown(bad):
+    with pytest.raises(ValueError, match="split_rule"):
+        rules.resolve_rule(bad)
+
+
+def test_resolve_rule_keeps_objects():
+    rule = rules.ECART(lam=7.0)
+    assert rules.resolve_rule(rule) is rule
+
+
+def test_impure_pairs_counts():
+    assert impure_pairs([0, 0, 1, 1, 2]) == 2 * 2 + 2 * 1 + 2 * 1
+    assert impure_pairs([1, 1, 1]) == 0
+    assert impure_pairs([]) == 0
+
+
+def test_best_split_ties_go_to_lowest_feature_then_threshold():
+    """Two identical columns: the same partition on both; the first column wins.
+    Within a column, two thresholds giving equally balanced splits: the lower wins."""
+    X = np.array([[0, 0], [1, 1], [2, 2], [3, 3]], dtype=float)
+    y = np.array([0, 1, 0, 1])
+    p = np.full(4, 0.25)
+    best = best_split(X, y, p, "balanced")
+    assert (best.feature, best.threshold) == (0, 1.0)
+    X2 = np.array([[0, 5], [0, 5], [1, 6], [1, 6]], dtype=float)
+    best = best_split(X2, np.array([0, 0, 1, 1]), p, "gain")
+    assert best.feature == 0
+
+
+def test_best_split_free_test_ranks_first():
+    """SPEC §5: a free test with a positive numerator ranks ahead of every paid test."""
+    X = np.array([[0, 0], [0, 0], [1, 0], [1, 1]], dtype=float)
+    y = np.array([0, 0, 1, 1])
+    p = np.full(4, 0.25)
+    paid_first = best_split(X, y, p, "cost_benefit", feature_costs=[1.0, 1.0])
+    assert paid_first.feature == 0
+    free_second = best_split(X, y, p, "cost_benefit", feature_costs=[1.0, 0.0])
+    assert free_second.feature == 1 and np.isinf(free_second.score)
+
+
+def test_gain_ratio_only_among_tests_with_average_gain():
+    """Feature 1 isolates one object: the highest raw gain ratio (tiny split information) but
+    a gain below the average; feature 0 is a weak balanced test (30% of its objects on the
+    "wrong" side). C4.5 takes feature 0; the unconstrained ratio would take feature 1."""
+    n = 60
+    y = np.r_[np.zeros(30, int), np.ones(30, int)]
+    x0 = y.astype(float)
+    x0[:9] = 1.0          # 9 of class 0 on the class-1 side
+    x0[30:39] = 0.0       # 9 of class 1 on the class-0 side
+    x1 = np.zeros(n)
+    x1[0] = 1.0
+    X = np.c_[x0, x1]
+    p = np.full(n, 1 / n)
+    candidates = candidate_splits(X, y, p, rule="gain_ratio")
+    ratio = {c.feature: c.score for c in candidates}
+    gain = {c.feature: c.terms.D for c in candidates}
+    assert ratio[1] > ratio[0]
+    assert gain[1] < np.mean(list(gain.values())) < gain[0]
+    assert best_split(X, y, p, "gain_ratio").feature == 0
+
+
+def test_reference_gain_matches_entropy_definition():
+    X = np.array([[0.0], [0.0], [1.0], [1.0], [1.0]])
+    y = np.array([0, 0, 1, 1, 0])
+    p = np.full(5, 0.2)
+    best = best_split(X, y, p, "gain", impurity=entropy)
+    h_root = entropy([3 / 5, 2 / 5])
+    h_right = entropy([1 / 3, 2 / 3])
+    assert best.terms.D == pytest.approx(h_root - 0.6 * h_right, abs=1e-12)

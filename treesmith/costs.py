@@ -1,0 +1,197 @@
+"""Feature acquisition costs, cost groups and cost models (SPEC §5), validated and resolved.
+
+* ``feature_costs``: one non-negative finite cost per input column, given by position (an
+  array of length ``n_features``) or by name/position (a dict or a pandas Series; columns it
+  does not list cost 1, as ``class_weight`` treats unlisted classes). ``None`` = all 1.
+* ``cost_groups``: columns that share one acquisition (the one-hot columns made from one
+  measurement). A list of groups (each a list of column names or positions), a dict
+  ``group name -> columns``, or an int array with one group id per column (the fitted
+  ``cost_groups_`` form). Groups must be disjoint; unlisted columns form groups of their own.
+  The columns of one group must cost the same: the group is paid once, at that cost.
+* ``cost_model``: ``"per_test"`` (every test on the path pays its cost; seed 000) or
+  ``"per_feature"`` (a group is paid once per path, later tests on it are free; seed 003).
+
+:func:`resolve_costs` turns the three into the arrays the growth kernel and the metrics use.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _dtypes
+
+#: Cost model name -> the code the growth kernel takes (treesmith._dtypes).
+COST_MODELS = {
+    "per_test": getattr(_dtypes, "COST_PER_TEST", 0),
+    "per_feature": getattr(_dtypes, "COST_PER_FEATURE", 1),
+}
+DEFAULT_COST_MODEL = "per_test"
+
+
+@dataclass(frozen=True)
+class ResolvedCosts:
+    """What the engine and the metrics use: per-feature cost (float64), per-feature group id
+    (int64, 0..n_groups-1 in order of first appearance) and the cost model code."""
+
+    feature_cost: np.ndarray
+    cost_group: np.ndarray
+    cost_model: int = COST_MODELS[DEFAULT_COST_MODEL]
+
+    @property
+    def model_name(self) -> str:
+        return next(name for name, code in COST_MODELS.items() if code == self.cost_model)
+
+    @property
+    def group_cost(self) -> np.ndarray:
+        """Cost of each group (the common cost of its columns)."""
+        return group_costs(self.feature_cost, self.cost_group)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _shorten(names, limit: int = 8) -> str:
+    names = [str(n) for n in names]
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return f"[{shown}{', …' if len(names) > limit else ''}]"
+
+
+def _column_index(column, n_features: int, names, parameter: str) -> int:
+    """Position of ``column`` (an int position or a feature name)."""
+    if _is_int(column):
+        if not 0 <= column < n_features:
+            raise ValueError(f"{parameter}: column position {column} is outside "
+                             f"[0, {n_features}).")
+        return int(column)
+    if isinstance(column, str):
+        if names is None:
+            raise ValueError(f"{parameter}: column {column!r} is named, but the data has no "
+                             f"feature names (fit on a pandas DataFrame, or use positions).")
+        positions = np.flatnonzero(np.asarray(names, dtype=object) == column)
+        if positions.size == 0:
+            raise ValueError(f"{parameter}: no feature is named {column!r}; the features are "
+                             f"{_shorten(names)}.")
+        return int(positions[0])
+    raise ValueError(f"{parameter}: a column must be a position (int) or a feature name (str), "
+                     f"got {column!r}.")
+
+
+def _check_cost(value, where: str) -> float:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) \
+            or not np.isfinite(value) or value < 0:
+        raise ValueError(f"feature_costs must be non-negative finite numbers; {where} is "
+                         f"{value!r}.")
+    return float(value)
+
+
+def resolve_feature_costs(feature_costs, n_features: int, feature_names=None) -> np.ndarray:
+    """One float64 cost per column from ``None``, an array (by position) or a dict/Series."""
+    if feature_costs is None:
+        return np.ones(n_features, dtype=np.float64)
+    if hasattr(feature_costs, "index") and hasattr(feature_costs, "to_dict"):  # pandas Series
+        feature_costs = feature_costs.to_dict()
+    if isinstance(feature_costs, dict):
+        costs = np.ones(n_features, dtype=np.float64)
+        for column, value in feature_costs.items():
+            position = _column_index(column, n_features, feature_names, "feature_costs")
+            costs[position] = _check_cost(value, f"the cost of column {column!r}")
+        return costs
+    if isinstance(feature_costs, str):
+        raise ValueError(f"feature_costs must be None, an array with one cost per column or a "
+                         f"dict {{column: cost}}, got {feature_costs!r}.")
+    values = np.asarray(feature_costs, dtype=object)
+    if values.ndim != 1 or values.shape[0] != n_features:
+        raise ValueError(f"feature_costs must have one cost per column ({n_features}), got "
+                         f"shape {values.shape}.")
+    return np.asarray([_check_cost(v, f"entry {j}") for j, v in enumerate(values)],
+                      dtype=np.float64)
+
+
+def resolve_cost_groups(cost_groups, n_features: int, feature_names=None) -> np.ndarray:
+    """One int64 group id per column (0..n_groups-1 in order of first appearance)."""
+    if cost_groups is None:
+        return np.arange(n_features, dtype=np.int64)
+    if isinstance(cost_groups, str):
+        raise ValueError(f"cost_groups must be None, a list of column groups, a dict "
+                         f"{{group: columns}} or one group id per column, got {cost_groups!r}.")
+    groups = list(cost_groups.values()) if isinstance(cost_groups, dict) else list(cost_groups)
+    if groups and all(_is_int(g) for g in groups):
+        ids = np.asarray(groups, dtype=np.int64)
+        if ids.shape[0] != n_features:
+            raise ValueError(f"cost_groups given as group ids must have one id per column "
+                             f"({n_features}), got {ids.shape[0]}.")
+        return _first_appearance(ids)
+    ids = np.full(n_features, -1, dtype=np.int64)
+    for group_index, group in enumerate(groups):
+        if isinstance(group, (str, numbers.Number)) or not hasattr(group, "__iter__"):
+            raise ValueError(f"cost_groups: group {group_index} must be a list of columns, got "
+                             f"{group!r}.")
+        for column in group:
+            position = _column_index(column, n_features, feature_names, "cost_groups")
+            if ids[position] not in (-1, group_index):
+                raise ValueError(f"cost_groups must be disjoint: column {column!r} is in groups "
+                                 f"{ids[position]} and {group_index}.")
+            ids[position] = group_index
+    alone = ids == -1
+    ids[alone] = len(groups) + np.arange(int(alone.sum()))
+    return _first_appearance(ids)
+
+
+def _first_appearance(ids: np.ndarray) -> np.ndarray:
+    """Renumber ids 0, 1, … in order of first appearance along the columns."""
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    rank = np.empty(first.shape[0], dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0])
+    return rank[inverse.ravel()].astype(np.int64)
+
+
+def check_cost_model(cost_model) -> str:
+    """``None`` -> ``"per_test"``; otherwise one of the names of :data:`COST_MODELS`."""
+    if cost_model is None:
+        return DEFAULT_COST_MODEL
+    if not isinstance(cost_model, str) or cost_model not in COST_MODELS:
+        raise ValueError(f"cost_model must be one of {list(COST_MODELS)}, got {cost_model!r}.")
+    return cost_model
+
+
+def group_costs(costs: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Cost of each group id: the (common) cost of its columns."""
+    out = np.zeros(int(groups.max()) + 1 if groups.size else 0, dtype=np.float64)
+    np.maximum.at(out, groups, costs)
+    return out
+
+
+def resolve_costs(feature_costs, cost_groups, cost_model, n_features: int,
+                  feature_names=None) -> ResolvedCosts:
+    """Validate the three cost parameters of SPEC §5 and return the arrays the engine uses.
+
+    Returns ``ResolvedCosts(feature_cost, cost_group, cost_model)``: float64 (n_features,),
+    int64 (n_features,) ids 0..n_groups-1 (columns without a group get their own id), and the
+    kernel's cost model code (``COST_MODELS[name]``). Raises ``ValueError`` naming the
+    parameter on negative / non-finite costs, a wrong number of costs, unknown columns,
+    overlapping groups or unequal costs inside a group.
+    """
+    n_features = int(n_features)
+    if feature_names is not None:
+        feature_names = np.asarray(feature_names, dtype=object)
+        if feature_names.shape[0] != n_features:
+            raise ValueError(f"feature_names has {feature_names.shape[0]} names for "
+                             f"{n_features} features.")
+    costs = resolve_feature_costs(feature_costs, n_features, feature_names)
+    groups = resolve_cost_groups(cost_groups, n_features, feature_names)
+    model = check_cost_model(cost_model)
+    shared = group_costs(costs, groups)
+    unequal = np.flatnonzero(costs != shared[groups])
+    if unequal.size:
+        members = np.flatnonzero(groups == groups[unequal[0]])
+        labels = [repr(feature_names[k]) if feature_names is not None else str(k)
+                  for k in members]
+        raise ValueError(
+            "feature_costs must be equal inside a cost group of cost_groups (one acquisition, "
+            f"one cost): columns {', '.join(labels)} cost "
+            f"{', '.join(f'{costs[k]:g}' for k in members)}.")
+    return ResolvedCosts(costs, groups, COST_MODELS[model])
