@@ -1,0 +1,210 @@
+"""Cost metrics and cost-aware prediction (treesmith.metrics, SPEC §5)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.tree import DecisionTreeClassifier as SkTree
+
+import treesmith
+from treesmith.metrics import (
+    expected_cost,
+    expected_depth,
+    max_cost,
+    path_costs,
+    predict_lazy,
+)
+
+
+def _data(seed, n=200, d=6, missing=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(1)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    if missing:
+        X[rng.random(X.shape) < missing] = np.nan
+    return X, y
+
+
+def _brute_force_costs(estimator, X, costs, groups, model):
+    """Cost of each row, walking the node ids of its decision path one by one."""
+    tree = estimator.tree_
+    paths = estimator.decision_path(X).toarray()
+    out = []
+    for row in paths:
+        total, acquired = 0.0, set()
+        for node in np.flatnonzero(row):
+            if tree.children_left[node] == -1:
+                continue
+            j = tree.feature[node]
+            if model == "per_test":
+                total += costs[j]
+            elif groups[j] not in acquired:
+                acquired.add(groups[j])
+                total += costs[j]
+        out.append(total)
+    return np.array(out)
+
+
+COSTS = np.array([1.0, 4.0, 4.0, 2.5, 0.0, 7.0])
+GROUPS = [[1, 2]]
+GROUP_IDS = np.array([0, 1, 1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("model", ["per_test", "per_feature"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_expected_cost_is_the_brute_force_sum(model, seed):
+    X, y = _data(seed, missing=0.05)
+    tree = treesmith.DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
+    X_eval, _ = _data(seed + 10, n=150, missing=0.05)
+    weight = np.random.default_rng(seed).random(150)
+    brute = _brute_force_costs(tree, X_eval, COSTS, GROUP_IDS, model)
+    assert np.allclose(path_costs(tree, X_eval, COSTS, GROUPS, model), brute)
+    assert expected_cost(tree, X_eval, weight, COSTS, GROUPS, model) == pytest.approx(
+        np.sum(weight * brute) / weight.sum(), rel=1e-12)
+    assert expected_cost(tree, X_eval, None, COSTS, GROUPS, model) == pytest.approx(
+        brute.mean(), rel=1e-12)
+    assert max_cost(tree, X_eval, COSTS, GROUPS, model) == brute.max()
+
+
+def test_per_feature_never_costs_more_than_per_test():
+    X, y = _data(3)
+    tree = treesmith.DecisionTreeClassifier(random_state=0).fit(X, y)
+    per_test = path_costs(tree, X, COSTS, None, "per_test")
+    per_feature = path_costs(tree, X, COSTS, None, "per_feature")
+    assert np.all(per_feature <= per_test + 1e-12)
+    assert np.any(per_feature < per_test)  # some path tests a feature twice
+
+
+def test_defaults_come_from_the_fitted_estimator():
+    X, y = _data(4)
+    tree = treesmith.DecisionTreeClassifier(
+        max_depth=5, feature_costs=COSTS, cost_groups=GROUPS, cost_model="per_feature",
+        random_state=0).fit(X, y)
+    assert expected_cost(tree, X) == pytest.approx(
+        _brute_force_costs(tree, X, COSTS, GROUP_IDS, "per_feature").mean())
+    # without costs: unit costs, per test = expected depth
+    plain = treesmith.DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    assert expected_cost(plain, X) == pytest.approx(expected_depth(plain, X))
+
+
+def test_expected_depth_and_max_cost_over_the_tree():
+    X, y = _data(5)
+    tree = treesmith.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    leaves = tree.apply(X)
+    assert expected_depth(tree, X) == pytest.approx(tree.tree_.depth[leaves].mean())
+    # over all root-to-leaf paths with unit costs, per test: the tree's depth
+    assert max_cost(tree, feature_costs=np.ones(6)) == tree.get_depth()
+    # the structural worst case bounds every example's cost
+    assert max_cost(tree, None, COSTS, GROUPS, "per_feature") >= max_cost(
+        tree, X, COSTS, GROUPS, "per_feature")
+
+
+def test_works_for_scikit_learn_trees():
+    X, y = _data(6)
+    sk = SkTree(max_depth=5, random_state=0).fit(X, y)
+    brute = _brute_force_costs(sk, X, COSTS, GROUP_IDS, "per_feature")
+    assert expected_cost(sk, X, None, COSTS, GROUPS, "per_feature") == pytest.approx(
+        brute.mean())
+    assert expected_cost(sk, X) == pytest.approx(expected_depth(sk, X))
+    predictions, costs = predict_lazy(sk, lambda i, j: X[i, j], X.shape[0],
+                                      feature_costs=COSTS)
+    assert np.array_equal(predictions, sk.predict(X))
+    assert np.allclose(costs, path_costs(sk, X, COSTS))
+
+
+def test_single_leaf_tree_costs_nothing():
+    X = np.zeros((5, 2))
+    tree = treesmith.DecisionTreeClassifier().fit(X, [0, 1, 0, 1, 0])
+    assert tree.tree_.node_count == 1
+    assert expected_cost(tree, X, feature_costs=[3.0, 5.0]) == 0.0
+    assert max_cost(tree) == 0.0
+    result = predict_lazy(tree, lambda i, j: pytest.fail("asked a feature"), 5)
+    assert result.n_requests == 0 and np.all(result.costs == 0)
+
+
+def test_bad_inputs():
+    X, y = _data(7, n=50)
+    tree = treesmith.DecisionTreeClassifier(max_depth=2).fit(X, y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        expected_cost(tree, X, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match="feature_costs"):
+        expected_cost(tree, X, feature_costs=[1.0, -1.0, 1, 1, 1, 1])
+    with pytest.raises(ValueError, match="cost_model"):
+        expected_cost(tree, X, cost_model="per_leaf")
+    with pytest.raises(ValueError, match="tree_"):
+        expected_cost(object(), X)
+
+
+class RecordingSource:
+    """get_feature that records every request and serves values from a matrix."""
+
+    def __init__(self, X):
+        self.X = X
+        self.requests = []
+
+    def __call__(self, row, j):
+        self.requests.append((int(row), int(j)))
+        return self.X[row, j]
+
+    def batch(self, rows, j):
+        self.requests.extend((int(r), int(j)) for r in rows)
+        return self.X[rows, j]
+
+
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("model", ["per_test", "per_feature"])
+def test_predict_lazy_matches_predict_and_asks_only_on_path(batch, model):
+    X, y = _data(8, missing=0.1)
+    tree = treesmith.DecisionTreeClassifier(
+        max_depth=7, feature_costs=COSTS, cost_groups=GROUPS, cost_model=model,
+        random_state=0).fit(X, y)
+    X_new, _ = _data(9, n=120, missing=0.1)
+    source = RecordingSource(X_new)
+    result = predict_lazy(tree, source.batch if batch else source, X_new.shape[0], batch=batch)
+
+    assert np.array_equal(result.predictions, tree.predict(X_new))
+    assert np.array_equal(result.leaves, tree.apply(X_new))
+    assert np.allclose(result.costs, path_costs(tree, X_new))
+    assert np.mean(result.costs) == pytest.approx(expected_cost(tree, X_new))
+    # exactly the features tested on each row's path, each asked once
+    assert len(source.requests) == len(set(source.requests)) == result.n_requests
+    paths = tree.decision_path(X_new).toarray()
+    internal = tree.tree_.children_left != -1
+    expected = {(i, int(tree.tree_.feature[node]))
+                for i, row in enumerate(paths) for node in np.flatnonzero(row & internal)}
+    assert set(source.requests) == expected
+
+
+def test_predict_lazy_regressor():
+    X, _ = _data(10)
+    target = X[:, 0] * 2 + X[:, 3]
+    tree = treesmith.DecisionTreeRegressor(max_depth=5).fit(X, target)
+    predictions, costs = predict_lazy(tree, lambda i, j: X[i, j], X.shape[0])
+    assert np.allclose(predictions, tree.predict(X))
+    assert np.allclose(costs, path_costs(tree, X))
+
+
+def test_predict_lazy_bad_source():
+    X, y = _data(11, n=60)
+    tree = treesmith.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    with pytest.raises(ValueError, match="returned 1 values"):
+        predict_lazy(tree, lambda rows, j: [0.0], 60, batch=True)
+    with pytest.raises(ValueError, match="infinite"):
+        predict_lazy(tree, lambda i, j: np.inf, 60)
+    with pytest.raises(ValueError, match="n_samples"):
+        predict_lazy(tree, lambda i, j: 0.0, -1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), depth=st.integers(1, 6),
+       model=st.sampled_from(["per_test", "per_feature"]))
+def test_expected_cost_property(seed, depth, model):
+    """Random trees, costs and weights: expected_cost = weighted brute-force path sum."""
+    rng = np.random.default_rng(seed)
+    X, y = _data(seed, n=80)
+    costs = rng.integers(0, 10, 6).astype(float)
+    tree = treesmith.DecisionTreeClassifier(max_depth=depth).fit(X, y)
+    weight = rng.random(80) + 0.01
+    brute = _brute_force_costs(tree, X, costs, np.arange(6), model)
+    assert expected_cost(tree, X, weight, costs, None, model) == pytest.approx(
+        np.average(brute, weights=weight), rel=1e-12, abs=1e-12)

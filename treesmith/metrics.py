@@ -1,0 +1,272 @@
+"""Complexity of a fitted tree: what evaluating it costs (SPEC §5, seed 000 §3).
+
+Every function works on any fitted tree estimator exposing ``tree_`` (``children_left``,
+``feature``, ``threshold``; treesmith's or scikit-learn's) and ``decision_path``. The costs
+default to the estimator's fitted ``feature_costs_`` / ``cost_groups_`` / ``cost_model_``
+(unit costs, one group per feature and ``"per_test"`` when it has none).
+
+Cost of one example x on its path: **per_test** — Σ over the tests on the path of c(feature);
+**per_feature** — Σ over the distinct cost groups tested on the path of the group's cost.
+Expected cost (seed 000 §3): c(T) = Σ_x p(x)·cost(x), p = normalised sample weights.
+
+:func:`predict_lazy` evaluates a tree while acquiring features on demand, asking for a value
+only when the example's path reaches a test on it, and reports the cost actually paid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .costs import check_cost_model, group_costs, resolve_cost_groups, resolve_feature_costs
+
+_LEAF = -1
+
+
+def _fitted_tree(estimator):
+    tree = getattr(estimator, "tree_", None)
+    if tree is None:
+        raise ValueError(f"estimator must be a fitted tree with a tree_ attribute, got "
+                         f"{type(estimator).__name__}.")
+    return tree
+
+
+def _cost_setting(estimator, n_features, feature_costs, cost_groups, cost_model):
+    """(per-feature cost, per-feature group id, model name): given ones or the fitted ones."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if feature_costs is None:
+        feature_costs = getattr(estimator, "feature_costs_", None)
+    if cost_groups is None:
+        cost_groups = getattr(estimator, "cost_groups_", None)
+    if cost_model is None:
+        cost_model = getattr(estimator, "cost_model_", None)
+    costs = resolve_feature_costs(feature_costs, n_features, names)
+    groups = resolve_cost_groups(cost_groups, n_features, names)
+    return costs, groups, check_cost_model(cost_model)
+
+
+def _node_features(tree) -> tuple[np.ndarray, np.ndarray]:
+    """Internal node ids and the feature each one tests."""
+    internal = np.flatnonzero(np.asarray(tree.children_left) != _LEAF)
+    return internal, np.asarray(tree.feature)[internal].astype(np.int64)
+
+
+def path_costs(estimator, X, feature_costs=None, cost_groups=None,
+               cost_model=None) -> np.ndarray:
+    """Cost paid by each row of ``X`` on its decision path (float64, one per row)."""
+    tree = _fitted_tree(estimator)
+    paths = sp.csr_matrix(estimator.decision_path(X))
+    return _costs_of_paths(paths, tree, *_cost_setting(
+        estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
+
+
+def _n_features(estimator, tree) -> int:
+    n = getattr(estimator, "n_features_in_", None)
+    return int(n if n is not None else tree.n_features)
+
+
+def _costs_of_paths(paths, tree, costs, groups, model) -> np.ndarray:
+    """Per-row cost of a CSR node-indicator matrix (rows = examples or root-leaf paths)."""
+    n_nodes = paths.shape[1]
+    internal, features = _node_features(tree)
+    if model == "per_test":
+        node_cost = np.zeros(n_nodes)
+        node_cost[internal] = costs[features]
+        return np.asarray(paths @ node_cost, dtype=np.float64).ravel()
+    n_groups = int(groups.max()) + 1 if groups.size else 0
+    node_group = sp.csr_matrix((np.ones(internal.size), (internal, groups[features])),
+                               shape=(n_nodes, n_groups))
+    tested = (paths @ node_group) > 0  # example x group: the group is acquired on its path
+    return np.asarray(tested @ group_costs(costs, groups), dtype=np.float64).ravel()
+
+
+def _normalised_weight(sample_weight, n_samples) -> np.ndarray:
+    if sample_weight is None:
+        return np.full(n_samples, 1.0 / n_samples)
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    if weight.shape != (n_samples,) or not np.all(np.isfinite(weight)) or np.any(weight < 0) \
+            or not weight.sum() > 0:
+        raise ValueError(f"sample_weight must be {n_samples} finite non-negative weights with a "
+                         f"positive sum.")
+    return weight / weight.sum()
+
+
+def expected_cost(estimator, X, sample_weight=None, feature_costs=None, cost_groups=None,
+                  cost_model=None) -> float:
+    """c(T) = Σ_x p(x)·cost(x) over the rows of ``X`` (seed 000 §3; SPEC §5).
+
+    ``p`` is ``sample_weight`` normalised to sum 1 (uniform when None). The costs, groups and
+    cost model default to the fitted estimator's; pass them to evaluate another setting.
+    """
+    cost = path_costs(estimator, X, feature_costs, cost_groups, cost_model)
+    if cost.shape[0] == 0:
+        raise ValueError("X has no rows: the expected cost is undefined.")
+    return float(cost @ _normalised_weight(sample_weight, cost.shape[0]))
+
+
+def max_cost(estimator, X=None, feature_costs=None, cost_groups=None,
+             cost_model=None) -> float:
+    """Worst cost of evaluating the tree: over the rows of ``X``, or over every root-to-leaf
+    path of the tree when ``X`` is None."""
+    tree = _fitted_tree(estimator)
+    setting = _cost_setting(estimator, _n_features(estimator, tree), feature_costs,
+                            cost_groups, cost_model)
+    if X is None:
+        return float(_costs_of_paths(_leaf_paths(tree), tree, *setting).max())
+    cost = _costs_of_paths(sp.csr_matrix(estimator.decision_path(X)), tree, *setting)
+    if cost.shape[0] == 0:
+        raise ValueError("X has no rows: the maximum cost is undefined.")
+    return float(cost.max())
+
+
+def _leaf_paths(tree) -> sp.csr_matrix:
+    """Indicator matrix (one row per leaf) of the nodes on each root-to-leaf path."""
+    left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
+    n_nodes = left.shape[0]
+    parent = np.full(n_nodes, -1, dtype=np.int64)
+    internal = np.flatnonzero(left != _LEAF)
+    parent[left[internal]] = internal
+    parent[right[internal]] = internal
+    rows, cols = [], []
+    for row, leaf in enumerate(np.flatnonzero(left == _LEAF)):
+        node = leaf
+        while node != -1:
+            rows.append(row)
+            cols.append(node)
+            node = parent[node]
+    n_leaves = int(np.count_nonzero(left == _LEAF))
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_leaves, n_nodes))
+
+
+def expected_depth(estimator, X, sample_weight=None) -> float:
+    """Σ_x p(x)·(number of tests on the path of x): the expected cost with unit costs."""
+    paths = sp.csr_matrix(estimator.decision_path(X))
+    if paths.shape[0] == 0:
+        raise ValueError("X has no rows: the expected depth is undefined.")
+    depth = np.diff(paths.indptr) - 1  # nodes on the path minus the leaf
+    return float(depth @ _normalised_weight(sample_weight, paths.shape[0]))
+
+
+# -- cost-aware prediction ----------------------------------------------------------------
+@dataclass
+class LazyPrediction:
+    """Result of :func:`predict_lazy`.
+
+    Attributes:
+        predictions: class labels (classifier) or predicted values (regressor), one per row.
+        costs: cost paid by each row under the cost model (same as :func:`path_costs`).
+        leaves: the leaf each row reached.
+        n_requests: number of feature values requested (each (row, feature) at most once).
+    """
+
+    predictions: np.ndarray
+    costs: np.ndarray
+    leaves: np.ndarray
+    n_requests: int
+
+    def __iter__(self):
+        return iter((self.predictions, self.costs))
+
+
+def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
+                 feature_costs=None, cost_groups=None, cost_model=None) -> LazyPrediction:
+    """Predict ``n_samples`` examples, acquiring each feature value only when needed.
+
+    Each example walks its path from the root; at a test on feature j the value is requested
+    (once per example and feature) with ``get_feature(row_index, j)``, or, with
+    ``batch=True``, for every example waiting at that node at once with
+    ``get_feature(row_indices, j)`` (an int array; return one value per index). A value is a
+    float, NaN = missing (the test sends it to its learned side). Features off the path are
+    never requested. Returns predictions and the cost paid per example under the estimator's
+    (or the given) cost model: per_test charges every test on the path, per_feature charges a
+    cost group the first time the path tests one of its columns.
+
+    Unpacks as ``predictions, costs = predict_lazy(...)``.
+    """
+    tree = _fitted_tree(estimator)
+    n_samples = int(n_samples)
+    if n_samples < 0:
+        raise ValueError(f"n_samples must be >= 0, got {n_samples}.")
+    n_features = _n_features(estimator, tree)
+    costs, groups, model = _cost_setting(estimator, n_features, feature_costs, cost_groups,
+                                         cost_model)
+    group_cost = group_costs(costs, groups)
+    left = np.asarray(tree.children_left)
+    right = np.asarray(tree.children_right)
+    feature = np.asarray(tree.feature)
+    threshold = np.asarray(tree.threshold, dtype=np.float64)
+    missing_left = _missing_go_left(tree)
+
+    known: dict[int, np.ndarray] = {}      # feature -> values (NaN until requested)
+    asked: dict[int, np.ndarray] = {}      # feature -> bool mask of rows already asked
+    paid: dict[int, np.ndarray] = {}       # group -> bool mask of rows that paid it
+    paid_cost = np.zeros(n_samples)
+    leaves = np.empty(n_samples, dtype=np.int64)
+    n_requests = 0
+    rows_at = {0: np.arange(n_samples, dtype=np.int64)}
+    # Children are stored after their parents, so one pass in node order visits every node
+    # after the examples reaching it are known.
+    for node in range(left.shape[0]):
+        rows = rows_at.pop(node, None)
+        if rows is None or rows.size == 0:
+            continue
+        if left[node] == _LEAF:
+            leaves[rows] = node
+            continue
+        j = int(feature[node])
+        if j not in known:
+            known[j] = np.full(n_samples, np.nan)
+            asked[j] = np.zeros(n_samples, dtype=bool)
+        new = rows[~asked[j][rows]]
+        if new.size:
+            known[j][new] = _request(get_feature, new, j, batch)
+            asked[j][new] = True
+            n_requests += new.size
+        if model == "per_test":
+            paid_cost[rows] += costs[j]
+        else:
+            g = int(groups[j])
+            mask = paid.setdefault(g, np.zeros(n_samples, dtype=bool))
+            payers = rows[~mask[rows]]
+            paid_cost[payers] += group_cost[g]
+            mask[payers] = True
+        values = known[j][rows]
+        go_left = np.where(np.isnan(values), bool(missing_left[node]),
+                           values <= threshold[node])
+        rows_at[int(left[node])] = rows[go_left]
+        rows_at[int(right[node])] = rows[~go_left]
+
+    return LazyPrediction(_leaf_predictions(estimator, tree, leaves), paid_cost, leaves,
+                          n_requests)
+
+
+def _missing_go_left(tree) -> np.ndarray:
+    for name in ("missing_go_left", "missing_go_to_left"):  # treesmith, scikit-learn
+        if hasattr(tree, name):
+            return np.asarray(getattr(tree, name), dtype=bool)
+    return np.zeros(len(tree.children_left), dtype=bool)
+
+
+def _request(get_feature, rows: np.ndarray, j: int, batch: bool) -> np.ndarray:
+    if batch:
+        values = np.asarray(get_feature(rows, j), dtype=np.float64).ravel()
+        if values.shape[0] != rows.shape[0]:
+            raise ValueError(f"get_feature(rows, {j}) returned {values.shape[0]} values for "
+                             f"{rows.shape[0]} rows.")
+    else:
+        values = np.asarray([get_feature(int(i), j) for i in rows], dtype=np.float64)
+    if np.any(np.isinf(values)):
+        raise ValueError(f"get_feature returned an infinite value for feature {j}; use NaN "
+                         f"for a missing value.")
+    return values
+
+
+def _leaf_predictions(estimator, tree, leaves: np.ndarray) -> np.ndarray:
+    value = np.asarray(tree.value)
+    value = value.reshape(value.shape[0], -1)[leaves]
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return value[:, 0]
+    return np.asarray(classes)[np.argmax(value, axis=1)]
