@@ -112,6 +112,11 @@ class Criterion:
         """Why concavity is not proven for these parameters (and ``n_classes``), or None."""
         return None
 
+    # ``strictly_concave()`` (defined by the families that can tell) says whether h is strictly
+    # concave on the simplex for these parameters; the engine then skips cuts inside runs of
+    # same-class bins (treesmith.grower.skips_same_class_runs). Without it the engine decides
+    # by name (gini, entropy), so a criterion that cannot tell simply does not define it.
+
     # -- conveniences ---------------------------------------------------------------------
     def __call__(self, vector) -> float:
         """Evaluate the impurity of one proportion (or statistics) vector from Python."""

@@ -10,6 +10,9 @@ class Gini(Criterion):
 
     formula = "1 - sum_k pi_k^2"
 
+    def strictly_concave(self):
+        return True
+
     def impurity_function(self):
         return _impurity.gini
 
@@ -19,6 +22,9 @@ class Entropy(Criterion):
     """Shannon entropy in bits, ``criterion="entropy"`` (C4.5's information gain)."""
 
     formula = "-sum_k pi_k log2 pi_k"
+
+    def strictly_concave(self):
+        return True
 
     def impurity_function(self):
         return _impurity.entropy
@@ -30,6 +36,9 @@ class Misclassification(Criterion):
 
     formula = "1 - max_k pi_k"
 
+    def strictly_concave(self):
+        return False  # piecewise linear: exact ties inside same-class runs
+
     def impurity_function(self):
         return _impurity.misclassification
 
@@ -40,6 +49,9 @@ class KM96(Criterion):
     alpha = 1/2, beta = 2 (seed 002 Prop. 3.1); binary: 4 sqrt(pi (1 - pi))."""
 
     formula = "2 sum_{i!=j} sqrt(pi_i pi_j) = tsallis(1/2, 2); binary 4 sqrt(pi (1 - pi))"
+
+    def strictly_concave(self):
+        return True
 
     def impurity_function(self):
         return _impurity.km96

@@ -28,6 +28,13 @@ def _renyi_caveat(gamma):
     return None
 
 
+class _StrictlyConcaveInProvenRange(Criterion):
+    """A family that is strictly concave on the simplex wherever its concavity is proven."""
+
+    def strictly_concave(self):
+        return self.concavity_caveat() is None
+
+
 def _near_one_variant(exponent, direct, near_one):
     """The compiled function for this exponent: the fast direct power sum, or the variant that
     stays accurate (and reaches the analytic limit) when the exponent is within NEAR_ONE of 1."""
@@ -94,17 +101,26 @@ class LossMatrixGini(Criterion):
                 f"and column per class, in the order of classes_."
             )
 
-    def concavity_caveat(self, n_classes=None):
+    def _largest_curvature(self) -> float:
+        """Largest eigenvalue of the symmetric part of L on the tangent space {v : sum v = 0}
+        of the simplex, relative to the largest entry (h = pi' L pi is a quadratic form)."""
         matrix = self._as_array()
         size = matrix.shape[0]
         symmetric = (matrix + matrix.T) / 2.0
-        centring = np.eye(size) - np.full((size, size), 1.0 / size)
-        curvature = np.linalg.eigvalsh(centring @ symmetric @ centring).max()
-        if curvature > 1e-12 * max(1.0, np.abs(symmetric).max()):
+        tangent = np.linalg.svd(np.ones((1, size)))[2][1:]  # orthonormal basis, sum v = 0
+        curvature = np.linalg.eigvalsh(tangent @ symmetric @ tangent.T).max()
+        return curvature / max(1.0, np.abs(symmetric).max())
+
+    def concavity_caveat(self, n_classes=None):
+        curvature = self._largest_curvature()
+        if curvature > 1e-12:
             return ("the loss matrix is not negative semi-definite on the simplex (largest "
-                    f"curvature {curvature:.3g} > 0), so this impurity is not concave and gains "
-                    "may be negative.")
+                    f"relative curvature {curvature:.3g} > 0), so this impurity is not concave "
+                    "and gains may be negative.")
         return None
+
+    def strictly_concave(self):
+        return self._largest_curvature() < -1e-12
 
     def parameters(self):
         if self.matrix is None:
@@ -116,7 +132,7 @@ class LossMatrixGini(Criterion):
 
 
 @register("tsallis")
-class Tsallis(Criterion):
+class Tsallis(_StrictlyConcaveInProvenRange):
     """(alpha, beta)-Tsallis entropy (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (seed 002 §3).
 
     alpha > 0, beta a positive integer. alpha -> 1 gives beta * (-sum pi ln pi) (nats; used
@@ -148,7 +164,7 @@ class Tsallis(Criterion):
 
 
 @register("renyi")
-class Renyi(Criterion):
+class Renyi(_StrictlyConcaveInProvenRange):
     """Renyi entropy log2(sum_k pi_k^gamma) / (1 - gamma) in bits (seed 001 eq. 3).
 
     Measured in bits so that gamma -> 1 is exactly ``entropy`` (the limit is used within 1e-9).
@@ -172,7 +188,7 @@ class Renyi(Criterion):
 
 
 @register("tsallis_classic")
-class TsallisClassic(Criterion):
+class TsallisClassic(_StrictlyConcaveInProvenRange):
     """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (seed 001 eq. 4).
 
     Seed 001 prints the denominator as 1 - gamma, which makes the value negative for every
@@ -196,7 +212,7 @@ class TsallisClassic(Criterion):
 
 
 @register("pe")
-class PE(Criterion):
+class PE(_StrictlyConcaveInProvenRange):
     """Parameterised entropy entropy^alpha, entropy in bits (seed 001 eq. 5); PE(1) = entropy."""
 
     formula = "(-sum_k pi_k log2 pi_k)^alpha"
@@ -217,7 +233,7 @@ class PE(Criterion):
 
 
 @register("pg")
-class PG(Criterion):
+class PG(_StrictlyConcaveInProvenRange):
     """Parameterised Gini gini^alpha (seed 001 eq. 6); PG(1) = Gini."""
 
     formula = "(1 - sum_k pi_k^2)^alpha"
@@ -238,7 +254,7 @@ class PG(Criterion):
 
 
 @register("pr")
-class PR(Criterion):
+class PR(_StrictlyConcaveInProvenRange):
     """Parameterised Renyi renyi_gamma^alpha, Renyi in bits (seed 001 eq. 7)."""
 
     formula = "(log2(sum_k pi_k^gamma) / (1 - gamma))^alpha"
@@ -262,7 +278,7 @@ class PR(Criterion):
 
 
 @register("pt")
-class PT(Criterion):
+class PT(_StrictlyConcaveInProvenRange):
     """Parameterised Tsallis tsallis_classic_gamma^alpha (seed 001 eq. 8)."""
 
     formula = "((1 - sum_k pi_k^gamma) / (gamma - 1))^alpha"
@@ -285,7 +301,7 @@ class PT(Criterion):
 
 
 @register("ge")
-class GE(Criterion):
+class GE(_StrictlyConcaveInProvenRange):
     """Gini-entropy gini^alpha + entropy^beta, entropy in bits (seed 001 eq. 9)."""
 
     formula = "(1 - sum_k pi_k^2)^alpha + (-sum_k pi_k log2 pi_k)^beta"
@@ -308,7 +324,7 @@ class GE(Criterion):
 
 
 @register("abi")
-class ABI(Criterion):
+class ABI(_StrictlyConcaveInProvenRange):
     """Alpha-beta impurity sum_k pi_k^alpha (1 - pi_k)^beta (seed 001 eq. 10); ABI(1, 1) = Gini.
 
     Concave for alpha, beta in (0, 1]: each term's second derivative is
@@ -357,6 +373,9 @@ class Product(Criterion):
 
     def _check_parameters(self):
         check_number("gamma", self.gamma, low=0.0)
+
+    def strictly_concave(self):
+        return False  # zero on every face of the simplex when K > 2
 
     def concavity_caveat(self, n_classes=None):
         gamma = float(self.gamma)
