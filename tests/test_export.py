@@ -104,6 +104,18 @@ def test_repeated_feature_merges_into_an_interval_and_per_feature_costs():
     assert export_text(per_feature, rules=True).splitlines()[0].endswith("[cost 4]")
 
 
+def test_cost_groups_are_paid_once_per_path_and_unit_costs_are_not_shown(clinic):
+    grouped = SimpleNamespace(tree_=clinic.tree_, feature_costs_=np.array([3.0, 3.0]),
+                              cost_groups_=np.array([0, 0]), cost_model_="per_feature")
+    rules = export_text(grouped, rules=True).splitlines()
+    assert rules[1].endswith("[cost 3]")  # age and blood test: one acquisition
+    grouped.cost_model_ = "per_test"
+    assert export_text(grouped, rules=True).splitlines()[1].endswith("[cost 6]")
+    unit = SimpleNamespace(tree_=clinic.tree_, feature_costs_=np.ones(2))
+    assert "cost" not in export_text(unit) and "cost" not in export_text(unit, rules=True)
+    assert "[cost 1]" in export_text(unit, feature_costs=[1, 1])  # asked for explicitly
+
+
 def test_missing_versus_present_split_reads_naturally():
     tree = make_tree([(1, 2, 0, np.inf, False, [3, 3]), (*LEAF, [3, 0]), (*LEAF, [0, 3])],
                      n_features=1)

@@ -105,6 +105,17 @@ def test_regressor_and_parameter_objects(wine):
         _assert_same_predictions(model, loaded, X)
 
 
+def test_random_state_objects_keep_their_stream(wine):
+    X, y = wine
+    model = treesmith.DecisionTreeClassifier(max_features=0.5,
+                                             random_state=np.random.RandomState(7)).fit(X, y)
+    loaded, _ = _round_trip(model)
+    original, restored = model.random_state.get_state(), loaded.random_state.get_state()
+    np.testing.assert_array_equal(original[1], restored[1])
+    assert original[2:] == restored[2:]
+    _assert_same_predictions(model, loaded, X)
+
+
 def test_missing_values_route_the_same_way_after_loading():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))

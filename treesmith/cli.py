@@ -176,12 +176,13 @@ def _table(title: str, header: list[str], rows: list[list[str]], wrap: tuple[int
     """A compact rich table of plain-text cells (no markup). The first column keeps its full
     width; only the columns listed in ``wrap`` may wrap, the others never break a number."""
     table = rich_table.Table(title=title or None, title_justify="left",
-                             box=rich_box.SIMPLE_HEAD, pad_edge=False)
+                             box=rich_box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                             collapse_padding=True)
     for k, column in enumerate(header):
         widest = max([len(column)] + [len(row[k]) for row in rows])
         table.add_column(rich_text.Text(column), justify="right" if k and k not in wrap
                          else "left", no_wrap=k not in wrap,
-                         min_width=None if k in wrap else widest)
+                         min_width=widest if k == 0 else None)
     for row in rows:
         table.add_row(*(rich_text.Text(cell) for cell in row))
     return table

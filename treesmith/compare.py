@@ -171,15 +171,14 @@ def path_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
 
 def expected_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
     """Expected prediction cost on ``X``: ``treesmith.metrics.expected_cost`` when it exists
-    (and knows the costs), :func:`path_cost` otherwise."""
+    (it knows the estimator's cost model and groups), :func:`path_cost` otherwise.
+    ``feature_costs=None`` means the estimator's own costs (unit costs when it has none)."""
     try:
         metric = import_module("treesmith.metrics").expected_cost
     except (ImportError, AttributeError):
-        metric = None
-    knows_costs = feature_costs is None or getattr(estimator, "feature_costs_", None) is not None
-    if metric is not None and knows_costs:
-        return float(metric(estimator, X, sample_weight=sample_weight))
-    return path_cost(estimator, X, feature_costs, sample_weight)
+        return path_cost(estimator, X, feature_costs, sample_weight)
+    options = {} if feature_costs is None else {"feature_costs": feature_costs}
+    return float(metric(estimator, X, sample_weight=sample_weight, **options))
 
 
 def roc_auc(y_true, proba, classes) -> float:

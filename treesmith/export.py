@@ -57,7 +57,8 @@ class TreeExporter:
             else ``feature_0, feature_1, …``).
         class_names: names of the classes (default: the estimator's ``classes_``).
         feature_costs: cost of each column (default: the estimator's ``feature_costs_`` when it
-            has them; no costs are shown otherwise).
+            has them and they are not all 1; no costs are shown otherwise). Path costs follow
+            the estimator's ``cost_model_`` and ``cost_groups_`` when it has them.
         precision: decimals of thresholds and proportions (None: exact shortest form).
         max_depth: deepest level shown (None: the whole tree).
         show_distribution: show the training class counts (``"counts"``, the default), the
@@ -86,8 +87,11 @@ class TreeExporter:
                 [f"class {k}" for k in range(tree.n_classes)])
         else:
             self.class_names = []
-        costs = feature_costs if feature_costs is not None else getattr(
-            source, "feature_costs_", None)
+        costs = feature_costs
+        if costs is None:
+            fitted = getattr(source, "feature_costs_", None)
+            # Unit costs carry no information beyond the tree's shape: not shown.
+            costs = None if fitted is None or np.all(np.asarray(fitted) == 1) else fitted
         if costs is not None:
             costs = np.asarray(costs, dtype=np.float64)
             if costs.shape != (tree.n_features,) or not np.all(np.isfinite(costs)) or np.any(
@@ -95,8 +99,11 @@ class TreeExporter:
                 raise ValueError(f"feature_costs must hold {tree.n_features} finite "
                                  f"non-negative numbers, got shape {costs.shape}")
         self.feature_costs = costs
-        self.cost_model = getattr(source, "cost_model", "per_test") if source is not None \
-            else "per_test"
+        self.cost_model = getattr(source, "cost_model_", getattr(source, "cost_model",
+                                                                  "per_test"))
+        groups = getattr(source, "cost_groups_", None)
+        self.cost_groups = np.arange(tree.n_features) if groups is None or np.shape(
+            groups) != (tree.n_features,) else np.asarray(groups)
         if precision is not None and (not isinstance(precision, (int, np.integer))
                                       or isinstance(precision, bool) or precision < 0):
             raise ValueError(f"precision must be a non-negative integer or None, got "
@@ -164,13 +171,17 @@ class TreeExporter:
         return float(self.feature_costs[self.tree.feature[node]])
 
     def path_cost(self, path: list[int]) -> float | None:
-        """Cost of the tests on ``path`` (internal nodes): each test under ``per_test``, each
-        distinct feature once under ``per_feature`` (SPEC §5)."""
+        """Cost of the tests on ``path`` (internal nodes): each test under ``per_test``; each
+        cost group (a feature, or the columns sharing one acquisition) once under
+        ``per_feature`` (SPEC §5)."""
         if self.feature_costs is None:
             return None
         features = [int(self.tree.feature[node]) for node in path]
         if self.cost_model == "per_feature":
-            features = sorted(set(features))
+            first_of_group = {}
+            for feature in features:
+                first_of_group.setdefault(int(self.cost_groups[feature]), feature)
+            features = list(first_of_group.values())
         return float(sum(self.feature_costs[j] for j in features))
 
     def n_samples(self, node: int) -> int:

@@ -11,6 +11,7 @@ A model file is one JSON object::
 Values that JSON cannot hold are tagged objects ``{"__type__": <tag>, ...}``: ``ndarray``
 (dtype string, shape, flat data; NaN as null, infinities as "inf"/"-inf"), ``float``
 (non-finite scalars), ``tuple``, ``dict`` (key/value pairs, so keys need not be strings),
+``random_state`` (a numpy ``RandomState``'s Mersenne-Twister state),
 ``tree`` (the :class:`treesmith.tree.Tree` arrays), ``criterion`` and ``rule`` (a registered
 name and its parameters, e.g. ``{"__type__": "criterion", "name": "tsallis", "params":
 {"alpha": 2.5, "beta": 2}}``) and ``object`` (the fitted binner: class name, parameters and
@@ -156,6 +157,10 @@ def _encode(value):
         return {"__type__": "tuple", "items": [_encode(item) for item in value]}
     if isinstance(value, dict):
         return {"__type__": "dict", "items": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, np.random.RandomState):
+        name, keys, position, has_gauss, cached_gaussian = value.get_state()
+        return {"__type__": "random_state", "keys": _encode_array(keys), "pos": int(position),
+                "has_gauss": int(has_gauss), "cached_gaussian": float(cached_gaussian)}
     if isinstance(value, Tree):
         return {"__type__": "tree", "n_features": value.n_features, "n_classes": value.n_classes,
                 "arrays": {name: _encode_array(getattr(value, name)) for name in NODE_ARRAYS}}
@@ -354,6 +359,19 @@ def _decode(value, where: str, depth: int = 0):
                                          f"found {array.dtype}")
             decoded[name] = array
         return _build_tree(Tree, n_features, n_classes, decoded, where)
+    if tag == "random_state":
+        _expect_keys(value, {"__type__", "keys", "pos", "has_gauss", "cached_gaussian"}, where)
+        keys = _decode_array(value["keys"], where) if isinstance(value["keys"], dict) else None
+        position, has_gauss = value["pos"], value["has_gauss"]
+        gaussian = value["cached_gaussian"]
+        if keys is None or keys.dtype != np.uint32 or keys.shape != (624,):
+            _fail(where, "a random state needs 624 uint32 keys")
+        if not (isinstance(position, int) and 0 <= position <= 624 and has_gauss in (0, 1)
+                and isinstance(gaussian, (int, float)) and not isinstance(gaussian, bool)):
+            _fail(where, "invalid random state position or gaussian cache")
+        state = np.random.RandomState()
+        state.set_state(("MT19937", keys, position, has_gauss, float(gaussian)))
+        return state
     registries = _registries()
     if tag in registries:
         _expect_keys(value, {"__type__", "name", "params"}, where)
