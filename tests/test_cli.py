@@ -128,6 +128,26 @@ def test_csv_with_target_costs_and_criterion(tmp_path):
     assert "[cost 5]" in invoke("export", model_path).stdout
 
 
+def test_regression_and_categorical_bundled_data(tmp_path):
+    regression = tmp_path / "diabetes.json"
+    result = invoke("fit", "sklearn:diabetes", "--max-depth", 3, "--criterion", "poisson",
+                    "--no-show-tree", "--out", regression)
+    assert result.exit_code == 0, result.output
+    assert "R²" in result.stdout and "RMSE" in result.stdout and "|---" not in result.stdout
+    predicted = invoke("predict", regression, "sklearn:diabetes")
+    assert predicted.exit_code == 0 and predicted.stderr.startswith("R² ")
+    X, _ = treesmith.load_dataset("sklearn:diabetes")
+    values = pd.read_csv(pd.io.common.StringIO(predicted.stdout))["prediction"]
+    np.testing.assert_allclose(values, treesmith.load(regression).predict(X), rtol=1e-15)
+    votes = tmp_path / "votes.json"
+    assert invoke("fit", "keel:housevotes", "--test-size", 0, "--out", votes).exit_code == 0
+    predicted = invoke("predict", votes, "keel:housevotes")
+    X, y = treesmith.load_dataset("keel:housevotes")
+    labels = pd.read_csv(pd.io.common.StringIO(predicted.stdout))["prediction"]
+    np.testing.assert_array_equal(labels, treesmith.load(votes).predict(X))
+    assert predicted.stderr == f"accuracy {np.mean(labels.to_numpy() == y):.4f} on 232 rows\n"
+
+
 def test_compare_writes_table_csv_markdown_and_plot(tmp_path):
     out_dir = tmp_path / "report"
     result = invoke("compare", "sklearn:iris", "--repeats", 2, "--jobs", 1, "--out-dir",
