@@ -304,7 +304,9 @@ def test_finite_on_faces_and_near_vertices(criterion):
 
 def test_product_does_not_underflow_with_many_classes():
     p = np.full(400, 1 / 400)
-    assert Product(0.01)(p) == pytest.approx(np.exp(0.01 * 400 * np.log(1 / 400)), rel=1e-12)
+    with pytest.warns(ConcavityWarning, match="K=400"):
+        value = Product(0.01)(p)
+    assert value == pytest.approx(np.exp(0.01 * 400 * np.log(1 / 400)), rel=1e-12)
 
 
 # -- parameter validation and concavity warnings ----------------------------------------------
@@ -383,6 +385,29 @@ def test_concavity_warning_outside_the_proven_range(make, n_classes, warns):
     assert bool(messages) == warns
     if warns:
         assert "concave" in messages[0] and "gains may be negative" in messages[0]
+
+
+@pytest.mark.parametrize("criterion, strict", [
+    (Gini(), True), (Entropy(), True), (Misclassification(), False), (KM96(), True),
+    (Tsallis(2.45, 2), True), (Tsallis(0.3, 3), True), (Renyi(0.5), True), (PE(0.2), True),
+    (PR(0.5, 0.5), True), (PT(0.5, 3.0), True), (GE(0.3, 1.0), True), (ABI(0.5, 0.5), True),
+    (TsallisClassic(4.0), True), (Product(0.5), False), (LossMatrixGini(), True),
+    (LossMatrixGini([[0, 1, 1], [1, 0, 1], [1, 1, 0]]), True),
+], ids=repr)
+def test_strict_concavity_is_declared_for_the_engine(criterion, strict):
+    """The engine skips cuts inside same-class runs only for strictly concave criteria."""
+    assert criterion.strictly_concave() is strict
+
+
+def test_strict_concavity_is_not_claimed_outside_the_proven_range():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConcavityWarning)
+        for criterion in (Tsallis(0.7, 2), Renyi(2.0), PE(1.5), PR(0.5, 2.0), ABI(1.2, 1.0),
+                          LossMatrixGini([[0, 1, 1], [1, 0, 100], [1, 100, 0]])):
+            assert criterion.strictly_concave() is False, criterion
+    # classes 1 and 2 interchangeable at no cost: h = 2 pi_0 (1 - pi_0), flat along pi_1 - pi_2
+    flat = LossMatrixGini([[0, 1, 1], [1, 0, 0], [1, 0, 0]])
+    assert flat.concavity_caveat() is None and flat.strictly_concave() is False
 
 
 def test_tsallis_warning_names_the_interval():

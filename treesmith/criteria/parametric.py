@@ -32,7 +32,7 @@ class _StrictlyConcaveInProvenRange(Criterion):
     """A family that is strictly concave on the simplex wherever its concavity is proven."""
 
     def strictly_concave(self):
-        return self.concavity_caveat() is None
+        return bool(self.concavity_caveat() is None)
 
 
 def _near_one_variant(exponent, direct, near_one):
@@ -120,7 +120,7 @@ class LossMatrixGini(Criterion):
         return None
 
     def strictly_concave(self):
-        return self._largest_curvature() < -1e-12
+        return bool(self._largest_curvature() < -1e-12)
 
     def parameters(self):
         if self.matrix is None:
