@@ -152,3 +152,197 @@ def test_large_lambda_ranks_like_cost_benefit(seed):
     best_cb = max(range(len(cb)), key=lambda i: (cb[i].score, -i))
     best_ec = max(range(len(ec)), key=lambda i: (ec[i].score, -i))
     assert best_cb == best_ec
+
+
+# == the engine against the reference ====================================================
+import treesmith  # noqa: E402
+from treesmith.rules.reference import impure_pairs, ranked_candidates  # noqa: E402
+
+ALL_RULES = ["gain", "gain_ratio", "cost_benefit", ECART(lam=0.5), ECART(lam=10.0), "asr",
+             "impure_pairs", "balanced"]
+RELATIVE_TIE = 1e-9
+
+
+def _key_close(a, b):
+    return a[0] == b[0] and abs(a[1] - b[1]) <= RELATIVE_TIE * max(1.0, abs(a[1]), abs(b[1]))
+
+
+def _node_costs(estimator, node, parents):
+    """Cost of each feature at ``node``: per_feature makes groups tested above it free."""
+    costs = np.asarray(estimator.feature_costs_, dtype=float).copy()
+    if estimator.cost_model_ == "per_feature":
+        groups = np.asarray(estimator.cost_groups_)
+        ancestor = parents[node]
+        while ancestor >= 0:
+            costs[groups == groups[estimator.tree_.feature[ancestor]]] = 0.0
+            ancestor = parents[ancestor]
+    return costs
+
+
+def check_tree_against_reference(estimator, X, y, sample_weight=None):
+    """Every split of the fitted tree is an optimal test of the reference at its node, and
+    every leaf that could have been split has no test. Returns (nodes, exact matches)."""
+    tree = estimator.tree_
+    y_code = np.searchsorted(estimator.classes_, y)
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    p = weight / weight.sum()
+    theta = estimator.min_weight_fraction_split
+    phi_root = impure_pairs(y_code)
+    paths = estimator.decision_path(X).toarray().astype(bool)
+    parents = tree.parent()
+    rule = estimator.split_rule_
+    n_exact = n_checked = 0
+    for node in range(tree.node_count):
+        rows = paths[:, node]
+        ranked = ranked_candidates(
+            X[rows], y_code[rows], p[rows], rule, impurity=estimator.criterion_, theta=theta,
+            phi_root=phi_root, n_classes=len(estimator.classes_),
+            feature_costs=_node_costs(estimator, node, parents))
+        if tree.children_left[node] == -1:
+            splittable = (impure_pairs(y_code[rows]) > 0 and p[rows].sum() > theta
+                          and (estimator.max_depth is None or tree.depth[node] < estimator.max_depth))
+            assert not (splittable and ranked), f"leaf {node} has candidate tests"
+            continue
+        f, t = tree.feature[node], tree.threshold[node]
+        kernel_left = X[rows, f] <= t
+        best, best_key = None, None
+        for candidate, key in ranked:
+            if best is None or key > best_key:
+                best, best_key = candidate, key
+        chosen = [key for c, key in ranked
+                  if c.feature == f and np.array_equal(c.left, kernel_left)]
+        assert chosen, f"node {node}: the engine's test (x{f} <= {t}) is not an eligible test"
+        assert _key_close(chosen[0], best_key), (
+            f"node {node}: engine x{f} <= {t} scores {chosen[0]}, reference best "
+            f"x{best.feature} <= {best.threshold} scores {best_key}")
+        n_checked += 1
+        n_exact += best.feature == f and np.array_equal(best.left, kernel_left)
+    return n_checked, n_exact
+
+
+def _small_problem(seed, n=48, d=4, n_classes=2, weighted=False):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, d)).astype(float)
+    signal = X[:, 0] + (X[:, 1] > 1) + rng.integers(0, 3, n)
+    y = np.minimum((signal * n_classes) // 6, n_classes - 1).astype(int)
+    weight = rng.integers(1, 4, n).astype(float) if weighted else None
+    return X, y, weight
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=str)
+@pytest.mark.parametrize("seed, n_classes, weighted, theta, unit_costs", [
+    (0, 2, False, 0.0, True),
+    (1, 3, True, 0.05, False),
+    (2, 2, True, 0.2, False),
+])
+def test_root_split_is_the_reference_optimum(rule, seed, n_classes, weighted, theta, unit_costs):
+    """Depth-1 trees: the engine's root test maximises the reference score over every
+    threshold of every feature (exact binning, so both see the same candidate tests)."""
+    X, y, weight = _small_problem(seed, n_classes=n_classes, weighted=weighted)
+    costs = None if unit_costs else [3.0, 1.0, 2.0, 5.0]
+    tree = treesmith.DecisionTreeClassifier(
+        criterion="entropy", split_rule=rule, max_depth=1, max_bins=None,
+        min_weight_fraction_split=theta, feature_costs=costs).fit(X, y, sample_weight=weight)
+    assert tree.tree_.node_count == 3
+    checked, exact = check_tree_against_reference(tree, X, y, weight)
+    assert checked == 1
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=str)
+@pytest.mark.parametrize("criterion, cost_model", [("gini", "per_test"),
+                                                   ("entropy", "per_feature")])
+def test_every_split_of_a_grown_tree_is_the_reference_optimum(rule, criterion, cost_model):
+    """Below the root p(S) < 1 and φ(S) < φ(X): B, E and D use the training-set
+    normalisation, q_i = max(p(x_i), θ) with unequal weights, and per_feature costs."""
+    X, y, weight = _small_problem(10, n=60, d=4, n_classes=3, weighted=True)
+    tree = treesmith.DecisionTreeClassifier(
+        criterion=criterion, split_rule=rule, max_depth=4, max_bins=None,
+        min_weight_fraction_split=0.08, feature_costs=[2.0, 1.0, 2.0, 4.0],
+        cost_groups=[[0, 2]], cost_model=cost_model).fit(X, y, sample_weight=weight)
+    checked, exact = check_tree_against_reference(tree, X, y, weight)
+    assert checked >= 3
+    assert exact >= checked - 2  # near-ties aside, the very same tests
+
+
+def test_free_tests_rank_first():
+    """SPEC §5: with cost 0 a test is ranked by its numerator ahead of all paid tests."""
+    X, y, _ = _small_problem(3)
+    for rule in ("cost_benefit", ECART(lam=1.0), "impure_pairs"):
+        tree = treesmith.DecisionTreeClassifier(
+            split_rule=rule, max_depth=1, max_bins=None,
+            feature_costs=[1.0, 1.0, 1.0, 0.0]).fit(X, y)
+        assert tree.tree_.feature[0] == 3
+        check_tree_against_reference(tree, X, y)
+
+
+def test_large_lambda_ecart_grows_the_cost_benefit_tree():
+    """λ → ∞: Z·c/λ → D, so ECART takes the same tests as cost_benefit (seed 000 §6)."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    costs = np.random.default_rng(0).integers(1, 11, X.shape[1]).astype(float)
+    params = dict(criterion="entropy", max_depth=5, max_bins=16, feature_costs=costs,
+                  min_weight_fraction_split=0.005)
+    cb = treesmith.DecisionTreeClassifier(split_rule="cost_benefit", **params).fit(X, y)
+    ec = treesmith.DecisionTreeClassifier(split_rule=ECART(lam=1e9), **params).fit(X, y)
+    assert cb.tree_.node_count == ec.tree_.node_count > 7
+    assert np.array_equal(cb.tree_.feature, ec.tree_.feature)
+    assert np.array_equal(cb.tree_.threshold, ec.tree_.threshold, equal_nan=True)
+    small = treesmith.DecisionTreeClassifier(split_rule=ECART(lam=0.1), **params).fit(X, y)
+    assert not np.array_equal(cb.tree_.feature[:3], small.tree_.feature[:3])
+
+
+def _appendix_a_like(m=20, k=8):
+    """Two classes of m objects. x0: a balanced test independent of the class (half of each
+    class on each side). x1: isolates k < m/2 objects of class 0 (pure, discriminative)."""
+    y = np.r_[np.zeros(m, int), np.ones(m, int)]
+    x0 = np.r_[np.arange(m) % 2, np.arange(m) % 2].astype(float)
+    x1 = np.r_[np.ones(k), np.zeros(2 * m - k)]
+    return np.c_[x0, x1], y
+
+
+def test_appendix_a_impure_pairs_prefers_the_balanced_random_test():
+    """Seed 000 §6 / Appendix A: IP counts cut pairs, m²/2 = 200 for the random balanced test
+    against k·m = 160 for the discriminative one, so IP (and BAL, and ASR = ECART at λ = 0)
+    split on the useless x0. Gain-based rules and ECART with λ above λ* ≈ 2.37 (where
+    λ·D closes the B + E gap, computed by the reference) take x1."""
+    X, y = _appendix_a_like()
+    p = np.full(len(y), 1 / len(y))
+    random_test = split_terms(y, p, X[:, 0] <= 0, impurity=entropy)
+    good_test = split_terms(y, p, X[:, 1] <= 0, impurity=entropy)
+    assert (random_test.impure_pairs, good_test.impure_pairs) == (200, 160)
+    assert random_test.D == pytest.approx(0, abs=1e-15) and good_test.D > 0.2
+    lam_star = (random_test.B + random_test.E - good_test.B - good_test.E) / good_test.D
+    assert 2.3 < lam_star < 2.4
+
+    def root_feature(rule):
+        tree = treesmith.DecisionTreeClassifier(criterion="entropy", split_rule=rule,
+                                                max_depth=1).fit(X, y)
+        return tree.tree_.feature[0]
+
+    for rule in ("impure_pairs", "balanced", "asr", ECART(lam=1.0)):
+        assert root_feature(rule) == 0, rule
+    for rule in ("gain", "cost_benefit", "gain_ratio", ECART(lam=3.0), ECART(lam=10.0)):
+        assert root_feature(rule) == 1, rule
+
+
+def test_ecart_counts_the_coalesced_objects():
+    """B's largest child is the one with most *objects*: on coalesced data an object of
+    weight k counts once. Both representations match the reference on the objects the tree
+    was given, and their root tests differ (so the count really is the coalesced one)."""
+    from treesmith.preprocessing import coalesce
+
+    rng = np.random.default_rng(5)
+    base = np.unique(rng.integers(0, 3, size=(30, 3)).astype(float), axis=0)
+    labels = (base[:, 0] + rng.integers(0, 2, len(base)) > 1).astype(int)
+    copies = np.where(base[:, 1] == 2, 8, 1)  # few heavy objects on one side of x1
+    X_dup, y_dup = np.repeat(base, copies, axis=0), np.repeat(labels, copies)
+    X_u, y_u, w_u, counts = coalesce(X_dup, y_dup)
+    assert np.array_equal(np.sort(counts), np.sort(copies))
+    params = dict(criterion="entropy", split_rule=ECART(lam=0.5), max_depth=1, max_bins=None)
+    on_dup = treesmith.DecisionTreeClassifier(**params).fit(X_dup, y_dup)
+    on_coalesced = treesmith.DecisionTreeClassifier(**params).fit(X_u, y_u, sample_weight=w_u)
+    check_tree_against_reference(on_dup, X_dup, y_dup)
+    check_tree_against_reference(on_coalesced, X_u, y_u, w_u)
+    assert (on_dup.tree_.feature[0], on_dup.tree_.threshold[0]) != (
+        on_coalesced.tree_.feature[0], on_coalesced.tree_.threshold[0])

@@ -110,8 +110,9 @@ def test_best_split_free_test_ranks_first():
 
 def test_gain_ratio_only_among_tests_with_average_gain():
     """Feature 1 isolates one object: the highest raw gain ratio (tiny split information) but
-    a gain below the average; feature 0 is a weak balanced test (30% of its objects on the
-    "wrong" side). C4.5 takes feature 0; the unconstrained ratio would take feature 1."""
+    a gain below the average of the features' best gains; feature 0 is a weak balanced test
+    (30% of its objects on the "wrong" side). C4.5 takes feature 0; the unconstrained ratio
+    would take feature 1."""
     n = 60
     y = np.r_[np.zeros(30, int), np.ones(30, int)]
     x0 = y.astype(float)
@@ -137,3 +138,16 @@ def test_reference_gain_matches_entropy_definition():
     h_root = entropy([3 / 5, 2 / 5])
     h_right = entropy([1 / 3, 2 / 3])
     assert best.terms.D == pytest.approx(h_root - 0.6 * h_right, abs=1e-12)
+
+
+def test_gain_ratio_uses_each_features_best_gain_threshold():
+    """C4.5 with a numeric feature: the threshold is the one of largest gain, and only then is
+    its ratio compared. Labels 0,0,0,0,0,1,0,1 along x: the largest gain cuts at 4, the largest
+    ratio at 6 (one object split off, small split information); C4.5 keeps the cut at 4."""
+    X = np.arange(8, dtype=float)[:, None]
+    y = np.array([0, 0, 0, 0, 0, 1, 0, 1])
+    p = np.full(8, 1 / 8)
+    ratios = {c.threshold: c.score for c in candidate_splits(X, y, p, rule="gain_ratio")}
+    assert max(ratios, key=ratios.get) == 6.0
+    assert best_split(X, y, p, "gain").threshold == 4.0
+    assert best_split(X, y, p, "gain_ratio").threshold == 4.0

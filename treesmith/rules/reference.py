@@ -201,28 +201,46 @@ def candidate_splits(X, y, p, *, impurity=entropy, theta=0.0, phi_root=None, n_c
     return out
 
 
+def ranked_candidates(X, y, p, rule, *, impurity=entropy, theta=0.0, phi_root=None,
+                      n_classes=None, feature_costs=None) -> list[tuple[Candidate, tuple]]:
+    """The tests eligible under ``rule`` with their ranking keys (larger is better), in
+    feature then threshold order. For gain_ratio only C4.5's eligible tests are listed
+    (see :func:`best_split`)."""
+    rule = resolve_rule(rule)
+    candidates = candidate_splits(X, y, p, impurity=impurity, theta=theta, phi_root=phi_root,
+                                  n_classes=n_classes, rule=rule, feature_costs=feature_costs)
+    if isinstance(rule, GainRatio) and candidates:
+        candidates = _c45_candidates(candidates)
+    costs = (np.ones(np.asarray(X).shape[1]) if feature_costs is None
+             else np.asarray(feature_costs, float))
+    return [(c, ranking_key(c.score, c.terms.numerator(rule), costs[c.feature],
+                            rule.divides_by_cost)) for c in candidates]
+
+
 def best_split(X, y, p, rule, *, impurity=entropy, theta=0.0, phi_root=None, n_classes=None,
                feature_costs=None) -> Candidate | None:
     """The test a node should take under ``rule`` (None when no test separates the node).
 
-    Ties go to the lowest feature index, then the lowest threshold (SPEC §4). For gain_ratio,
-    only the tests whose gain p(S)·Δ_h is at least the average over all candidate tests are
-    eligible (C4.5).
+    Ties go to the lowest feature index, then the lowest threshold (SPEC §4). For gain_ratio
+    (C4.5, Quinlan 1993 §2 and release 8's continuous attributes): each feature offers its
+    largest-gain threshold; among the features whose gain is at least the average of those
+    gains, the largest gain / split information wins.
     """
-    rule = resolve_rule(rule)
-    candidates = candidate_splits(X, y, p, impurity=impurity, theta=theta, phi_root=phi_root,
-                                  n_classes=n_classes, rule=rule, feature_costs=feature_costs)
-    if not candidates:
-        return None
-    if isinstance(rule, GainRatio):
-        average = np.mean([c.terms.D for c in candidates])
-        candidates = [c for c in candidates if c.terms.D >= average]
-    costs = (np.ones(np.asarray(X).shape[1]) if feature_costs is None
-             else np.asarray(feature_costs, float))
     best, best_key = None, None
-    for c in candidates:  # in feature, threshold order: strict ">" keeps the first on ties
-        key = ranking_key(c.score, c.terms.numerator(rule), costs[c.feature],
-                          rule.divides_by_cost)
-        if best is None or key > best_key:
-            best, best_key = c, key
+    for candidate, key in ranked_candidates(X, y, p, rule, impurity=impurity, theta=theta,
+                                            phi_root=phi_root, n_classes=n_classes,
+                                            feature_costs=feature_costs):
+        if best is None or key > best_key:  # strict: the first of equal keys stays
+            best, best_key = candidate, key
     return best
+
+
+def _c45_candidates(candidates: list[Candidate]) -> list[Candidate]:
+    """C4.5's eligible tests: each feature's largest-gain test (lowest threshold on ties),
+    kept when its gain is at least the average over the features (1e-12 relative slack)."""
+    per_feature: dict[int, Candidate] = {}
+    for c in candidates:
+        if c.feature not in per_feature or c.terms.D > per_feature[c.feature].terms.D:
+            per_feature[c.feature] = c
+    average = float(np.mean([c.terms.D for c in per_feature.values()]))
+    return [c for c in per_feature.values() if c.terms.D >= average - 1e-12 * abs(average)]
