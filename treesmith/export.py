@@ -48,6 +48,14 @@ def format_number(value: float, precision: int | None) -> str:
     return "0" if text == "-0" else text
 
 
+def _check_depth_like(parameter: str, value):
+    """``value`` if it is None or a non-negative integer; ValueError naming ``parameter``."""
+    if value is not None and (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
+                              or value < 0):
+        raise ValueError(f"{parameter} must be a non-negative integer or None, got {value!r}")
+    return value
+
+
 class TreeExporter:
     """What every format shows about each node; subclasses lay it out.
 
@@ -87,37 +95,34 @@ class TreeExporter:
                 [f"class {k}" for k in range(tree.n_classes)])
         else:
             self.class_names = []
-        costs = feature_costs
-        if costs is None:
-            fitted = getattr(source, "feature_costs_", None)
-            # Unit costs carry no information beyond the tree's shape: not shown.
-            costs = None if fitted is None or np.all(np.asarray(fitted) == 1) else fitted
-        if costs is not None:
-            costs = np.asarray(costs, dtype=np.float64)
-            if costs.shape != (tree.n_features,) or not np.all(np.isfinite(costs)) or np.any(
-                    costs < 0):
-                raise ValueError(f"feature_costs must hold {tree.n_features} finite "
-                                 f"non-negative numbers, got shape {costs.shape}")
-        self.feature_costs = costs
+        self.feature_costs = self._costs(feature_costs, source)
         self.cost_model = getattr(source, "cost_model_", getattr(source, "cost_model",
                                                                   "per_test"))
         groups = getattr(source, "cost_groups_", None)
         self.cost_groups = np.arange(tree.n_features) if groups is None or np.shape(
             groups) != (tree.n_features,) else np.asarray(groups)
-        if precision is not None and (not isinstance(precision, (int, np.integer))
-                                      or isinstance(precision, bool) or precision < 0):
-            raise ValueError(f"precision must be a non-negative integer or None, got "
-                             f"{precision!r}")
-        self.precision = precision
-        if max_depth is not None and (not isinstance(max_depth, (int, np.integer))
-                                      or isinstance(max_depth, bool) or max_depth < 0):
-            raise ValueError(f"max_depth must be a non-negative integer or None, got "
-                             f"{max_depth!r}")
-        self.max_depth = max_depth
+        self.precision = _check_depth_like("precision", precision)
+        self.max_depth = _check_depth_like("max_depth", max_depth)
         if show_distribution not in ("counts", "proportions", None):
             raise ValueError("show_distribution must be 'counts', 'proportions' or None, got "
                              f"{show_distribution!r}")
         self.show_distribution = show_distribution
+
+    def _costs(self, given, source):
+        """The costs to show: the given ones, else the fitted ones unless they are all 1
+        (unit costs say nothing beyond the tree's shape)."""
+        costs = given
+        if costs is None:
+            fitted = getattr(source, "feature_costs_", None)
+            costs = None if fitted is None or np.all(np.asarray(fitted) == 1) else fitted
+        if costs is None:
+            return None
+        costs = np.asarray(costs, dtype=np.float64)
+        n_features = self.tree.n_features
+        if costs.shape != (n_features,) or not np.all(np.isfinite(costs)) or np.any(costs < 0):
+            raise ValueError(f"feature_costs must hold {n_features} finite non-negative "
+                             f"numbers, got shape {costs.shape}")
+        return costs
 
     @staticmethod
     def _names(parameter, given, fitted, expected, default):
@@ -258,7 +263,7 @@ class TreeExporter:
 
     def walk(self, node: int = 0):
         """Nodes in depth-first order (left before right), stopping at shown leaves."""
-        stack = [0 if node is None else node]
+        stack = [node]
         while stack:
             current = stack.pop()
             yield current
