@@ -13,7 +13,6 @@ Pickling needs ``func`` to be importable by name (a module-level function), as f
 
 import inspect
 import re
-import weakref
 
 import numba
 import numpy as np
@@ -26,7 +25,9 @@ from ._checks import check_number
 #: A probed value further below 0 than this is "negative"; a pure node further from 0 is refused.
 PROBE_TOLERANCE = 1e-12
 
-_COMPILED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: (func, number of parameters) -> compiled wrapper, so that clones and copies of a Custom
+#: criterion (scikit-learn clones per fold) compile once per process.
+_COMPILED: dict = {}
 
 
 def _probe_distributions() -> list[np.ndarray]:
@@ -74,8 +75,8 @@ def _wrapper_factory(n_params: int):
 def _compile(func, n_params: int):
     """The dispatcher ``h(proportions, params)`` with IMPURITY_SIGNATURE that calls ``func``."""
     try:
-        cached = _COMPILED.get(func, {}).get(n_params)
-    except TypeError:  # not weak-referenceable: compile without caching
+        cached = _COMPILED.get((func, n_params))
+    except TypeError:  # unhashable callable: compile without caching
         cached = None
     if cached is not None:
         return cached
@@ -97,7 +98,7 @@ def _compile(func, n_params: int):
             f"{_first_lines(error)}"
         ) from error
     try:
-        _COMPILED.setdefault(func, {})[n_params] = compiled
+        _COMPILED[(func, n_params)] = compiled
     except TypeError:
         pass
     return compiled
