@@ -117,8 +117,7 @@ def run(sizes, n_features, repeats, max_depth):
     print("\n".join(environment_lines()))
     depth = "full depth" if max_depth is None else f"max_depth={max_depth}"
     print(f"data: make_classification, {n_features} features, 3 classes; {depth}, max_bins=255; "
-          f"best of {repeats} warm fit(s), repeats interleaved across criteria")
-    print(load_average_line("at start") + "\n")
+          f"best of {repeats} warm fit(s), repeats interleaved across criteria\n")
     families = criteria(3)
     X_small, y_small = make_classification_data(WARMUP_ROWS, n_features=n_features, n_classes=3,
                                                 n_informative=10, n_redundant=5)
