@@ -275,6 +275,20 @@ def test_free_tests_rank_first():
         check_tree_against_reference(tree, X, y)
 
 
+def test_free_test_without_benefit_does_not_win():
+    """A free test whose numerator is 0 (here: zero gain, the class mix is the same on both
+    sides) brings nothing; 0/0 is no benefit, so the paid perfect test x0 must win. (Ranking
+    every free test ahead regardless of its numerator would split on x1 first and grow a
+    larger tree at the same cost.)"""
+    X = np.array([[0, 0], [0, 0], [1, 0], [1, 0], [0, 1], [0, 1], [1, 1], [1, 1]], float)
+    y = np.array([0, 0, 1, 1, 0, 0, 1, 1])
+    tree = treesmith.DecisionTreeClassifier(
+        criterion="entropy", split_rule="cost_benefit", max_depth=1,
+        feature_costs=[1.0, 0.0]).fit(X, y)
+    assert tree.tree_.feature[0] == 0
+    check_tree_against_reference(tree, X, y)
+
+
 def test_large_lambda_ecart_grows_the_cost_benefit_tree():
     """λ → ∞: Z·c/λ → D, so ECART takes the same tests as cost_benefit (seed 000 §6)."""
     from sklearn.datasets import load_breast_cancer

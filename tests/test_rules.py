@@ -151,3 +151,70 @@ def test_gain_ratio_uses_each_features_best_gain_threshold():
     assert max(ratios, key=ratios.get) == 6.0
     assert best_split(X, y, p, "gain").threshold == 4.0
     assert best_split(X, y, p, "gain_ratio").threshold == 4.0
+
+
+# -- λ selection (seed 000 §6, SPEC §8) ---------------------------------------------------
+def _split_breast_cancer():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+
+
+def test_select_lambda_follows_the_protocol():
+    import treesmith
+    from treesmith.metrics import expected_cost
+    from treesmith.rules.lambda_selection import validation_auc
+
+    X_train, X_val, y_train, y_val = _split_breast_cancer()
+    costs = np.random.default_rng(0).integers(1, 11, X_train.shape[1]).astype(float)
+    base = treesmith.DecisionTreeClassifier(criterion="entropy", max_bins=16,
+                                            min_weight_fraction_split=0.02,
+                                            feature_costs=costs)
+    lambdas = [100.0, 10.0, 3.0, 1.0, 0.3, 0.0]
+    result = rules.select_lambda(base, X_train, y_train, X_val, y_val, lambdas=lambdas)
+    lam, curve = result
+    assert list(curve) == sorted(lambdas, reverse=True)
+    start = curve[100.0][0]
+    assert result.start_auc == start
+    # every λ down to the chosen one stays within one AUC point of the start; the next drops
+    passed = [value for value in curve if value >= lam]
+    assert all(curve[value][0] >= start - 0.01 for value in passed)
+    below = [value for value in curve if value < lam]
+    if below:
+        assert curve[below[0]][0] < start - 0.01
+    # the curve holds what the fitted model measures
+    model = result.estimator
+    assert model.split_rule_ == rules.ECART(lam=lam)
+    assert curve[lam] == (validation_auc(model, X_val, y_val), expected_cost(model, X_val))
+    # choose="cheapest": the cheapest λ of the same in-tolerance run
+    cheapest = rules.select_lambda(base, X_train, y_train, X_val, y_val, lambdas=lambdas,
+                                   choose="cheapest")
+    assert cheapest.curve == curve
+    assert curve[cheapest.lam][1] == min(curve[value][1] for value in passed)
+    assert cheapest.lam in passed
+
+
+def test_select_lambda_stops_at_the_drop_when_not_exhaustive():
+    import treesmith
+
+    X_train, X_val, y_train, y_val = _split_breast_cancer()
+    base = treesmith.DecisionTreeClassifier(criterion="entropy", max_bins=16)
+    full = rules.select_lambda(base, X_train, y_train, X_val, y_val,
+                               lambdas=[10.0, 1.0, 0.1, 0.0], tolerance=0.0)
+    short = rules.select_lambda(base, X_train, y_train, X_val, y_val,
+                                lambdas=[10.0, 1.0, 0.1, 0.0], tolerance=0.0,
+                                exhaustive=False)
+    assert short.lam == full.lam
+    fitted = list(short.curve)
+    assert fitted == list(full.curve)[:len(fitted)]
+    assert len(fitted) == len([v for v in full.curve if v >= full.lam]) + (full.lam != 0.0)
+
+
+@pytest.mark.parametrize("bad", [[], [-1.0], [np.inf], [[1.0, np.nan]]])
+def test_select_lambda_rejects_bad_grids(bad):
+    with pytest.raises(ValueError, match="lambdas"):
+        rules.select_lambda(None, None, None, None, None, lambdas=bad)
+    with pytest.raises(ValueError, match="choose"):
+        rules.select_lambda(None, None, None, None, None, choose="best")

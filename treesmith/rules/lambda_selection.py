@@ -53,7 +53,8 @@ def validation_auc(estimator, X, y) -> float:
 
 
 def select_lambda(estimator, X_train, y_train, X_val, y_val, lambdas=None, *,
-                  sample_weight=None, tolerance=0.01, exhaustive=True) -> LambdaSelection:
+                  sample_weight=None, tolerance=0.01, exhaustive=True,
+                  choose="last") -> LambdaSelection:
     """Seed 000's λ search: start at the largest λ and decrease it while the validation ROC AUC
     stays within ``tolerance`` (default 0.01, "1 point") of the AUC at the largest λ.
 
@@ -63,6 +64,11 @@ def select_lambda(estimator, X_train, y_train, X_val, y_val, lambdas=None, *,
     the λ after that drop are still fitted, so that ``curve`` shows the whole trade-off; with
     ``exhaustive=False`` the search stops at the drop. Expected cost (on the validation set,
     unweighted) uses the estimator's own ``feature_costs_`` / ``cost_groups_`` / ``cost_model_``.
+
+    ``choose="last"`` (default) is the protocol as written; ``choose="cheapest"`` takes,
+    among the λ of that same in-tolerance run, the one of lowest validation expected cost
+    (larger λ on ties) — the protocol's aim ("reduce the complexity as much as possible"),
+    for data where the cost is not monotone in λ.
     """
     from sklearn.base import clone
 
@@ -77,11 +83,13 @@ def select_lambda(estimator, X_train, y_train, X_val, y_val, lambdas=None, *,
                          f"got {lambdas!r}.")
     if not (np.isfinite(tolerance) and tolerance >= 0):
         raise ValueError(f"tolerance must be a float >= 0, got {tolerance!r}.")
+    if choose not in ("last", "cheapest"):
+        raise ValueError(f"choose must be 'last' or 'cheapest', got {choose!r}.")
     lambdas = np.unique(lambdas)[::-1]
 
     fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
-    curve, fitted = {}, {}
-    start_auc, chosen, dropped = None, None, False
+    curve, fitted, run = {}, {}, []
+    start_auc, dropped = None, False
     for lam in lambdas:
         model = clone(estimator).set_params(split_rule=ECART(lam=float(lam)))
         model.fit(X_train, y_train, **fit_kwargs)
@@ -91,10 +99,12 @@ def select_lambda(estimator, X_train, y_train, X_val, y_val, lambdas=None, *,
         if start_auc is None:
             start_auc = auc
         if not dropped and auc >= start_auc - tolerance:
-            chosen = float(lam)
+            run.append(float(lam))
         else:
             dropped = True
             if not exhaustive:
                 break
+    chosen = run[-1] if choose == "last" else min(run, key=lambda v: (curve[v][1], -v))
+    fitted = {chosen: fitted[chosen]}
     return LambdaSelection(lam=chosen, curve=curve, estimator=fitted[chosen],
                            start_auc=float(start_auc))
