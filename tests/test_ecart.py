@@ -155,8 +155,8 @@ def test_large_lambda_ranks_like_cost_benefit(seed):
 
 
 # == the engine against the reference ====================================================
-import treesmith  # noqa: E402
-from treesmith.rules.reference import impure_pairs, ranked_candidates  # noqa: E402
+import treesmith
+from treesmith.rules.reference import impure_pairs, ranked_candidates
 
 ALL_RULES = ["gain", "gain_ratio", "cost_benefit", ECART(lam=0.5), ECART(lam=10.0), "asr",
              "impure_pairs", "balanced"]
@@ -199,8 +199,8 @@ def check_tree_against_reference(estimator, X, y, sample_weight=None):
             phi_root=phi_root, n_classes=len(estimator.classes_),
             feature_costs=_node_costs(estimator, node, parents))
         if tree.children_left[node] == -1:
-            splittable = (impure_pairs(y_code[rows]) > 0 and p[rows].sum() > theta
-                          and (estimator.max_depth is None or tree.depth[node] < estimator.max_depth))
+            depth_left = estimator.max_depth is None or tree.depth[node] < estimator.max_depth
+            splittable = impure_pairs(y_code[rows]) > 0 and p[rows].sum() > theta and depth_left
             assert not (splittable and ranked), f"leaf {node} has candidate tests"
             continue
         f, t = tree.feature[node], tree.threshold[node]
@@ -245,7 +245,7 @@ def test_root_split_is_the_reference_optimum(rule, seed, n_classes, weighted, th
         min_weight_fraction_split=theta, feature_costs=costs).fit(X, y, sample_weight=weight)
     assert tree.tree_.node_count == 3
     checked, exact = check_tree_against_reference(tree, X, y, weight)
-    assert checked == 1
+    assert checked == 1 and exact in (0, 1)
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=str)

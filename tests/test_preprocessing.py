@@ -111,7 +111,7 @@ def test_coalesce_hand_example():
 
 def test_coalesce_dataframe_and_errors():
     X = pd.DataFrame({"u": [1.0, 1.0, 2.0], "v": [3.0, 3.0, 3.0]}, index=[10, 11, 12])
-    X_u, y_u, w_u, counts = coalesce(X, [0, 0, 1])
+    X_u, *_ = coalesce(X, [0, 0, 1])
     assert list(X_u.columns) == ["u", "v"] and X_u.shape == (2, 2)
     assert X_u.index.tolist() == [0, 1]
     with pytest.raises(ValueError, match="one label per row"):

@@ -29,12 +29,18 @@ Typical use (seed 000's protocol)::
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, TransformerMixin
-from sklearn.base import clone
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    TransformerMixin,
+    clone,
+)
 from sklearn.utils.validation import check_is_fitted
 
 from .costs import resolve_feature_costs
@@ -179,7 +185,7 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
         edges = self._kmeans_edges(values, name)
         self.bin_edges_[name] = edges
         labels = ([f"{name}<{_format(edges[0])}"]
-                  + [f"{_format(lo)}<={name}<{_format(hi)}" for lo, hi in zip(edges, edges[1:])]
+                  + [f"{_format(lo)}<={name}<{_format(hi)}" for lo, hi in itertools.pairwise(edges)]
                   + [f"{name}>={_format(edges[-1])}"])
         return self._indicators(name, "bin", list(range(len(labels))), labels, edges)
 

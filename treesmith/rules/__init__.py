@@ -35,16 +35,16 @@ from ._base import (
 from .lambda_selection import LambdaSelection, select_lambda
 
 __all__ = [
-    "Rule",
+    "ASR",
+    "ECART",
+    "Balanced",
+    "CostBenefit",
     "Gain",
     "GainRatio",
-    "CostBenefit",
-    "ECART",
-    "ASR",
     "ImpurePairs",
-    "Balanced",
+    "LambdaSelection",
+    "Rule",
     "registered",
     "resolve_rule",
     "select_lambda",
-    "LambdaSelection",
 ]
