@@ -185,4 +185,5 @@ def test_fully_grown_regressor_fits_distinct_rows(data):
     X, _, w = _distinct_rows(*data)
     y = np.arange(len(X), dtype=float) ** 1.5
     est = treesmith.DecisionTreeRegressor().fit(X, y, sample_weight=w)
-    np.testing.assert_allclose(est.predict(X), y, rtol=1e-9, atol=1e-12)
+    # leaf sums may come from parent - sibling histograms: round-off relative to the labels' scale
+    np.testing.assert_allclose(est.predict(X), y, rtol=1e-9, atol=1e-12 * np.abs(y).max())
