@@ -208,3 +208,21 @@ def test_expected_cost_property(seed, depth, model):
     brute = _brute_force_costs(tree, X, costs, np.arange(6), model)
     assert expected_cost(tree, X, weight, costs, None, model) == pytest.approx(
         np.average(brute, weights=weight), rel=1e-12, abs=1e-12)
+
+
+def test_forest_pays_the_union_of_its_trees_features_once():
+    """SPEC §5: per example, the union of the groups used on its paths in all trees."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = _data(12, n=150)
+    forest = RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0).fit(X, y)
+    expected = []
+    for i in range(X.shape[0]):
+        acquired = set()
+        for member in forest.estimators_:
+            path = member.decision_path(X[i:i + 1]).indices
+            acquired |= {GROUP_IDS[member.tree_.feature[node]] for node in path
+                         if member.tree_.children_left[node] != -1}
+        expected.append(sum(COSTS[np.flatnonzero(GROUP_IDS == g)[0]] for g in acquired))
+    assert np.allclose(path_costs(forest, X, COSTS, GROUPS), expected)
+    assert expected_cost(forest, X, None, COSTS, GROUPS) == pytest.approx(np.mean(expected))

@@ -8,6 +8,8 @@ default to the estimator's fitted ``feature_costs_`` / ``cost_groups_`` / ``cost
 Cost of one example x on its path: **per_test** — Σ over the tests on the path of c(feature);
 **per_feature** — Σ over the distinct cost groups tested on the path of the group's cost.
 Expected cost (seed 000 §3): c(T) = Σ_x p(x)·cost(x), p = normalised sample weights.
+A forest (``estimators_`` of trees) pays, per example, once for each cost group tested on any
+of its paths (SPEC §5).
 
 :func:`predict_lazy` evaluates a tree while acquiring features on demand, asking for a value
 only when the example's path reaches a test on it, and reports the cost actually paid.
@@ -55,11 +57,42 @@ def _node_features(tree) -> tuple[np.ndarray, np.ndarray]:
 
 def path_costs(estimator, X, feature_costs=None, cost_groups=None,
                cost_model=None) -> np.ndarray:
-    """Cost paid by each row of ``X`` on its decision path (float64, one per row)."""
+    """Cost paid by each row of ``X`` on its decision path (float64, one per row).
+
+    A forest (an estimator with ``estimators_`` of fitted trees and no ``tree_``) is costed as
+    SPEC §5 says: per example, the union of the cost groups tested on its paths in all trees,
+    each paid once (``cost_model`` does not apply).
+    """
+    if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
+        return _forest_costs(estimator, X, feature_costs, cost_groups)
     tree = _fitted_tree(estimator)
     paths = sp.csr_matrix(estimator.decision_path(X))
     return _costs_of_paths(paths, tree, *_cost_setting(
         estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
+
+
+def _forest_costs(forest, X, feature_costs, cost_groups) -> np.ndarray:
+    members = list(np.ravel(forest.estimators_))
+    n_features = int(getattr(forest, "n_features_in_", None) or members[0].n_features_in_)
+    costs, groups, _ = _cost_setting(forest, n_features, feature_costs, cost_groups, None)
+    values = np.asarray(X) if hasattr(X, "iloc") else X  # members are fitted without names
+    acquired = None
+    for member in members:
+        tested = _tested_groups(sp.csr_matrix(member.decision_path(values)), member.tree_,
+                                groups)
+        acquired = tested if acquired is None else acquired.maximum(tested)
+    return np.asarray(acquired @ group_costs(costs, groups), dtype=np.float64).ravel()
+
+
+def _tested_groups(paths, tree, groups) -> sp.csr_matrix:
+    """Example x group indicator (0/1): the group is tested on the example's path."""
+    internal, features = _node_features(tree)
+    n_groups = int(groups.max()) + 1 if groups.size else 0
+    node_group = sp.csr_matrix((np.ones(internal.size), (internal, groups[features])),
+                               shape=(paths.shape[1], n_groups))
+    tested = sp.csr_matrix(paths @ node_group)
+    tested.data = np.minimum(tested.data, 1.0)
+    return tested
 
 
 def _n_features(estimator, tree) -> int:
@@ -75,10 +108,7 @@ def _costs_of_paths(paths, tree, costs, groups, model) -> np.ndarray:
         node_cost = np.zeros(n_nodes)
         node_cost[internal] = costs[features]
         return np.asarray(paths @ node_cost, dtype=np.float64).ravel()
-    n_groups = int(groups.max()) + 1 if groups.size else 0
-    node_group = sp.csr_matrix((np.ones(internal.size), (internal, groups[features])),
-                               shape=(n_nodes, n_groups))
-    tested = (paths @ node_group) > 0  # example x group: the group is acquired on its path
+    tested = _tested_groups(paths, tree, groups)
     return np.asarray(tested @ group_costs(costs, groups), dtype=np.float64).ravel()
 
 
