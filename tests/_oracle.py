@@ -92,7 +92,7 @@ class Candidate:
     samples has thousands of candidates and most are never looked at.
     """
 
-    __slots__ = ("feature", "threshold", "missing_left", "gain", "_column", "_cut", "_left")
+    __slots__ = ("_column", "_cut", "_left", "feature", "gain", "missing_left", "threshold")
 
     def __init__(self, feature, threshold, missing_left, gain, left=None, column=None, cut=None):
         self.feature = int(feature)

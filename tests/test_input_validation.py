@@ -176,7 +176,7 @@ def test_predict_before_fit(Estimator, data):
         with pytest.raises(NotFittedError):
             getattr(est, method)()
     with pytest.raises(NotFittedError):
-        est.feature_importances_
+        _ = est.feature_importances_
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)

@@ -9,13 +9,13 @@ grown tree separates any data without duplicate rows.
 """
 
 import numpy as np
+from _oracle import node_members
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.base import clone
 
 import treesmith
-from _oracle import node_members
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LABEL_SETS = (np.array([-3, 5, 11]), np.array(["ant", "bee", "cat", "dog"]), np.array([0, 1]))

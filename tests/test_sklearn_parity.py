@@ -12,11 +12,11 @@ at midpoints of node-local neighbours, treesmith at midpoints of global ones).
 
 import numpy as np
 import pytest
+from _oracle import best_by_partition, enumerate_splits, node_members, tree_split_gain
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTreeClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 
 import treesmith
-from _oracle import best_by_partition, enumerate_splits, node_members, tree_split_gain
 
 TIE_RTOL = 1e-9
 DATASETS = ["iris", "wine", "breast_cancer"]
