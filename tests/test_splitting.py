@@ -84,18 +84,16 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
     work = scan_workspace(2, 6, 3)
     dense = [scan_feature(hist[f], totals, 30, missing_bin, 3, h, params, parent, w.sum(),
                           min_samples_leaf, 0.0, False, work[f]) for f in range(2)]
-    scores = np.full(2, -np.inf)
-    bins = np.empty(2, dtype=np.int64)
-    sides = np.empty(2, dtype=np.bool_)
-    next_bins = np.empty(2, dtype=np.int64)
-    scan_features_sparse(X_binned, np.arange(2), idx, 0, y.size, y, w, np.zeros((0, 0)), 3,
-                         missing_bin, n_bins_non_missing, totals, h, params, parent, w.sum(),
-                         min_samples_leaf, 0.0, False, np.zeros((missing_bin + 1, 6)),
+    results = np.empty((2, 6))
+    scan_features_sparse(X_binned, np.arange(2), idx, 0, y.size, y, w, np.zeros((0, 0)),
+                         np.zeros(0, dtype=np.int64), 3, missing_bin, n_bins_non_missing, totals,
+                         h, params, parent, w.sum(), min_samples_leaf, 0.0, False, 0, 0.0, 0,
+                         np.zeros(1), np.zeros((missing_bin + 1, 6)),
                          np.empty(missing_bin + 1, dtype=np.int64),
-                         np.empty((missing_bin + 2, 6)), scores, bins, sides, next_bins, work)
+                         np.empty((missing_bin + 2, 6)), results, work)
     for f in range(2):
-        assert scores[f] == pytest.approx(dense[f][0], rel=1e-12, abs=1e-15)
-        assert bins[f] == dense[f][1] and sides[f] == dense[f][2]
+        assert results[f, 0] == pytest.approx(dense[f][0], rel=1e-12, abs=1e-15)
+        assert results[f, 1] == dense[f][1] and bool(results[f, 2]) == dense[f][2]
 
 
 def test_partition_is_stable_and_routes_missing_values():

@@ -39,3 +39,18 @@ IMPURITY_FUNCTION_TYPE = types.FunctionType(IMPURITY_SIGNATURE)
 
 #: Small positive constant for "is this improvement / weight zero" decisions.
 EPSILON = np.finfo(np.float64).eps
+
+#: Split-selection rules (SPEC §4), as passed to the kernels. The kernel computes each rule's
+#: numerator per candidate; the division by the feature cost happens per node.
+RULE_GAIN = 0  # p(S) * Delta_h
+RULE_GAIN_RATIO = 1  # C4.5: gain / split info among features with at least average gain
+RULE_COST_BENEFIT = 2  # gain / c
+RULE_ECART = 3  # (B + E + lambda * D) / c; lambda = 0 is ASR
+RULE_IMPURE_PAIRS = 4  # (phi(S) - sum_v phi(S_v)) / c
+RULE_BALANCED = 5  # maximise -|p(left) - p(right)|
+#: Rules whose score is divided by the test's cost.
+COST_DIVIDED_RULES = (RULE_COST_BENEFIT, RULE_ECART, RULE_IMPURE_PAIRS)
+
+#: Cost models (SPEC §5).
+COST_PER_TEST = 0
+COST_PER_FEATURE = 1

@@ -33,7 +33,8 @@ class BaseDecisionTree(BaseEstimator):
     def __init__(self, *, criterion, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, min_weight_fraction_split=0.0,
                  max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 max_bins=255, random_state=None):
+                 max_bins=255, random_state=None, split_rule="gain", feature_costs=None,
+                 cost_groups=None, cost_model="per_test", ccp_alpha=0.0, pruning=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -45,6 +46,12 @@ class BaseDecisionTree(BaseEstimator):
         self.min_impurity_decrease = min_impurity_decrease
         self.max_bins = max_bins
         self.random_state = random_state
+        self.split_rule = split_rule
+        self.feature_costs = feature_costs
+        self.cost_groups = cost_groups
+        self.cost_model = cost_model
+        self.ccp_alpha = ccp_alpha
+        self.pruning = pruning
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -80,8 +87,32 @@ class BaseDecisionTree(BaseEstimator):
             min_impurity_decrease=float(self.min_impurity_decrease),
             max_leaf_nodes=-1 if max_leaf_nodes is None else max_leaf_nodes,
             max_features=self.max_features_,
+            theta=split_fraction,
             **self._significance_rules(),
         )
+
+    #: Rules this task supports (the class-count rules need classes).
+    _supported_rules = ("gain", "gain_ratio", "cost_benefit", "ecart", "asr", "impure_pairs",
+                        "balanced")
+
+    def _resolve_rule_and_costs(self, n_features):
+        """split_rule_, feature_costs_, cost_groups_, cost_model_ from the parameters."""
+        from .costs import resolve_costs
+        from .rules import resolve_rule
+
+        rule = resolve_rule(self.split_rule)
+        if rule.name not in self._supported_rules:
+            raise ValueError(
+                f"split_rule={rule.name!r} is not available for {type(self).__name__}; "
+                f"choose one of {list(self._supported_rules)}.")
+        names = getattr(self, "feature_names_in_", None)
+        costs = resolve_costs(self.feature_costs, self.cost_groups, self.cost_model,
+                              n_features, names)
+        self.split_rule_ = rule
+        self.feature_costs_ = costs.feature_cost
+        self.cost_groups_ = costs.cost_group
+        self.cost_model_ = self.cost_model
+        return rule, costs
 
     def _significance_rules(self) -> dict:
         """S-pruning parameters (classifier only; see DecisionTreeClassifier)."""
@@ -104,8 +135,77 @@ class BaseDecisionTree(BaseEstimator):
         check_no_infinity(X, getattr(self, "feature_names_in_", None))
         return X
 
+    # -- post-pruning ---------------------------------------------------------------------
+    #: Post-pruning methods accepted by ``pruning=`` (REP holds out ``validation_fraction``).
+    _pruning_methods = ("rep", "tdp", "c45", "bup", "ccp")
+
+    def _pruning_spec(self):
+        """``pruning`` as (method, params): None, a method name, or {"method": ..., **params}."""
+        if self.pruning is None:
+            return None, {}
+        if isinstance(self.pruning, str):
+            method, params = self.pruning, {}
+        elif isinstance(self.pruning, dict) and isinstance(self.pruning.get("method"), str):
+            params = dict(self.pruning)
+            method = params.pop("method")
+        else:
+            raise ValueError(
+                "pruning must be None, a method name or a dict {'method': name, **params}, got "
+                f"{self.pruning!r}.")
+        if method not in self._pruning_methods:
+            raise ValueError(
+                f"pruning method must be one of {list(self._pruning_methods)}, got {method!r}.")
+        return method, params
+
+    def _validation_rows(self, y, sample_weight, random_state):
+        """Rows held out for reduced-error pruning (stratified for classifiers), or None."""
+        method, params = self._pruning_spec()
+        if method != "rep":
+            return None
+        fraction = check_fraction("pruning['validation_fraction']",
+                                  params.get("validation_fraction", 0.25), 0.0, 1.0,
+                                  low_inclusive=False, high_inclusive=False)
+        from sklearn.model_selection import train_test_split
+
+        rows = np.flatnonzero(sample_weight > 0)
+        stratify = y[rows] if self._task == CLASSIFICATION_TASK else None
+        try:
+            _, held_out = train_test_split(rows, test_size=fraction, stratify=stratify,
+                                           random_state=random_state)
+        except ValueError:  # a class too small to stratify
+            _, held_out = train_test_split(rows, test_size=fraction, random_state=random_state)
+        return np.sort(held_out)
+
+    def _post_prune(self, X, y, sample_weight, held_out):
+        """Apply ``ccp_alpha`` and ``pruning`` to the grown tree (scikit-learn does ccp last)."""
+        method, params = self._pruning_spec()
+        if self.ccp_alpha != 0.0 or method is not None:
+            from .pruning._prune import METHODS
+        if method == "rep":
+            self.tree_ = METHODS["rep"](self, X[held_out], y[held_out], sample_weight[held_out])
+        elif method == "c45" and params.get("subtree_raising"):
+            grown = sample_weight > 0
+            self.tree_ = METHODS["c45"](self, X=X[grown], y=y[grown],
+                                        sample_weight=sample_weight[grown], **params)
+        elif method is not None:
+            params.pop("validation_fraction", None)
+            self.tree_ = METHODS[method](self, **params)
+        alpha = self.ccp_alpha
+        if not (isinstance(alpha, (int, float, np.floating)) and not isinstance(alpha, bool)
+                and np.isfinite(alpha) and alpha >= 0):
+            raise ValueError(f"ccp_alpha must be a float >= 0.0, got {alpha!r}.")
+        if alpha > 0.0:
+            self.tree_ = METHODS["ccp"](self, alpha)
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Effective alphas and total leaf impurities of the minimal cost-complexity pruning
+        sequence, as scikit-learn's method of the same name (see treesmith.pruning)."""
+        from .pruning import cost_complexity_pruning_path
+
+        return cost_complexity_pruning_path(self, X, y, sample_weight)
+
     # -- fitting --------------------------------------------------------------------------
-    def _fit(self, X, y_code, sample_weight, n_classes, sample_stats=None):
+    def _fit(self, X, y_code, sample_weight, n_classes, sample_stats=None, y=None):
         n_samples, n_features = X.shape
         try:
             random_state = check_random_state(self.random_state)
@@ -114,14 +214,24 @@ class BaseDecisionTree(BaseEstimator):
                              f"{self.random_state!r}.") from None
         self.criterion_ = resolve_criterion(self.criterion, self._task)
         self.criterion_.validate(n_classes if n_classes else None)
+        rule, costs = self._resolve_rule_and_costs(n_features)
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
+        rules.rule_code = rule.code
+        rules.rule_parameters = rule.parameters()
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         names = getattr(self, "feature_names_in_", None)
         X_binned = self.bin_mapper_.fit_transform(X, feature_names=names)
         seed = int(random_state.randint(0, 2**31 - 1))
-        grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, seed=seed)
-        self.tree_ = grower.grow(X_binned, y_code, sample_weight, sample_stats)
+        held_out = self._validation_rows(y, sample_weight, random_state)
+        growth_weight = sample_weight
+        if held_out is not None:
+            growth_weight = sample_weight.copy()
+            growth_weight[held_out] = 0.0
+        grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, seed=seed,
+                            costs=costs)
+        self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
+        self._post_prune(X, y, sample_weight, held_out)
         return self
 
     # -- prediction -----------------------------------------------------------------------
@@ -191,23 +301,51 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         significant at this level under a permutation test of the labels on the chosen
         feature (p-value = (1 + #{permuted gain >= observed}) / (1 + n_permutations)).
     n_permutations : int >= 1, default=1000, permutations per tested node.
+    significance_test : "feature" or "max", default="feature"
+        "feature" re-tests only the chosen feature (seed 001, SPEC §6); it ignores that the
+        feature was the best of many, so its false-split rate grows with the number of
+        features (about 22% at 4 and 42% at 10 features for s=0.05 on label-independent data).
+        "max" compares the observed best gain with the best gain over all features of each
+        permutation, a test of level s for the node (memory: the node's binned rows as int64).
+    split_rule : str or treesmith.rules object, default="gain"
+        Split-selection rule of SPEC §4: "gain", "gain_ratio" (C4.5), "cost_benefit"
+        (gain / cost), "ecart" (ECART(lam): (B + E + lam * D) / cost; seed 000), "asr" (lam=0),
+        "impure_pairs", "balanced". ECART's theta is ``min_weight_fraction_split``.
+    feature_costs : None, array of one cost per column, or dict {column name or index: cost}
+        Non-negative acquisition cost of each feature (default 1 each).
+    cost_groups : None or list of lists of columns that share one acquisition.
+    cost_model : "per_test" (every test on a path pays) or "per_feature" (a feature or group
+        is paid once per path), SPEC §5.
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning at this alpha after growth (impurity risk, as
+        scikit-learn); see also ``treesmith.select_ccp_alpha``.
+    pruning : None, "tdp", "c45", "bup", "rep", "ccp" or {"method": name, **params}
+        Post-pruning applied after growth (SPEC §6; parameters as in ``treesmith.prune``).
+        "rep" grows on all but a stratified ``validation_fraction`` (default 0.25) of the rows
+        and prunes on them.
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, class_weight=None, max_bins=255,
-                 random_state=None, significance=None, n_permutations=1000):
+                 random_state=None, significance=None, n_permutations=1000,
+                 significance_test="feature", split_rule="gain",
+                 feature_costs=None, cost_groups=None, cost_model="per_test",
+                 ccp_alpha=0.0, pruning=None):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf,
             min_weight_fraction_split=min_weight_fraction_split, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
-            max_bins=max_bins, random_state=random_state)
+            max_bins=max_bins, random_state=random_state, split_rule=split_rule,
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
+            ccp_alpha=ccp_alpha, pruning=pruning)
         self.class_weight = class_weight
         self.significance = significance
         self.n_permutations = n_permutations
+        self.significance_test = significance_test
 
     def _significance_rules(self) -> dict:
         if self.significance is None:
@@ -215,7 +353,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         significance = check_fraction("significance", self.significance, 0.0, 1.0,
                                       low_inclusive=False, high_inclusive=False)
         n_permutations = check_int("n_permutations", self.n_permutations, 1)
-        return {"significance": significance, "n_permutations": n_permutations}
+        if self.significance_test not in ("feature", "max"):
+            raise ValueError("significance_test must be 'feature' or 'max', got "
+                             f"{self.significance_test!r}.")
+        return {"significance": significance, "n_permutations": n_permutations,
+                "significance_over_features": self.significance_test == "max"}
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y); NaN in X is a missing value."""
@@ -232,7 +374,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
             if not sample_weight.sum() > 0:
                 raise ValueError("class_weight gives every sample a zero weight.")
-        return self._fit(X, y_code.astype(np.int64), sample_weight, self.n_classes_)
+        return self._fit(X, y_code.astype(np.int64), sample_weight, self.n_classes_, y=y)
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class proportions of the reached leaf."""
@@ -253,22 +395,28 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """Decision tree regressor on the treesmith histogram engine.
 
     ``criterion`` is "squared_error" (alias "mse") or a regression criterion object; the other
-    parameters are those of :class:`DecisionTreeClassifier` without ``class_weight``.
+    parameters are those of :class:`DecisionTreeClassifier` without ``class_weight`` and the
+    S-pruning ones; ``split_rule`` is one of "gain", "cost_benefit", "balanced".
     """
 
     _task = REGRESSION_TASK
+    _supported_rules = ("gain", "cost_benefit", "balanced")
 
     def __init__(self, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
-                 min_impurity_decrease=0.0, max_bins=255, random_state=None):
+                 min_impurity_decrease=0.0, max_bins=255, random_state=None, split_rule="gain",
+                 feature_costs=None, cost_groups=None, cost_model="per_test",
+                 ccp_alpha=0.0, pruning=None):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf,
             min_weight_fraction_split=min_weight_fraction_split, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
-            max_bins=max_bins, random_state=random_state)
+            max_bins=max_bins, random_state=random_state, split_rule=split_rule,
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
+            ccp_alpha=ccp_alpha, pruning=pruning)
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y); NaN in X is a missing value."""
@@ -278,7 +426,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         criterion = resolve_criterion(self.criterion, self._task)
         criterion.validate_targets(y)
         stats = criterion.sample_statistics(y, sample_weight)
-        return self._fit(X, np.zeros(X.shape[0], dtype=np.int64), sample_weight, 0, stats)
+        return self._fit(X, np.zeros(X.shape[0], dtype=np.int64), sample_weight, 0, stats, y=y)
 
     def predict(self, X):
         """Mean training label of the reached leaf."""

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ._dtypes import IMPURITY_SIGNATURE, TREE_LEAF
+from ._dtypes import (
+    COST_PER_TEST,
+    IMPURITY_SIGNATURE,
+    RULE_COST_BENEFIT,
+    RULE_ECART,
+    RULE_GAIN,
+    RULE_GAIN_RATIO,
+    TREE_LEAF,
+)
 from ._kernels.growth import grow
 from .binning import BinMapper, midpoints
 from .criteria import Criterion
@@ -58,8 +66,37 @@ def skips_same_class_runs(criterion: Criterion, rules: "StoppingRules", n_classe
         concave = concave()
     if concave is None:
         concave = criterion.name in ("gini", "entropy")
-    return bool(concave) and n_classes > 0 and rules.min_samples_leaf <= 1 \
+    gain_based = rules.rule_code in (RULE_GAIN, RULE_GAIN_RATIO, RULE_COST_BENEFIT)
+    return bool(concave) and gain_based and n_classes > 0 and rules.min_samples_leaf <= 1 \
         and rules.min_weight_leaf <= 0.0
+
+
+#: ECART keeps per-bin weights for each distinct q_i = max(p(x_i), theta); more groups than
+#: this would make histograms too large.
+MAX_ECART_GROUPS = 256
+
+
+def ecart_groups(sample_weight: np.ndarray, theta: float):
+    """Group objects by q_i = max(p(x_i), theta) for ECART's E term (SPEC §4).
+
+    Returns ``(group_code, group_q)``: one code per sample and the distinct q values; when all
+    positive-weight objects share one q the code array is empty (the kernel then uses the
+    children's weights directly).
+    """
+    positive = sample_weight > 0
+    q = np.maximum(sample_weight / sample_weight[positive].sum(), theta)
+    group_q, code = np.unique(q[positive], return_inverse=True)
+    if group_q.size == 1:
+        return np.zeros(0, dtype=np.int64), group_q.astype(np.float64)
+    if group_q.size > MAX_ECART_GROUPS:
+        raise ValueError(
+            f"split_rule='ecart' needs the objects' probabilities p(x) grouped by "
+            f"q = max(p(x), theta), but they take {group_q.size} distinct values above "
+            f"theta={theta!r} (at most {MAX_ECART_GROUPS}). Raise min_weight_fraction_split "
+            "(theta) or coalesce identical objects (treesmith.preprocessing.coalesce).")
+    codes = np.zeros(sample_weight.shape[0], dtype=np.int64)
+    codes[positive] = code
+    return codes, group_q.astype(np.float64)
 
 
 @dataclass
@@ -76,6 +113,24 @@ class StoppingRules:
     max_features: int = 0  # number of features scanned per node
     significance: float = 0.0  # S-pruning level s (0: off)
     n_permutations: int = 1000  # permutations of the S-pruning test
+    significance_over_features: bool = False  # test the best gain over all features
+    rule_code: int = RULE_GAIN  # split-selection rule (treesmith._dtypes.RULE_*)
+    rule_parameters: np.ndarray = None  # the rule's parameter vector (ECART: [lambda])
+    theta: float = 0.0  # min_weight_fraction_split, also ECART's truncation
+
+
+@dataclass
+class Costs:
+    """Test costs resolved from the estimator (SPEC §5): per-feature cost, cost group per
+    feature and the cost model code (treesmith._dtypes.COST_PER_TEST / COST_PER_FEATURE)."""
+
+    feature_cost: np.ndarray
+    cost_group: np.ndarray
+    cost_model: int = COST_PER_TEST
+
+    @classmethod
+    def unit(cls, n_features: int) -> "Costs":
+        return cls(np.ones(n_features), np.arange(n_features, dtype=np.int64))
 
 
 class TreeGrower:
@@ -91,12 +146,13 @@ class TreeGrower:
     """
 
     def __init__(self, bin_mapper: BinMapper, criterion: Criterion, n_classes: int,
-                 rules: StoppingRules, seed: int = 0):
+                 rules: StoppingRules, seed: int = 0, costs: Costs | None = None):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_classes = n_classes
         self.rules = rules
         self.seed = seed
+        self.costs = costs
 
     def grow(self, X_binned, y_code, sample_weight, sample_stats=None) -> Tree:
         """Grow on all samples with positive weight and return the fitted Tree."""
@@ -106,7 +162,15 @@ class TreeGrower:
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
         if sample_stats is None:
             sample_stats = np.zeros((0, 0), dtype=np.float64)
-        n_stats = 2 * self.n_classes if self.n_classes else sample_stats.shape[1]
+        costs = self.costs or Costs.unit(n_features)
+        if rules.rule_code == RULE_ECART:
+            group_code, group_q = ecart_groups(sample_weight, rules.theta)
+        else:
+            group_code, group_q = np.zeros(0, dtype=np.int64), np.array([rules.theta])
+        n_stats = (2 * self.n_classes + (group_q.size if group_code.size else 0)
+                   if self.n_classes else sample_stats.shape[1])
+        rule_parameters = (rules.rule_parameters if rules.rule_parameters is not None
+                           else np.zeros(1))
         histogram_bytes = n_features * bins.n_bins_ * n_stats * 8
         max_histograms = max(3, HISTOGRAM_POOL_BYTES // max(histogram_bytes, 1))
         out = grow(
@@ -123,6 +187,10 @@ class TreeGrower:
             PARALLEL_THRESHOLD, SPARSE_THRESHOLD, int(max_histograms),
             skips_same_class_runs(self.criterion, rules, self.n_classes),
             float(rules.significance), int(rules.n_permutations),
+            bool(rules.significance_over_features), int(rules.rule_code),
+            float(rule_parameters[0]), group_code, group_q,
+            np.ascontiguousarray(costs.feature_cost, dtype=np.float64),
+            np.ascontiguousarray(costs.cost_group, dtype=np.int64), int(costs.cost_model),
         )
         return self._to_tree(n_features, *out)
 
@@ -143,7 +211,7 @@ class TreeGrower:
         if self.n_classes:
             k = self.n_classes
             class_weight_sums = stats[:, :k]
-            class_counts = stats[:, k:]
+            class_counts = stats[:, k:2 * k]
             weighted_n = class_weight_sums.sum(axis=1)
             n_node_samples = np.rint(class_counts.sum(axis=1)).astype(np.int64)
             with np.errstate(invalid="ignore", divide="ignore"):

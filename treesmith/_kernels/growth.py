@@ -14,10 +14,14 @@ import numpy as np
 from numba import njit
 from numba.typed import List
 
-from .permutation import permutation_test
+from .permutation import permutation_test, permutation_test_max
 from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
+from .._dtypes import COST_PER_FEATURE, RULE_GAIN_RATIO, RULE_COST_BENEFIT, RULE_ECART, \
+    RULE_IMPURE_PAIRS
 from .splitting import (
     NO_SPLIT,
+    TIE_TOLERANCE,
+    beats,
     impurity_of,
     is_constant,
     is_constant_in_node,
@@ -80,7 +84,8 @@ def _sibling_totals(parent, child, n_classes, out):
 
 
 @njit(cache=True)
-def _sum_samples(sample_idx, start, end, y_code, sample_weight, sample_stats, n_classes, out):
+def _sum_samples(sample_idx, start, end, y_code, sample_weight, sample_stats, group_code,
+                 n_classes, out):
     """Statistics of a node summed directly over its samples (for nodes without histogram)."""
     out[:] = 0.0
     for position in range(start, end):
@@ -88,6 +93,8 @@ def _sum_samples(sample_idx, start, end, y_code, sample_weight, sample_stats, n_
         if n_classes > 0:
             out[y_code[i]] += sample_weight[i]
             out[n_classes + y_code[i]] += 1.0
+            if group_code.shape[0] > 0:
+                out[2 * n_classes + group_code[i]] += sample_weight[i]
         else:
             for s in range(out.shape[0]):
                 out[s] += sample_stats[i, s]
@@ -105,22 +112,153 @@ def _is_pure(stats, n_classes, impurity):
 
 
 @njit(cache=True)
-def _build(X_binned, sample_idx, start, end, y_code, sample_weight, sample_stats, n_classes,
-           hist, parallel_threshold):
+def _build(X_binned, sample_idx, start, end, y_code, sample_weight, sample_stats, group_code,
+           n_classes, hist, parallel_threshold):
     if X_binned.shape[1] * (end - start) >= parallel_threshold:
         build_histogram_parallel(X_binned, sample_idx, start, end, y_code, sample_weight,
-                                 sample_stats, n_classes, hist)
+                                 sample_stats, group_code, n_classes, hist)
     else:
         build_histogram_serial(X_binned, sample_idx, start, end, y_code, sample_weight,
-                               sample_stats, n_classes, hist)
+                               sample_stats, group_code, n_classes, hist)
+
+
+@njit(cache=True)
+def _path_costs(node, parent, feature, feature_cost, cost_group, cost_model, paid, out):
+    """Cost of testing each feature at ``node`` (SPEC §5).
+
+    per_test: every test pays its feature's cost. per_feature: a feature whose cost group was
+    already tested on the path from the root is free. ``paid`` is all False on entry and exit.
+    """
+    out[:] = feature_cost
+    if cost_model != COST_PER_FEATURE:
+        return
+    ancestor = parent[node]
+    while ancestor >= 0:
+        paid[cost_group[feature[ancestor]]] = True
+        ancestor = parent[ancestor]
+    for f in range(out.shape[0]):
+        if paid[cost_group[f]]:
+            out[f] = 0.0
+    ancestor = parent[node]
+    while ancestor >= 0:
+        paid[cost_group[feature[ancestor]]] = False
+        ancestor = parent[ancestor]
+
+
+@njit(cache=True)
+def _select_split(results, features, costs, rule, node_weight, scale):
+    """The feature whose best split wins under ``rule`` (-1 when none is valid).
+
+    Cost-divided rules rank free tests (cost 0) with a positive numerator by their numerator
+    ahead of paid ones, which are ranked by numerator / cost (SPEC §5); a free test whose
+    numerator is zero (0/0) counts as no benefit. Gain ratio is C4.5's: among features whose gain is
+    at least the average gain of the valid features, the largest gain / split information.
+    Ties (up to rounding relative to ``scale``, see ``splitting.beats``) go to the lowest
+    feature index.
+    """
+    mean_gain = 0.0
+    if rule == RULE_GAIN_RATIO:
+        n_valid = 0
+        for i in range(features.shape[0]):
+            f = features[i]
+            if results[f, 1] != NO_SPLIT:
+                mean_gain += results[f, 4]
+                n_valid += 1
+        if n_valid > 0:
+            mean_gain /= n_valid
+    best = -1
+    best_tier = -1
+    best_value = -np.inf
+    for i in range(features.shape[0]):
+        f = features[i]
+        if results[f, 1] == NO_SPLIT:
+            continue
+        numerator = results[f, 0]
+        tier = 0
+        value_scale = scale
+        if rule == RULE_GAIN_RATIO:
+            if results[f, 4] < mean_gain - 1e-12 * abs(mean_gain):
+                continue
+            left = results[f, 3] / node_weight
+            right = 1.0 - left
+            split_info = 0.0
+            if left > 0.0:
+                split_info -= left * np.log2(left)
+            if right > 0.0:
+                split_info -= right * np.log2(right)
+            value = numerator / split_info if split_info > 0.0 else -np.inf
+            value_scale = scale / split_info if split_info > 0.0 else scale
+        elif rule == RULE_COST_BENEFIT or rule == RULE_ECART or rule == RULE_IMPURE_PAIRS:
+            if costs[f] <= 0.0:
+                if numerator > TIE_TOLERANCE * scale:
+                    tier = 1
+                    value = numerator
+                else:  # 0 / 0: a free test that brings nothing
+                    value = 0.0
+            else:
+                value = numerator / costs[f]
+                value_scale = scale / costs[f]
+        else:
+            value = numerator
+        if tier > best_tier or (tier == best_tier and beats(value, best_value, value_scale)):
+            best, best_tier, best_value = f, tier, value
+    return best
+
+
+@njit(cache=True)
+def _node_pairs(stats, n_classes):
+    total = 0.0
+    squares = 0.0
+    for k in range(n_classes):
+        total += stats[n_classes + k]
+        squares += stats[n_classes + k] ** 2
+    return 0.5 * (total * total - squares)
+
+
+@njit(cache=True)
+def _choose_features(n_features, max_features, dense, hist, X_binned, sample_idx, start, end,
+                     n_bins_non_missing, missing_bin, n_classes):
+    """Features examined at a node: the first ``max_features`` non-constant ones of a random
+    permutation (constant features do not count, as in scikit-learn), sorted."""
+    order = np.random.permutation(n_features)
+    chosen = np.empty(max_features, dtype=np.int64)
+    n_chosen = 0
+    for f in order:
+        if n_chosen == max_features:
+            break
+        if dense:
+            constant = is_constant(hist[f], n_bins_non_missing[f], missing_bin, n_classes)
+        else:
+            constant = is_constant_in_node(X_binned[:, f], sample_idx, start, end)
+        if not constant:
+            chosen[n_chosen] = f
+            n_chosen += 1
+    return np.sort(chosen[:n_chosen])
 
 
 @njit(cache=True)
 def _significant(X_binned, sample_idx, start, end, f, y_code, sample_weight, n_classes,
-                 n_bins_non_missing, missing_bin, h, h_params, min_samples_leaf,
-                 min_weight_leaf, n_permutations, seed, significance):
-    """S-condition: is the best gain of feature ``f`` significant at level ``significance``?"""
+                 n_bins_feature, missing_bin, h, h_params, min_samples_leaf,
+                 min_weight_leaf, n_permutations, seed, significance, over_features,
+                 n_bins_non_missing):
+    """S-condition: is the best gain of feature ``f`` (or, ``over_features``, the node's best
+    gain over all features) significant at level ``significance``?"""
     n = end - start
+    if over_features:
+        node_bins = np.empty((n, X_binned.shape[1]), dtype=np.int64).T.copy().T
+        labels = np.empty(n, dtype=np.int64)
+        weights = np.empty(n)
+        for t in range(n):
+            i = sample_idx[start + t]
+            labels[t] = y_code[i]
+            weights[t] = sample_weight[i]
+            for j in range(X_binned.shape[1]):
+                node_bins[t, j] = X_binned[i, j]
+        _, p_value = permutation_test_max(node_bins, labels, weights, n_classes,
+                                          n_bins_non_missing, missing_bin, h, h_params,
+                                          min_samples_leaf, min_weight_leaf, n_permutations,
+                                          seed)
+        return p_value <= significance
     feature_bins = np.empty(n, dtype=np.int64)
     labels = np.empty(n, dtype=np.int64)
     weights = np.empty(n)
@@ -129,7 +267,7 @@ def _significant(X_binned, sample_idx, start, end, f, y_code, sample_weight, n_c
         feature_bins[t] = X_binned[i, f]
         labels[t] = y_code[i]
         weights[t] = sample_weight[i]
-    _, p_value = permutation_test(feature_bins, labels, weights, n_classes, n_bins_non_missing,
+    _, p_value = permutation_test(feature_bins, labels, weights, n_classes, n_bins_feature,
                                   missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
                                   n_permutations, seed)
     return p_value <= significance
@@ -161,25 +299,35 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
          missing_bin, n_bins_non_missing, h, h_params, max_depth, min_samples_split,
          min_samples_leaf, min_weight_leaf, min_weight_split, min_impurity_decrease,
          max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold,
-         max_histograms, skip_same_class_runs, significance, n_permutations):
+         max_histograms, skip_same_class_runs, significance, n_permutations,
+         significance_over_features, rule, lam,
+         group_code, group_q, feature_cost, cost_group, cost_model):
     """Grow one tree on the samples ``sample_idx`` (positive weights only).
 
+    Splits are chosen by ``rule`` (``treesmith._dtypes.RULE_*``; ``lam`` is ECART's lambda,
+    ``group_code``/``group_q`` its per-object q groups, empty when all q_i are equal and then
+    ``group_q[0]`` is the common q) with test costs ``feature_cost`` under ``cost_model``
+    (``cost_group`` maps features to acquisition groups).
     Nodes with fewer than ``sparse_threshold`` samples are scanned on compact per-node
     histograms instead of full ones (same scan, same result, cost proportional to the node).
     ``skip_same_class_runs`` lets the scan skip cuts inside runs of same-class bins (valid for
-    the gain of a concave impurity without leaf-size constraints; see ``scan_feature``).
+    the gain of a strictly concave impurity without leaf-size constraints; see ``scan_feature``).
     With ``significance`` s > 0 (classification), a node whose best split fails the permutation
     test of SPEC §6 (p-value of the best feature's gain > s, ``n_permutations`` shuffles seeded
-    from ``seed`` and the node id) becomes a leaf: S-pruning of seed 001 §3.
-    Weights are absolute (``min_weight_split`` is theta times the total weight). ``max_depth``,
-    ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth.
+    from ``seed`` and the node id) becomes a leaf: S-pruning of seed 001 §3; with
+    ``significance_over_features`` each permutation takes the best gain over all features.
+    Weights are absolute (``min_weight_split`` is theta times the total weight) and
+    ``min_impurity_decrease`` applies to the chosen split's gain. ``max_depth``,
+    ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth
+    (largest rule score first).
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
     (best-first): children_left, children_right, feature, bin_threshold, next_bin,
     missing_go_left, impurity, depth, stats, score.
     """
     n_features = X_binned.shape[1]
     n_samples = sample_idx.shape[0]
-    n_stats = 2 * n_classes if n_classes > 0 else sample_stats.shape[1]
+    n_groups = group_q.shape[0] if group_code.shape[0] > 0 else 0
+    n_stats = 2 * n_classes + n_groups if n_classes > 0 else sample_stats.shape[1]
     best_first = max_leaf_nodes > 0
     if seed >= 0:
         np.random.seed(seed)
@@ -189,6 +337,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     capacity = 64
     children_left = np.full(capacity, LEAF, dtype=np.int64)
     children_right = np.full(capacity, LEAF, dtype=np.int64)
+    parent = np.full(capacity, -1, dtype=np.int64)
     feature = np.full(capacity, UNDEFINED, dtype=np.int64)
     bin_threshold = np.full(capacity, NO_SPLIT, dtype=np.int64)
     next_bin = np.full(capacity, NO_SPLIT, dtype=np.int64)
@@ -206,15 +355,13 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     free = List()
     free.append(0)
     free.pop()
-    held = 0
     shape = (n_features, n_bins, n_stats)
     proportions = np.empty(max(n_classes, 1))
-    scores_by_feature = np.empty(n_features)
-    bins_by_feature = np.empty(n_features, dtype=np.int64)
-    missing_by_feature = np.empty(n_features, dtype=np.bool_)
+    results = np.empty((n_features, 6))
+    costs = np.empty(n_features)
+    paid = np.zeros(max(cost_group.max() + 1 if n_features > 0 else 1, 1), dtype=np.bool_)
     buffer = np.empty(n_samples, dtype=np.int64)
     child_totals = np.empty(n_stats)
-    next_by_feature = np.empty(n_features, dtype=np.int64)
     scratch = np.zeros((n_bins, n_stats))
     touched = np.empty(n_bins, dtype=np.int64)
     compact = np.empty((n_bins + 1, n_stats))
@@ -227,7 +374,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     # Root.
     root_slot = _acquire(pool, free, shape, max_histograms)
     build_histogram_parallel(X_binned, sample_idx, 0, n_samples, y_code, sample_weight,
-                             sample_stats, n_classes, pool[root_slot])
+                             sample_stats, group_code, n_classes, pool[root_slot])
     _node_totals(pool[root_slot], n_classes, stats[0])
     start[0] = 0
     end[0] = n_samples
@@ -238,7 +385,6 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     frontier = [(0.0, 0)]  # best-first: heap of (-score, node id)
     frontier.pop()
     new_nodes = np.zeros(2, dtype=np.int64)
-    new_nodes[0] = 0
     n_new = 1
     n_leaves = 1
 
@@ -260,78 +406,61 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
             )
             if splittable:
                 dense = slot[node] >= 0
-                if dense:
-                    hist = pool[slot[node]]
+                hist = pool[slot[node] if dense else 0]
                 if scan_all:
                     features = all_features
                 else:
-                    order = np.random.permutation(n_features)
-                    chosen = np.empty(max_features, dtype=np.int64)
-                    n_chosen = 0
-                    for f in order:
-                        if n_chosen == max_features:
-                            break
-                        if dense:
-                            constant = is_constant(hist[f], n_bins_non_missing[f], missing_bin,
-                                                   n_classes)
-                        else:
-                            constant = is_constant_in_node(X_binned[:, f], sample_idx,
-                                                           start[node], end[node])
-                        if not constant:
-                            chosen[n_chosen] = f
-                            n_chosen += 1
-                    features = np.sort(chosen[:n_chosen])
-                for f in range(n_features):
-                    scores_by_feature[f] = -np.inf
+                    features = _choose_features(n_features, max_features, dense, hist,
+                                                X_binned, sample_idx, start[node], end[node],
+                                                n_bins_non_missing, missing_bin, n_classes)
+                results[:, 1] = NO_SPLIT
                 weighted_impurity = weight * impurity[node]
                 if not dense:
                     scan_features_sparse(X_binned, features, sample_idx, start[node],
                                          end[node], y_code, sample_weight, sample_stats,
-                                         n_classes, missing_bin, n_bins_non_missing, node_stats,
-                                         h, h_params, weighted_impurity, total_weight,
-                                         min_samples_leaf, min_weight_leaf,
-                                         skip_same_class_runs, scratch, touched, compact,
-                                         scores_by_feature, bins_by_feature,
-                                         missing_by_feature, next_by_feature, work)
+                                         group_code, n_classes, missing_bin, n_bins_non_missing,
+                                         node_stats, h, h_params, weighted_impurity,
+                                         total_weight, min_samples_leaf, min_weight_leaf,
+                                         skip_same_class_runs, rule, lam, n_groups, group_q,
+                                         scratch, touched, compact, results, work)
                 elif count * features.shape[0] >= parallel_threshold:
                     scan_features_parallel(hist, features, node_stats, n_bins_non_missing,
                                            missing_bin, n_classes, h, h_params,
                                            weighted_impurity, total_weight, min_samples_leaf,
-                                           min_weight_leaf, skip_same_class_runs,
-                                           scores_by_feature,
-                                           bins_by_feature, missing_by_feature, work)
+                                           min_weight_leaf, skip_same_class_runs, rule, lam,
+                                           n_groups, group_q, results, work)
                 else:
                     scan_features_serial(hist, features, node_stats, n_bins_non_missing,
                                          missing_bin, n_classes, h, h_params,
                                          weighted_impurity, total_weight, min_samples_leaf,
-                                         min_weight_leaf, skip_same_class_runs,
-                                         scores_by_feature, bins_by_feature,
-                                         missing_by_feature, work)
-                best = -1
-                best_score = -np.inf
-                for i in range(features.shape[0]):
-                    f = features[i]
-                    if bins_by_feature[f] != NO_SPLIT and scores_by_feature[f] > best_score:
-                        best_score = scores_by_feature[f]
-                        best = f
-                if best < 0 or best_score + 2.220446049250313e-16 < min_impurity_decrease:
+                                         min_weight_leaf, skip_same_class_runs, rule, lam,
+                                         n_groups, group_q, results, work)
+                _path_costs(node, parent, feature, feature_cost, cost_group, cost_model, paid,
+                            costs)
+                if rule == RULE_IMPURE_PAIRS:
+                    scale = _node_pairs(node_stats, n_classes)
+                else:
+                    scale = (abs(weighted_impurity) + weight) / total_weight
+                best = _select_split(results, features, costs, rule, weight, scale)
+                if best < 0 or results[best, 4] + 2.220446049250313e-16 < min_impurity_decrease:
                     splittable = False
                 elif significance > 0.0 and not _significant(
                         X_binned, sample_idx, start[node], end[node], best, y_code,
                         sample_weight, n_classes, n_bins_non_missing[best], missing_bin, h,
                         h_params, min_samples_leaf, min_weight_leaf, n_permutations,
-                        seed * 1000003 + node, significance):
+                        seed * 1000003 + node, significance, significance_over_features,
+                        n_bins_non_missing):
                     splittable = False
                 else:
                     feature[node] = best
-                    bin_threshold[node] = bins_by_feature[best]
-                    missing_go_left[node] = missing_by_feature[best]
+                    bin_threshold[node] = np.int64(results[best, 1])
+                    missing_go_left[node] = results[best, 2] > 0.5
+                    score[node] = results[best, 0]
                     if dense:
-                        next_bin[node] = next_nonempty_bin(hist[best], bins_by_feature[best],
+                        next_bin[node] = next_nonempty_bin(hist[best], bin_threshold[node],
                                                            n_bins_non_missing[best], n_classes)
                     else:
-                        next_bin[node] = next_by_feature[best]
-                    score[node] = best_score
+                        next_bin[node] = np.int64(results[best, 5])
             if not splittable or (held > max_histograms - 2):
                 if slot[node] >= 0:
                     free.append(slot[node])
@@ -358,6 +487,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
             capacity *= 2
             children_left = _resize_1d(children_left, capacity)
             children_right = _resize_1d(children_right, capacity)
+            parent = _resize_1d(parent, capacity)
             feature = _resize_1d(feature, capacity)
             bin_threshold = _resize_1d(bin_threshold, capacity)
             next_bin = _resize_1d(next_bin, capacity)
@@ -382,6 +512,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         for child in (left, right):
             children_left[child] = LEAF
             children_right[child] = LEAF
+            parent[child] = node
             feature[child] = UNDEFINED
             bin_threshold[child] = NO_SPLIT
             next_bin[child] = NO_SPLIT
@@ -405,14 +536,12 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 slot[node] = -1
                 held -= 1
             _sum_samples(sample_idx, start[small], end[small], y_code, sample_weight,
-                         sample_stats, n_classes, stats[small])
-            _sibling_totals(stats[node], stats[small], n_classes, child_totals)
-            stats[large] = child_totals
+                         sample_stats, group_code, n_classes, stats[small])
         else:
             small_slot = _acquire(pool, free, shape, max_histograms)
             held += 1
             _build(X_binned, sample_idx, start[small], end[small], y_code, sample_weight,
-                   sample_stats, n_classes, pool[small_slot], parallel_threshold)
+                   sample_stats, group_code, n_classes, pool[small_slot], parallel_threshold)
             slot[small] = small_slot
             _node_totals(pool[small_slot], n_classes, stats[small])
             if slot[node] >= 0:
@@ -423,10 +552,11 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 large_slot = _acquire(pool, free, shape, max_histograms)
                 held += 1
                 _build(X_binned, sample_idx, start[large], end[large], y_code, sample_weight,
-                       sample_stats, n_classes, pool[large_slot], parallel_threshold)
+                       sample_stats, group_code, n_classes, pool[large_slot],
+                       parallel_threshold)
                 slot[large] = large_slot
-            _sibling_totals(stats[node], stats[small], n_classes, child_totals)
-            stats[large] = child_totals
+        _sibling_totals(stats[node], stats[small], n_classes, child_totals)
+        stats[large] = child_totals
         new_nodes[0] = left
         new_nodes[1] = right
         n_new = 2

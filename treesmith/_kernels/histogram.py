@@ -37,33 +37,49 @@ def _accumulate_dense(column, sample_idx, start, end, sample_stats, hist_f):
 
 
 @njit(cache=True, nogil=True)
+def _accumulate_groups(column, sample_idx, start, end, group_code, sample_weight, offset,
+                       hist_f):
+    """ECART's per-q-group weights: ``hist_f[bin, offset + group] += w``."""
+    for position in range(start, end):
+        i = sample_idx[position]
+        hist_f[column[i], offset + group_code[i]] += sample_weight[i]
+
+
+@njit(cache=True, nogil=True)
 def _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight, sample_stats,
-                   n_classes, hist):
+                   group_code, n_classes, hist):
     hist_f = hist[f]
     hist_f[:] = 0.0
     if n_classes > 0:
         _accumulate_classification(X_binned[:, f], sample_idx, start, end, y_code,
                                    sample_weight, n_classes, hist_f)
+        if group_code.shape[0] > 0:
+            _accumulate_groups(X_binned[:, f], sample_idx, start, end, group_code,
+                               sample_weight, 2 * n_classes, hist_f)
     else:
         _accumulate_dense(X_binned[:, f], sample_idx, start, end, sample_stats, hist_f)
 
 
 @njit(cache=True, nogil=True)
 def build_histogram_serial(X_binned, sample_idx, start, end, y_code, sample_weight,
-                           sample_stats, n_classes, hist):
-    """Fill ``hist`` (OUT) from samples ``sample_idx[start:end]``, one feature after another."""
+                           sample_stats, group_code, n_classes, hist):
+    """Fill ``hist`` (OUT) from samples ``sample_idx[start:end]``, one feature after another.
+
+    ``group_code`` (empty unless ECART needs per-object q groups) adds the groups' weights
+    after the 2K class slots.
+    """
     for f in range(X_binned.shape[1]):
         _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight,
-                       sample_stats, n_classes, hist)
+                       sample_stats, group_code, n_classes, hist)
 
 
 @njit(cache=True, parallel=True)
 def build_histogram_parallel(X_binned, sample_idx, start, end, y_code, sample_weight,
-                             sample_stats, n_classes, hist):
+                             sample_stats, group_code, n_classes, hist):
     """Same as ``build_histogram_serial``, features spread over threads."""
     for f in prange(X_binned.shape[1]):
         _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight,
-                       sample_stats, n_classes, hist)
+                       sample_stats, group_code, n_classes, hist)
 
 
 @njit(cache=True, nogil=True)
@@ -86,14 +102,16 @@ def subtract_histograms(parent, child, n_classes):
 
 
 def build_histogram_naive(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes,
-                          n_bins):
+                          n_bins, group_code=None, n_groups=0):
     """Reference implementation with numpy (``np.add.at``), used by the tests."""
     n_features = X_binned.shape[1]
     if n_classes > 0:
-        stats = np.zeros((sample_idx.size, 2 * n_classes))
+        stats = np.zeros((sample_idx.size, 2 * n_classes + n_groups))
         rows = np.arange(sample_idx.size)
         stats[rows, y_code[sample_idx]] = sample_weight[sample_idx]
         stats[rows, n_classes + y_code[sample_idx]] = 1.0
+        if n_groups:
+            stats[rows, 2 * n_classes + group_code[sample_idx]] = sample_weight[sample_idx]
     else:
         stats = sample_stats[sample_idx]
     hist = np.zeros((n_features, n_bins, stats.shape[1]))

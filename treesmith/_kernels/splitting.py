@@ -104,14 +104,90 @@ def _pure_class(hist_f, b, n_classes):
     return found
 
 
+#: Relative margin by which a candidate must beat the incumbent: scores that are equal in exact
+#: arithmetic can differ by rounding, and the tie rule (lowest feature, lowest threshold) must
+#: not depend on that.
+TIE_TOLERANCE = 1e-12
+
+
+@njit(cache=True, nogil=True, inline="always")
+def beats(score, best, scale):
+    """``score`` is better than ``best`` by more than rounding noise.
+
+    ``scale`` is the magnitude of the terms a score is computed from (e.g. p(S) h(S) for a
+    gain), which is what the rounding error of a difference of such terms is relative to.
+    """
+    if best == -np.inf:
+        return score > best
+    return score > best + TIE_TOLERANCE * max(abs(best), scale)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pairs(stats, n_classes):
+    """phi: unordered pairs of objects with different classes, from unweighted class counts."""
+    total = 0.0
+    squares = 0.0
+    for k in range(n_classes):
+        count = stats[n_classes + k]
+        total += count
+        squares += count * count
+    return 0.5 * (total * total - squares)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _efficiency(child, n_classes, n_groups, group_q, weight_child, weight_node, pairs_child,
+                pairs_node, total_weight):
+    """One child's share of ECART's E term (SPEC §4, seed 000 eq. 2), in probability units.
+
+    sum over the child's objects of p(x_i) * [1 - (p(child) - q_i)_+ / (p(S) - q_i)
+    * phi(child) / phi(S)], objects with p(S) <= q_i contributing 0. Objects are grouped by their
+    distinct q_i: with one group the child's weight stands for the group's weight, otherwise
+    ``child[2K + g]`` holds the weight of group g.
+    """
+    p_child = weight_child / total_weight
+    p_node = weight_node / total_weight
+    pair_ratio = pairs_child / pairs_node if pairs_node > 0.0 else 0.0
+    total = 0.0
+    for g in range(max(n_groups, 1)):
+        q = group_q[g]
+        if p_node <= q:
+            continue
+        group_weight = child[2 * n_classes + g] if n_groups > 0 else weight_child
+        covered = p_child - q
+        if covered < 0.0:
+            covered = 0.0
+        total += group_weight / total_weight * (1.0 - covered / (p_node - q) * pair_ratio)
+    return total
+
+
 @njit(cache=True, nogil=True)
 def scan_feature(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
                  weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
                  skip_same_class_runs, work):
-    """Best split of one feature from its histogram ``hist_f[bin, stat]``.
+    """Best split of one feature by gain: ``scan_feature_rule`` with RULE_GAIN.
 
-    Returns ``(score, bin_threshold, missing_go_left)``; ``bin_threshold == NO_SPLIT`` when no
-    valid split exists. ``bin_threshold == n_bins_non_missing - 1`` marks the split "non-missing
+    Returns ``(score, bin_threshold, missing_go_left)``.
+    """
+    score, b, goes_left, _, _ = scan_feature_rule(
+        hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
+        weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
+        skip_same_class_runs, work, 0, 0.0, 0, work[6, :1])
+    return score, b, goes_left
+
+
+@njit(cache=True, nogil=True)
+def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
+                      weighted_parent_impurity, total_weight, min_samples_leaf,
+                      min_weight_leaf, skip_same_class_runs, work, rule, lam, n_groups,
+                      group_q):
+    """Best split of one feature from its histogram ``hist_f[bin, stat]`` under a rule.
+
+    Returns ``(score, bin_threshold, missing_go_left, weight_left, gain)`` for the best
+    candidate; ``bin_threshold == NO_SPLIT`` when no valid split exists. The score is the rule's
+    numerator (SPEC §4; the node divides by the feature's cost): the gain
+    p(S) Delta_h (gain, gain ratio, cost-benefit), B + E + lam * D (ECART, lam = 0 for ASR),
+    phi(S) - phi(L) - phi(R) (impure pairs), -|p(L) - p(R)| (balanced). ``n_groups`` and
+    ``group_q`` describe ECART's per-object q_i = max(p(x_i), theta) (see ``_efficiency``). ``bin_threshold == n_bins_non_missing - 1`` marks the split "non-missing
     left, missing right". Candidates violating min_samples_leaf / min_weight_leaf are skipped.
 
     With ``skip_same_class_runs`` (gain of a strictly concave impurity, no leaf-size
@@ -139,12 +215,20 @@ def scan_feature(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, 
         non_missing[s] = totals[s] - missing[s]
         left[s] = 0.0
     n_missing = stats_count(missing, n_classes)
+    node_weight = stats_weight(totals, n_classes)
+    node_pairs = _pairs(totals, n_classes) if classification else 0.0
+    if rule == 4:
+        scale = node_pairs
+    else:
+        scale = (abs(weighted_parent_impurity) + node_weight) / total_weight
     best_score = -np.inf
     best_bin = NO_SPLIT
     best_missing_left = False
+    best_weight_left = 0.0
+    best_gain = -np.inf
     b = _next_occupied(hist_f, -1, n_bins_non_missing, n_classes)
     if b == NO_SPLIT:
-        return best_score, best_bin, best_missing_left
+        return best_score, best_bin, best_missing_left, best_weight_left, best_gain
     pure_here = _pure_class(hist_f, b, n_classes) if skip_same_class_runs else -1
     first_cut = True
     while True:
@@ -197,10 +281,33 @@ def scan_feature(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, 
                 impurity_right = h(candidate_right, h_params)
             if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
                 continue
-            score = (weighted_parent_impurity - weight_left * impurity_left
-                     - weight_right * impurity_right) / total_weight
-            if score > best_score:
+            gain = (weighted_parent_impurity - weight_left * impurity_left
+                    - weight_right * impurity_right) / total_weight
+            if rule == 3:  # ECART: B + E + lam * D
+                if (stats_count(candidate_left, n_classes)
+                        >= stats_count(candidate_right, n_classes)):
+                    balance = (node_weight - weight_left) / total_weight
+                else:
+                    balance = (node_weight - weight_right) / total_weight
+                pairs_left = _pairs(candidate_left, n_classes)
+                pairs_right = _pairs(candidate_right, n_classes)
+                efficiency = (
+                    _efficiency(candidate_left, n_classes, n_groups, group_q, weight_left,
+                                node_weight, pairs_left, node_pairs, total_weight)
+                    + _efficiency(candidate_right, n_classes, n_groups, group_q, weight_right,
+                                  node_weight, pairs_right, node_pairs, total_weight))
+                score = balance + efficiency + lam * gain
+            elif rule == 4:  # impure pairs
+                score = (node_pairs - _pairs(candidate_left, n_classes)
+                         - _pairs(candidate_right, n_classes))
+            elif rule == 5:  # balanced
+                score = -abs(weight_left - weight_right) / total_weight
+            else:  # gain, gain ratio, cost-benefit
+                score = gain
+            if beats(score, best_score, scale):
                 best_score = score
+                best_gain = gain
+                best_weight_left = weight_left
                 best_bin = cut
                 if n_missing > 0.0:
                     best_missing_left = variant == 1
@@ -209,7 +316,7 @@ def scan_feature(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, 
         if next_b == NO_SPLIT:
             break
         b = next_b
-    return best_score, best_bin, best_missing_left
+    return best_score, best_bin, best_missing_left, best_weight_left, best_gain
 
 
 @njit(cache=True)
@@ -242,38 +349,49 @@ def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
 @njit(cache=True, nogil=True)
 def _scan_one(hist, f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
               weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-              skip_same_class_runs, scores, bins, missing_left, work):
-    score, b, goes_left = scan_feature(
+              skip_same_class_runs, rule, lam, n_groups, group_q, results, work):
+    score, b, goes_left, weight_left, gain = scan_feature_rule(
         hist[f], totals, n_bins_non_missing[f], missing_bin, n_classes, h, h_params,
         weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-        skip_same_class_runs, work[f])
-    scores[f] = score
-    bins[f] = b
-    missing_left[f] = goes_left
+        skip_same_class_runs, work[f], rule, lam, n_groups, group_q)
+    _store(results, f, score, b, goes_left, weight_left, gain, NO_SPLIT)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _store(results, f, score, b, goes_left, weight_left, gain, next_b):
+    """Per-feature result row: score, bin, missing side, left weight, gain, next bin."""
+    results[f, 0] = score
+    results[f, 1] = b
+    results[f, 2] = 1.0 if goes_left else 0.0
+    results[f, 3] = weight_left
+    results[f, 4] = gain
+    results[f, 5] = next_b
 
 
 @njit(cache=True, nogil=True)
 def scan_features_serial(hist, features, totals, n_bins_non_missing, missing_bin, n_classes, h,
                          h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                         min_weight_leaf, skip_same_class_runs, scores, bins, missing_left,
-                         work):
-    """Best split of each feature in ``features`` (OUT: scores, bins, missing_left by feature)."""
+                         min_weight_leaf, skip_same_class_runs, rule, lam, n_groups, group_q,
+                         results, work):
+    """Best split of each feature in ``features``; OUT ``results[f]`` (see ``_store``)."""
     for i in range(features.shape[0]):
         _scan_one(hist, features[i], totals, n_bins_non_missing, missing_bin, n_classes, h,
                   h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                  min_weight_leaf, skip_same_class_runs, scores, bins, missing_left, work)
+                  min_weight_leaf, skip_same_class_runs, rule, lam, n_groups, group_q,
+                  results, work)
 
 
 @njit(cache=True, parallel=True)
 def scan_features_parallel(hist, features, totals, n_bins_non_missing, missing_bin, n_classes,
                            h, h_params, weighted_parent_impurity, total_weight,
-                           min_samples_leaf, min_weight_leaf, skip_same_class_runs, scores,
-                           bins, missing_left, work):
+                           min_samples_leaf, min_weight_leaf, skip_same_class_runs, rule, lam,
+                           n_groups, group_q, results, work):
     """``scan_features_serial`` with features spread over threads."""
     for i in prange(features.shape[0]):
         _scan_one(hist, features[i], totals, n_bins_non_missing, missing_bin, n_classes, h,
                   h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                  min_weight_leaf, skip_same_class_runs, scores, bins, missing_left, work)
+                  min_weight_leaf, skip_same_class_runs, rule, lam, n_groups, group_q,
+                  results, work)
 
 
 @njit(cache=True, nogil=True)
@@ -303,7 +421,8 @@ def partition(sample_idx, start, end, column, bin_threshold, missing_bin, missin
 
 @njit(cache=True, nogil=True)
 def compact_feature_histogram(column, sample_idx, start, end, y_code, sample_weight,
-                              sample_stats, n_classes, missing_bin, scratch, touched, compact):
+                              sample_stats, group_code, n_classes, missing_bin, scratch,
+                              touched, compact):
     """Histogram of one feature restricted to the bins the node's samples occupy.
 
     For a small node this costs O(n log n) instead of O(n_bins): samples are accumulated in
@@ -326,6 +445,8 @@ def compact_feature_histogram(column, sample_idx, start, end, y_code, sample_wei
                     break
             scratch[b, k] += sample_weight[i]
             scratch[b, n_classes + k] += 1.0
+            if group_code.shape[0] > 0:
+                scratch[b, 2 * n_classes + group_code[i]] += sample_weight[i]
         else:
             fresh = scratch[b, 0] == 0.0
             for s in range(n_stats):
@@ -350,33 +471,31 @@ def compact_feature_histogram(column, sample_idx, start, end, y_code, sample_wei
 
 @njit(cache=True, nogil=True)
 def scan_features_sparse(X_binned, features, sample_idx, start, end, y_code, sample_weight,
-                         sample_stats, n_classes, missing_bin, n_bins_non_missing, totals, h,
-                         h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                         min_weight_leaf, skip_same_class_runs, scratch, touched, compact,
-                         scores, bins, missing_left, next_bins, work):
+                         sample_stats, group_code, n_classes, missing_bin, n_bins_non_missing,
+                         totals, h, h_params, weighted_parent_impurity, total_weight,
+                         min_samples_leaf, min_weight_leaf, skip_same_class_runs, rule, lam,
+                         n_groups, group_q, scratch, touched, compact, results, work):
     """Small-node counterpart of ``scan_features_serial``: same scan on compact histograms.
 
-    Also returns, per feature, the next occupied bin after the chosen one (``next_bins``).
+    ``results[f, 5]`` gets the next occupied bin after the chosen one.
     """
     for t in range(features.shape[0]):
         f = features[t]
         n_occupied = compact_feature_histogram(
             X_binned[:, f], sample_idx, start, end, y_code, sample_weight, sample_stats,
-            n_classes, missing_bin, scratch, touched, compact)
-        score, b, goes_left = scan_feature(
+            group_code, n_classes, missing_bin, scratch, touched, compact)
+        score, b, goes_left, weight_left, gain = scan_feature_rule(
             compact[:n_occupied + 1], totals, n_occupied, n_occupied, n_classes, h, h_params,
             weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-            skip_same_class_runs, work[f])
-        scores[f] = score
-        missing_left[f] = goes_left
+            skip_same_class_runs, work[f], rule, lam, n_groups, group_q)
         if b == NO_SPLIT:
-            bins[f] = NO_SPLIT
+            _store(results, f, score, NO_SPLIT, goes_left, weight_left, gain, NO_SPLIT)
         elif b == n_occupied - 1:  # non-missing left, missing right
-            bins[f] = n_bins_non_missing[f] - 1
-            next_bins[f] = NO_SPLIT
+            _store(results, f, score, n_bins_non_missing[f] - 1, goes_left, weight_left, gain,
+                   NO_SPLIT)
         else:
-            bins[f] = touched[b]
-            next_bins[f] = touched[b + 1]
+            _store(results, f, score, touched[b], goes_left, weight_left, gain,
+                   touched[b + 1])
 
 
 @njit(cache=True, nogil=True)
