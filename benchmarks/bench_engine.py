@@ -18,6 +18,7 @@ import math
 import os
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -243,7 +244,7 @@ print({RESULT_MARKER!r} + json.dumps({{"import_s": time.perf_counter() - start,
 """
 
 
-def measure_startup(cache_dir, repeats, n_threads):
+def measure_startup(cache_dir, repeats, threads):
     """`import treesmith` + fit/predict on iris in fresh processes sharing one NUMBA_CACHE_DIR.
 
     The first process sees the new, empty cache directory (compile everything: "first fit
@@ -251,7 +252,7 @@ def measure_startup(cache_dir, repeats, n_threads):
     time of treesmith's unavoidable dependencies alone (median of ``repeats`` processes).
     Returns ``{"cold": ..., "warm": ..., "dependencies": ...}``, each a dict of seconds.
     """
-    env = _thread_env(n_threads, NUMBA_CACHE_DIR=str(cache_dir))
+    env = threads.env(NUMBA_CACHE_DIR=str(cache_dir))
     runs = {"cold": [], "warm": [], "dependencies": []}
     for name, snippet, n_runs in (
         ("cold", _STARTUP_SNIPPET, 1),
@@ -268,17 +269,17 @@ def measure_startup(cache_dir, repeats, n_threads):
     }
 
 
-def _run_case(library, size, config, data_paths, repeats, n_threads, lgbm_num_leaves=None):
+def _run_case(library, size, config, data_paths, repeats, threads, lgbm_num_leaves=None):
     payload = {
         "task": "case",
         "library": library,
         "max_depth": CONFIGS[config],
         "data": data_paths,
         "repeats": repeats,
-        "n_threads": n_threads,
+        "n_threads": threads.n_threads,
         "lgbm_num_leaves": lgbm_num_leaves,
     }
-    result = run_worker(Path(__file__).resolve(), payload, env=_thread_env(n_threads))
+    result = run_worker(Path(__file__).resolve(), payload, env=threads.env())
     print(
         f"  [{_rows(size)} {config}] {LIBRARY_LABELS[library]}: fit "
         f"{format_seconds(median(result['fit_s']))} s, predict "
@@ -301,12 +302,29 @@ def _rows(n):
     return f"1e{int(exponent)}" if exponent == int(exponent) else f"{n:,}"
 
 
-def _thread_env(n_threads, **extra):
-    """Child environment running every library on ``n_threads`` threads."""
-    return _child_env(NUMBA_NUM_THREADS=str(n_threads), OMP_NUM_THREADS=str(n_threads), **extra)
+@dataclass(frozen=True)
+class ThreadSettings:
+    """Threads of the worker processes, the same for every library.
+
+    Numba (its "omp" threading layer) and LightGBM both run on OpenMP. Its default wait policy
+    spins idle threads; when other processes share the cores that makes both many times
+    slower, so the default sets ``OMP_WAIT_POLICY=PASSIVE``.
+    """
+
+    n_threads: int
+    omp_wait_policy: str  # "PASSIVE", "ACTIVE" or "" (the OpenMP runtime's default)
+
+    def env(self, **extra):
+        settings = {
+            "NUMBA_NUM_THREADS": str(self.n_threads),
+            "OMP_NUM_THREADS": str(self.n_threads),
+        }
+        if self.omp_wait_policy:
+            settings["OMP_WAIT_POLICY"] = self.omp_wait_policy
+        return _child_env(**settings, **extra)
 
 
-def run_benchmark(sizes, repeats, skip_slow, n_threads, workdir):
+def run_benchmark(sizes, repeats, skip_slow, threads, workdir):
     """All cases; returns ``{(size, config): {library: result}}`` (missing library = skipped)."""
     results = {}
     for size in sizes:
@@ -315,15 +333,15 @@ def run_benchmark(sizes, repeats, skip_slow, n_threads, workdir):
         del X, y
         for config, max_depth in CONFIGS.items():
             case = results[(size, config)] = {}
-            case["treesmith"] = _run_case("treesmith", size, config, data_paths, repeats, n_threads)
+            case["treesmith"] = _run_case("treesmith", size, config, data_paths, repeats, threads)
             slow = max_depth is None and size >= SLOW_ROWS
             if not (slow and skip_slow):
                 case["sklearn"] = _run_case(
-                    "sklearn", size, config, data_paths, 1 if slow else repeats, n_threads
+                    "sklearn", size, config, data_paths, 1 if slow else repeats, threads
                 )
             num_leaves = _lgbm_num_leaves(max_depth, case["treesmith"]["leaves_per_tree"][0])
             case["lightgbm"] = _run_case(
-                "lightgbm", size, config, data_paths, repeats, n_threads, lgbm_num_leaves=num_leaves
+                "lightgbm", size, config, data_paths, repeats, threads, lgbm_num_leaves=num_leaves
             )
             case["lightgbm"]["num_leaves_param"] = num_leaves
         for path in data_paths.values():
@@ -377,7 +395,9 @@ def _method_lines(args, memory_method):
         (
             f"threads: {args.threads} for treesmith (NUMBA_NUM_THREADS) and LightGBM (num_threads, "
             "OMP_NUM_THREADS); scikit-learn's tree is single-threaded. 'cpu s' = process CPU time "
-            "of the fit over all threads."
+            "of the fit over all threads. OMP_WAIT_POLICY="
+            f"{args.omp_wait_policy or '(runtime default)'} for all (Numba's 'omp' threading layer "
+            "and LightGBM both use OpenMP; spinning threads are very slow on a shared machine)."
         ),
         (
             f"treesmith: DecisionTreeClassifier(criterion='gini', max_depth=<depth>, "
@@ -700,7 +720,15 @@ def parse_args(argv=None):
         default=os.cpu_count(),
         help="threads for treesmith and LightGBM (default: all cores)",
     )
+    parser.add_argument(
+        "--omp-wait-policy",
+        choices=["passive", "active", "default"],
+        default="passive",
+        help="OMP_WAIT_POLICY of the workers (default passive: idle threads sleep instead of "
+        "spinning, which matters when other processes share the cores)",
+    )
     args = parser.parse_args(argv)
+    args.omp_wait_policy = "" if args.omp_wait_policy == "default" else args.omp_wait_policy.upper()
     if args.sizes is None:
         args.sizes = list(QUICK_SIZES if args.quick else DEFAULT_SIZES)
     if args.repeats is None:
@@ -725,8 +753,9 @@ def main(argv=None):
         print(line)
     with tempfile.TemporaryDirectory(prefix="treesmith-bench-") as workdir:
         print("measuring startup (cold compile, then warm) ...", file=sys.stderr, flush=True)
-        startup = measure_startup(Path(workdir) / "numba-cache", args.repeats, args.threads)
-        results = run_benchmark(args.sizes, args.repeats, args.skip_slow, args.threads, workdir)
+        threads = ThreadSettings(args.threads, args.omp_wait_policy)
+        startup = measure_startup(Path(workdir) / "numba-cache", args.repeats, threads)
+        results = run_benchmark(args.sizes, args.repeats, args.skip_slow, threads, workdir)
     print(load_average_line("at end"))
     memory_method = next(iter(results.values()))["treesmith"]["memory_method"]
     print("\nMethod")
