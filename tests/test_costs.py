@@ -20,9 +20,8 @@ def test_defaults_unit_costs_singleton_groups_per_test():
     assert resolved.model_name == "per_test"
     assert resolved.cost_model == COST_MODELS["per_test"]
     assert resolve_costs(None, None, "per_feature", 3).model_name == "per_feature"
-    if hasattr(_dtypes, "COST_PER_FEATURE"):  # the engine's codes, once it defines them
-        assert COST_MODELS == {"per_test": _dtypes.COST_PER_TEST,
-                               "per_feature": _dtypes.COST_PER_FEATURE}
+    assert COST_MODELS == {"per_test": _dtypes.COST_PER_TEST,
+                           "per_feature": _dtypes.COST_PER_FEATURE}
 
 
 def test_costs_by_position_and_by_name():

@@ -21,13 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _dtypes
+from ._dtypes import COST_PER_FEATURE, COST_PER_TEST
 
-#: Cost model name -> the code the growth kernel takes (treesmith._dtypes).
-COST_MODELS = {
-    "per_test": getattr(_dtypes, "COST_PER_TEST", 0),
-    "per_feature": getattr(_dtypes, "COST_PER_FEATURE", 1),
-}
+#: Cost model name -> the code the growth kernel takes.
+COST_MODELS = {"per_test": COST_PER_TEST, "per_feature": COST_PER_FEATURE}
 DEFAULT_COST_MODEL = "per_test"
 
 

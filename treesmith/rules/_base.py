@@ -13,16 +13,14 @@ import numbers
 
 import numpy as np
 
-from .. import _dtypes
-
-# The codes are owned by the engine (treesmith/_dtypes.py); the fallback keeps this package
-# importable against an engine that predates issue 4.
-RULE_GAIN = getattr(_dtypes, "RULE_GAIN", 0)
-RULE_GAIN_RATIO = getattr(_dtypes, "RULE_GAIN_RATIO", 1)
-RULE_COST_BENEFIT = getattr(_dtypes, "RULE_COST_BENEFIT", 2)
-RULE_ECART = getattr(_dtypes, "RULE_ECART", 3)
-RULE_IMPURE_PAIRS = getattr(_dtypes, "RULE_IMPURE_PAIRS", 4)
-RULE_BALANCED = getattr(_dtypes, "RULE_BALANCED", 5)
+from .._dtypes import (
+    RULE_BALANCED,
+    RULE_COST_BENEFIT,
+    RULE_ECART,
+    RULE_GAIN,
+    RULE_GAIN_RATIO,
+    RULE_IMPURE_PAIRS,
+)
 
 _REGISTRY: dict[str, type] = {}
 
