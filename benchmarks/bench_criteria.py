@@ -15,6 +15,7 @@ misclassification and, with three classes, product grow more nodes (zero-gain sp
 
     python benchmarks/bench_criteria.py                       # 1e5 and 1e6 rows, full depth
     python benchmarks/bench_criteria.py --sizes 100000 --repeats 3
+    python benchmarks/bench_criteria.py --sizes 1000000 --only km96 custom
     python benchmarks/bench_criteria.py --quick               # smoke run on small data
 """
 
@@ -113,12 +114,14 @@ def fit(criterion, X, y, max_depth):
     return treesmith.DecisionTreeClassifier(criterion=criterion, max_depth=max_depth).fit(X, y)
 
 
-def run(sizes, n_features, repeats, max_depth):
+def run(sizes, n_features, repeats, max_depth, only=None):
     print("\n".join(environment_lines()))
     depth = "full depth" if max_depth is None else f"max_depth={max_depth}"
     print(f"data: make_classification, {n_features} features, 3 classes; {depth}, max_bins=255; "
           f"best of {repeats} warm fit(s), repeats interleaved across criteria\n")
     families = criteria(3)
+    if only:  # gini stays: it is the reference of every ratio
+        families = [f for f in families if f[0] == "gini" or any(w in f[0] for w in only)]
     X_small, y_small = make_classification_data(WARMUP_ROWS, n_features=n_features, n_classes=3,
                                                 n_informative=10, n_redundant=5)
     for _, criterion, _ in families:  # compile everything before timing
@@ -160,12 +163,15 @@ def main(argv=None):
     parser.add_argument("--features", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--max-depth", type=int, default=None)
+    parser.add_argument("--only", nargs="+", metavar="WORD",
+                        help="time only the criteria whose label contains one of these words "
+                             "(and gini)")
     parser.add_argument("--quick", action="store_true", help="small data smoke run")
     args = parser.parse_args(argv)
     sizes = [5_000, 20_000] if args.quick else args.sizes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConcavityWarning)
-        run(sizes, args.features, args.repeats, args.max_depth)
+        run(sizes, args.features, args.repeats, args.max_depth, args.only)
 
 
 if __name__ == "__main__":
