@@ -140,6 +140,62 @@ def _fit_pruned_cart(X, y, context: FitContext):
     return select_ccp_alpha(base_tree(context, criterion="gini"), X, y, cv=5).estimator
 
 
+@register_method("cc45", "CC4.5: entropy gain / feature cost (seed 000's cost-benefit baseline)",
+                 requires=("treesmith.rules",))
+def _fit_cost_benefit(X, y, context: FitContext):
+    return base_tree(context, criterion="entropy", split_rule="cost_benefit").fit(X, y)
+
+
+def _validation_split(X, y, context: FitContext, fraction: float = 0.125):
+    """Stratified train / validation parts of the training data (seed 000 uses 70/10)."""
+    from sklearn.model_selection import train_test_split
+
+    try:
+        return train_test_split(X, y, test_size=fraction, stratify=y,
+                                random_state=context.random_state)
+    except ValueError:  # a class too small to stratify
+        return train_test_split(X, y, test_size=fraction, random_state=context.random_state)
+
+
+@register_method("ec45", "EC4.5: ECART score (B + E + lambda D) / c with entropy, theta = 0.005, "
+                 "lambda chosen on a validation part as in seed 000 §6",
+                 requires=("treesmith.rules",))
+def _fit_ec45(X, y, context: FitContext):
+    from .rules import select_lambda
+
+    X_train, X_val, y_train, y_val = _validation_split(X, y, context)
+    tree = base_tree(context, criterion="entropy", min_weight_fraction_split=0.005)
+    return select_lambda(tree, X_train, y_train, X_val, y_val).estimator
+
+
+@register_method("pe-spruned", "PE(alpha) impurity with S-pruning (s = 0.05, 199 permutations); "
+                 "alpha by 3-fold CV over {0.25, 0.5, 0.75, 1} (seed 001)")
+def _fit_pe_spruned(X, y, context: FitContext):
+    from sklearn.model_selection import GridSearchCV
+
+    from .criteria import PE
+
+    tree = base_tree(context, significance=0.05, n_permutations=199)
+    grid = {"criterion": [PE(alpha=a) for a in (0.25, 0.5, 0.75, 1.0)]}
+    return GridSearchCV(tree, grid, cv=3).fit(X, y).best_estimator_
+
+
+@register_method("tsallis-tuned", "(alpha, beta)-Tsallis impurity, (alpha, beta) by 3-fold CV over "
+                 "alpha in {0.5, 1.5, 2, 3}, beta in {1, 2} (seed 002 §3)")
+def _fit_tsallis_tuned(X, y, context: FitContext):
+    import warnings
+
+    from sklearn.model_selection import GridSearchCV
+
+    from .criteria import Tsallis
+
+    tree = base_tree(context)
+    grid = {"criterion": [Tsallis(alpha=a, beta=b) for a in (0.5, 1.5, 2.0, 3.0) for b in (1, 2)]}
+    with warnings.catch_warnings():  # alpha = 0.5 with beta = 1 is outside the concave range
+        warnings.simplefilter("ignore", UserWarning)
+        return GridSearchCV(tree, grid, cv=3).fit(X, y).best_estimator_
+
+
 # -- metrics ------------------------------------------------------------------------------------
 def _weights(sample_weight, n_samples: int) -> np.ndarray:
     if sample_weight is None:

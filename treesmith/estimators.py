@@ -313,7 +313,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         "impure_pairs", "balanced". ECART's theta is ``min_weight_fraction_split``.
     feature_costs : None, array of one cost per column, or dict {column name or index: cost}
         Non-negative acquisition cost of each feature (default 1 each).
-    cost_groups : None or list of lists of columns that share one acquisition.
+    cost_groups : None, a list of lists of columns that share one acquisition, a dict
+        {group: columns} or one group id per column (see treesmith.costs).
     cost_model : "per_test" (every test on a path pays) or "per_feature" (a feature or group
         is paid once per path), SPEC §5.
     ccp_alpha : float >= 0, default=0.0

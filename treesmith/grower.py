@@ -10,7 +10,6 @@ import numba
 import numpy as np
 
 from ._dtypes import (
-    COST_PER_TEST,
     IMPURITY_SIGNATURE,
     RULE_COST_BENEFIT,
     RULE_ECART,
@@ -20,6 +19,7 @@ from ._dtypes import (
 )
 from ._kernels.growth import grow
 from .binning import BinMapper, midpoints
+from .costs import ResolvedCosts, resolve_costs
 from .criteria import Criterion
 from .tree import Tree
 
@@ -119,20 +119,6 @@ class StoppingRules:
     theta: float = 0.0  # min_weight_fraction_split, also ECART's truncation
 
 
-@dataclass
-class Costs:
-    """Test costs resolved from the estimator (SPEC §5): per-feature cost, cost group per
-    feature and the cost model code (treesmith._dtypes.COST_PER_TEST / COST_PER_FEATURE)."""
-
-    feature_cost: np.ndarray
-    cost_group: np.ndarray
-    cost_model: int = COST_PER_TEST
-
-    @classmethod
-    def unit(cls, n_features: int) -> "Costs":
-        return cls(np.ones(n_features), np.arange(n_features, dtype=np.int64))
-
-
 class TreeGrower:
     """Grow one tree from binned data.
 
@@ -143,10 +129,11 @@ class TreeGrower:
     n_classes : number of classes (0 for regression).
     rules : StoppingRules.
     seed : int, seed of the per-node feature sampling (used when max_features < n_features).
+    costs : ResolvedCosts (treesmith.costs), unit costs per test when None.
     """
 
     def __init__(self, bin_mapper: BinMapper, criterion: Criterion, n_classes: int,
-                 rules: StoppingRules, seed: int = 0, costs: Costs | None = None):
+                 rules: StoppingRules, seed: int = 0, costs: ResolvedCosts | None = None):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_classes = n_classes
@@ -162,7 +149,7 @@ class TreeGrower:
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
         if sample_stats is None:
             sample_stats = np.zeros((0, 0), dtype=np.float64)
-        costs = self.costs or Costs.unit(n_features)
+        costs = self.costs or resolve_costs(None, None, "per_test", n_features)
         if rules.rule_code == RULE_ECART:
             group_code, group_q = ecart_groups(sample_weight, rules.theta)
         else:
