@@ -18,6 +18,7 @@ from ._dtypes import (
     TREE_LEAF,
 )
 from ._kernels.growth import grow
+from ._kernels.permutation import node_test_pointer
 from .binning import BinMapper, midpoints
 from .costs import ResolvedCosts, resolve_costs
 from .criteria import Criterion
@@ -174,7 +175,8 @@ class TreeGrower:
             PARALLEL_THRESHOLD, SPARSE_THRESHOLD, int(max_histograms),
             skips_same_class_runs(self.criterion, rules, self.n_classes),
             float(rules.significance), int(rules.n_permutations),
-            bool(rules.significance_over_features), int(rules.rule_code),
+            bool(rules.significance_over_features),
+            node_test_pointer(rules.significance > 0.0), int(rules.rule_code),
             float(rule_parameters[0]), group_code, group_q,
             np.ascontiguousarray(costs.feature_cost, dtype=np.float64),
             np.ascontiguousarray(costs.cost_group, dtype=np.int64), int(costs.cost_model),

@@ -14,7 +14,6 @@ import numpy as np
 from numba import njit
 from numba.typed import List
 
-from .permutation import permutation_test, permutation_test_max
 from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
 from .._dtypes import COST_PER_FEATURE, RULE_GAIN_RATIO, RULE_COST_BENEFIT, RULE_ECART, \
     RULE_IMPURE_PAIRS
@@ -27,7 +26,6 @@ from .splitting import (
     is_constant_in_node,
     next_nonempty_bin,
     partition,
-    scan_features_parallel,
     scan_features_serial,
     scan_features_sparse,
     scan_workspace,
@@ -238,38 +236,27 @@ def _choose_features(n_features, max_features, dense, hist, X_binned, sample_idx
 
 @njit(cache=True)
 def _significant(X_binned, sample_idx, start, end, f, y_code, sample_weight, n_classes,
-                 n_bins_feature, missing_bin, h, h_params, min_samples_leaf,
-                 min_weight_leaf, n_permutations, seed, significance, over_features,
-                 n_bins_non_missing):
+                 missing_bin, h, h_params, min_samples_leaf, min_weight_leaf, n_permutations,
+                 seed, significance, over_features, n_bins_non_missing, node_test):
     """S-condition: is the best gain of feature ``f`` (or, ``over_features``, the node's best
-    gain over all features) significant at level ``significance``?"""
+    gain over all features) significant at level ``significance``? ``node_test`` computes
+    the permutation p-value (treesmith._kernels.permutation)."""
     n = end - start
-    if over_features:
-        node_bins = np.empty((n, X_binned.shape[1]), dtype=np.int64).T.copy().T
-        labels = np.empty(n, dtype=np.int64)
-        weights = np.empty(n)
-        for t in range(n):
-            i = sample_idx[start + t]
-            labels[t] = y_code[i]
-            weights[t] = sample_weight[i]
-            for j in range(X_binned.shape[1]):
-                node_bins[t, j] = X_binned[i, j]
-        _, p_value = permutation_test_max(node_bins, labels, weights, n_classes,
-                                          n_bins_non_missing, missing_bin, h, h_params,
-                                          min_samples_leaf, min_weight_leaf, n_permutations,
-                                          seed)
-        return p_value <= significance
-    feature_bins = np.empty(n, dtype=np.int64)
+    n_columns = X_binned.shape[1] if over_features else 1
+    node_bins = np.empty((n_columns, n), dtype=np.int64).T  # Fortran order
+    n_bins = np.empty(n_columns, dtype=np.int64)
     labels = np.empty(n, dtype=np.int64)
     weights = np.empty(n)
+    for c in range(n_columns):
+        n_bins[c] = n_bins_non_missing[c if over_features else f]
     for t in range(n):
         i = sample_idx[start + t]
-        feature_bins[t] = X_binned[i, f]
         labels[t] = y_code[i]
         weights[t] = sample_weight[i]
-    _, p_value = permutation_test(feature_bins, labels, weights, n_classes, n_bins_feature,
-                                  missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-                                  n_permutations, seed)
+        for c in range(n_columns):
+            node_bins[t, c] = X_binned[i, c if over_features else f]
+    p_value = node_test(node_bins, labels, weights, n_classes, n_bins, missing_bin, h,
+                        h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed)
     return p_value <= significance
 
 
@@ -300,7 +287,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
          min_samples_leaf, min_weight_leaf, min_weight_split, min_impurity_decrease,
          max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold,
          max_histograms, skip_same_class_runs, significance, n_permutations,
-         significance_over_features, rule, lam,
+         significance_over_features, node_test, rule, lam,
          group_code, group_q, feature_cost, cost_group, cost_model):
     """Grow one tree on the samples ``sample_idx`` (positive weights only).
 
@@ -315,7 +302,8 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     With ``significance`` s > 0 (classification), a node whose best split fails the permutation
     test of SPEC §6 (p-value of the best feature's gain > s, ``n_permutations`` shuffles seeded
     from ``seed`` and the node id) becomes a leaf: S-pruning of seed 001 §3; with
-    ``significance_over_features`` each permutation takes the best gain over all features.
+    ``significance_over_features`` each permutation takes the best gain over all features;
+    ``node_test`` is the p-value function pointer (``permutation.node_test_pointer``).
     Weights are absolute (``min_weight_split`` is theta times the total weight) and
     ``min_impurity_decrease`` applies to the chosen split's gain. ``max_depth``,
     ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth
@@ -423,12 +411,6 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                                          total_weight, min_samples_leaf, min_weight_leaf,
                                          skip_same_class_runs, rule, lam, n_groups, group_q,
                                          scratch, touched, compact, results, work)
-                elif count * features.shape[0] >= parallel_threshold:
-                    scan_features_parallel(hist, features, node_stats, n_bins_non_missing,
-                                           missing_bin, n_classes, h, h_params,
-                                           weighted_impurity, total_weight, min_samples_leaf,
-                                           min_weight_leaf, skip_same_class_runs, rule, lam,
-                                           n_groups, group_q, results, work)
                 else:
                     scan_features_serial(hist, features, node_stats, n_bins_non_missing,
                                          missing_bin, n_classes, h, h_params,
@@ -446,10 +428,9 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                     splittable = False
                 elif significance > 0.0 and not _significant(
                         X_binned, sample_idx, start[node], end[node], best, y_code,
-                        sample_weight, n_classes, n_bins_non_missing[best], missing_bin, h,
-                        h_params, min_samples_leaf, min_weight_leaf, n_permutations,
-                        seed * 1000003 + node, significance, significance_over_features,
-                        n_bins_non_missing):
+                        sample_weight, n_classes, missing_bin, h, h_params, min_samples_leaf,
+                        min_weight_leaf, n_permutations, seed * 1000003 + node, significance,
+                        significance_over_features, n_bins_non_missing, node_test):
                     splittable = False
                 else:
                     feature[node] = best

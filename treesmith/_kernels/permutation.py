@@ -22,26 +22,25 @@ seeded by ``seed``, so the result is reproducible and independent of Numba's glo
 """
 
 import numpy as np
-from numba import njit, types
+from numba import cfunc, njit, types
 
 from .._dtypes import IMPURITY_FUNCTION_TYPE
 from .histogram import _accumulate_classification
 from .splitting import NO_SPLIT, scan_feature, scan_workspace
 
-PERMUTATION_TEST_SIGNATURE = types.UniTuple(types.float64, 2)(
-    types.int64[::1],  # feature_bins: bin of each node sample for the tested feature
-    types.int64[::1],  # y_code: class code of each node sample, in [0, n_classes)
-    types.float64[::1],  # sample_weight: weight of each node sample
-    types.int64,  # n_classes
-    types.int64,  # n_bins: non-missing bins of the feature are 0 .. n_bins - 1
-    types.int64,  # missing_bin: bin index of missing values (>= n_bins)
-    IMPURITY_FUNCTION_TYPE,  # h(proportions, params)
-    types.float64[::1],  # h_params
-    types.int64,  # min_samples_leaf
-    types.float64,  # min_weight_leaf
-    types.int64,  # n_permutations
-    types.int64,  # seed
-)
+# Arguments (kept as documentation; compiled lazily so that import stays fast):
+# types.int64[::1],  # feature_bins: bin of each node sample for the tested feature
+# types.int64[::1],  # y_code: class code of each node sample, in [0, n_classes)
+# types.float64[::1],  # sample_weight: weight of each node sample
+# types.int64,  # n_classes
+# types.int64,  # n_bins: non-missing bins of the feature are 0 .. n_bins - 1
+# types.int64,  # missing_bin: bin index of missing values (>= n_bins)
+# IMPURITY_FUNCTION_TYPE,  # h(proportions, params)
+# types.float64[::1],  # h_params
+# types.int64,  # min_samples_leaf
+# types.float64,  # min_weight_leaf
+# types.int64,  # n_permutations
+# types.int64,  # seed
 
 _MULTIPLIER = np.uint64(0x2545F4914F6CDD1D)
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -144,7 +143,7 @@ def _weighted_parent_impurity(y_code, sample_weight, n_classes, h, h_params):
     return node_weight, node_weight * h(proportions, h_params)
 
 
-@njit(PERMUTATION_TEST_SIGNATURE, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
                      h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
     """Observed best gain ``G`` of one feature at a node and its permutation p-value.
@@ -189,23 +188,22 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
     return observed, (1.0 + n_at_least) / (1.0 + n_permutations)
 
 
-PERMUTATION_TEST_MAX_SIGNATURE = types.UniTuple(types.float64, 2)(
-    types.int64[:, :],  # node_bins: (n_samples, n_features) node bins, any memory order
-    types.int64[::1],  # y_code
-    types.float64[::1],  # sample_weight
-    types.int64,  # n_classes
-    types.int64[::1],  # n_bins: non-missing bins of each feature
-    types.int64,  # missing_bin
-    IMPURITY_FUNCTION_TYPE,  # h
-    types.float64[::1],  # h_params
-    types.int64,  # min_samples_leaf
-    types.float64,  # min_weight_leaf
-    types.int64,  # n_permutations
-    types.int64,  # seed
-)
+# Arguments (kept as documentation; compiled lazily so that import stays fast):
+# types.int64[:, :],  # node_bins: (n_samples, n_features) node bins, any memory order
+# types.int64[::1],  # y_code
+# types.float64[::1],  # sample_weight
+# types.int64,  # n_classes
+# types.int64[::1],  # n_bins: non-missing bins of each feature
+# types.int64,  # missing_bin
+# IMPURITY_FUNCTION_TYPE,  # h
+# types.float64[::1],  # h_params
+# types.int64,  # min_samples_leaf
+# types.float64,  # min_weight_leaf
+# types.int64,  # n_permutations
+# types.int64,  # seed
 
 
-@njit(PERMUTATION_TEST_MAX_SIGNATURE, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
                          h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
     """Like :func:`permutation_test`, for the best gain over *all* features of the node.
@@ -306,3 +304,41 @@ def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bin
         order = rng.permutation(y_code.size)
         n_at_least += best_gain(y_code[order], sample_weight[order]) >= observed - 1e-12
     return observed, (1.0 + n_at_least) / (1.0 + n_permutations)
+
+
+# -- the node test the growth kernel calls through a function pointer -------------------------
+#: p-value of a node's split: (node_bins int64 (n, k) Fortran, y_code, sample_weight, n_classes,
+#: n_bins per column, missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
+#: n_permutations, seed) -> p. With k = 1 column it is seed 001's test of the chosen feature,
+#: with every column the max-over-features test.
+NODE_TEST_SIGNATURE = types.float64(
+    types.int64[::1, :], types.int64[::1], types.float64[::1], types.int64, types.int64[::1],
+    types.int64, IMPURITY_FUNCTION_TYPE, types.float64[::1], types.int64, types.float64,
+    types.int64, types.int64)
+
+
+def _node_p_value(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
+                  h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
+    return permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins,
+                                missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
+                                n_permutations, seed)[1]
+
+
+def _no_node_test(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
+                  h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
+    return 0.0
+
+
+_NODE_TESTS = {}
+
+
+def node_test_pointer(enabled: bool):
+    """Function pointer of the S-pruning node test (or of a no-op when S-pruning is off).
+
+    Passed to the growth kernel as a pointer so that the permutation machinery is compiled
+    only by fits that use it.
+    """
+    if enabled not in _NODE_TESTS:
+        function = _node_p_value if enabled else _no_node_test
+        _NODE_TESTS[enabled] = cfunc(NODE_TEST_SIGNATURE, cache=True)(function)
+    return _NODE_TESTS[enabled]

@@ -17,12 +17,12 @@ never changes when a criterion is added.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 NO_SPLIT = -1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def stats_count(stats, n_classes):
     """Unweighted number of samples summarised by ``stats``."""
     if n_classes > 0:
@@ -33,7 +33,7 @@ def stats_count(stats, n_classes):
     return stats[0]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def stats_weight(stats, n_classes):
     """Total sample weight summarised by ``stats``."""
     if n_classes > 0:
@@ -62,7 +62,7 @@ def impurity_of(stats, n_classes, h, h_params, proportions):
     return h(stats, h_params)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _proportions(stats, n_classes, out):
     """Write the class proportions of ``stats`` into ``out``; return the node weight."""
     weight = 0.0
@@ -74,7 +74,7 @@ def _proportions(stats, n_classes, out):
     return weight
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _bin_count(hist_f, b, n_classes):
     if n_classes > 0:
         count = 0.0
@@ -84,7 +84,7 @@ def _bin_count(hist_f, b, n_classes):
     return hist_f[b, 0]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _next_occupied(hist_f, b, n_bins_non_missing, n_classes):
     b += 1
     while b < n_bins_non_missing and _bin_count(hist_f, b, n_classes) <= 0.0:
@@ -92,7 +92,7 @@ def _next_occupied(hist_f, b, n_bins_non_missing, n_classes):
     return b if b < n_bins_non_missing else NO_SPLIT
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _pure_class(hist_f, b, n_classes):
     """The only class present in bin ``b``, or -1 when the bin holds several classes."""
     found = -1
@@ -110,7 +110,7 @@ def _pure_class(hist_f, b, n_classes):
 TIE_TOLERANCE = 1e-12
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def beats(score, best, scale):
     """``score`` is better than ``best`` by more than rounding noise.
 
@@ -122,7 +122,7 @@ def beats(score, best, scale):
     return score > best + TIE_TOLERANCE * max(abs(best), scale)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _pairs(stats, n_classes):
     """phi: unordered pairs of objects with different classes, from unweighted class counts."""
     total = 0.0
@@ -134,7 +134,7 @@ def _pairs(stats, n_classes):
     return 0.5 * (total * total - squares)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _efficiency(child, n_classes, n_groups, group_q, weight_child, weight_node, pairs_child,
                 pairs_node, total_weight):
     """One child's share of ECART's E term (SPEC §4, seed 000 eq. 2), in probability units.
@@ -357,7 +357,7 @@ def _scan_one(hist, f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_
     _store(results, f, score, b, goes_left, weight_left, gain, NO_SPLIT)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _store(results, f, score, b, goes_left, weight_left, gain, next_b):
     """Per-feature result row: score, bin, missing side, left weight, gain, next bin."""
     results[f, 0] = score
@@ -375,19 +375,6 @@ def scan_features_serial(hist, features, totals, n_bins_non_missing, missing_bin
                          results, work):
     """Best split of each feature in ``features``; OUT ``results[f]`` (see ``_store``)."""
     for i in range(features.shape[0]):
-        _scan_one(hist, features[i], totals, n_bins_non_missing, missing_bin, n_classes, h,
-                  h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                  min_weight_leaf, skip_same_class_runs, rule, lam, n_groups, group_q,
-                  results, work)
-
-
-@njit(cache=True, parallel=True)
-def scan_features_parallel(hist, features, totals, n_bins_non_missing, missing_bin, n_classes,
-                           h, h_params, weighted_parent_impurity, total_weight,
-                           min_samples_leaf, min_weight_leaf, skip_same_class_runs, rule, lam,
-                           n_groups, group_q, results, work):
-    """``scan_features_serial`` with features spread over threads."""
-    for i in prange(features.shape[0]):
         _scan_one(hist, features[i], totals, n_bins_non_missing, missing_bin, n_classes, h,
                   h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
                   min_weight_leaf, skip_same_class_runs, rule, lam, n_groups, group_q,
