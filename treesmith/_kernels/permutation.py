@@ -143,51 +143,6 @@ def _weighted_parent_impurity(y_code, sample_weight, n_classes, h, h_params):
     return node_weight, node_weight * h(proportions, h_params)
 
 
-@njit(cache=True, nogil=True)
-def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
-                     h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
-    """Observed best gain ``G`` of one feature at a node and its permutation p-value.
-
-    IN: the node's samples only (``feature_bins``, ``y_code``, ``sample_weight``, same length;
-    non-missing bins below ``n_bins``, missing values in ``missing_bin``).
-    OUT: ``(G, p)``; ``G = -inf`` and ``p = 1`` when the feature has no valid split.
-    ``p = (1 + #{gain_perm >= G}) / (1 + n_permutations)`` with a 1e-12 tolerance on ties, so
-    that a permutation reproducing the observed partition always counts.
-    """
-    n_samples = feature_bins.shape[0]
-    node_weight, weighted_parent_impurity = _weighted_parent_impurity(
-        y_code, sample_weight, n_classes, h, h_params)
-    if n_samples == 0 or node_weight <= 0.0:
-        return -np.inf, 1.0
-    compact = np.empty(n_samples, dtype=np.int64)
-    n_occupied = _compact_bins(feature_bins, missing_bin, compact)
-    sample_idx = np.arange(n_samples)
-    n_stats = 2 * n_classes
-    hist_f = np.zeros((n_occupied + 1, n_stats))
-    totals = np.zeros(n_stats)
-    work = scan_workspace(1, n_stats, n_classes)[0]
-
-    observed = _best_gain(compact, sample_idx, y_code, sample_weight, n_classes, n_occupied,
-                          n_occupied, h, h_params, min_samples_leaf, min_weight_leaf,
-                          weighted_parent_impurity, node_weight, hist_f, totals, work)
-    if observed == -np.inf:
-        return observed, 1.0
-
-    shuffled_y = y_code.copy()
-    shuffled_w = sample_weight.copy()
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = _initial_state(seed)
-    n_at_least = 0
-    for _ in range(n_permutations):
-        _shuffle_pairs(shuffled_y, shuffled_w, state)
-        gain = _best_gain(compact, sample_idx, shuffled_y, shuffled_w, n_classes, n_occupied,
-                          n_occupied, h, h_params, min_samples_leaf, min_weight_leaf,
-                          weighted_parent_impurity, node_weight, hist_f, totals, work)
-        if gain >= observed - 1e-12:
-            n_at_least += 1
-    return observed, (1.0 + n_at_least) / (1.0 + n_permutations)
-
-
 # Arguments (kept as documentation; compiled lazily so that import stays fast):
 # types.int64[:, :],  # node_bins: (n_samples, n_features) node bins, any memory order
 # types.int64[::1],  # y_code
@@ -255,6 +210,25 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
                 n_at_least += 1
                 break
     return observed, (1.0 + n_at_least) / (1.0 + n_permutations)
+
+
+@njit(cache=True, nogil=True)
+def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
+                     h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
+    """Observed best gain ``G`` of one feature at a node and its permutation p-value.
+
+    IN: the node's samples only (``feature_bins``, ``y_code``, ``sample_weight``, same length;
+    non-missing bins below ``n_bins``, missing values in ``missing_bin``).
+    OUT: ``(G, p)``; ``G = -inf`` and ``p = 1`` when the feature has no valid split.
+    ``p = (1 + #{gain_perm >= G}) / (1 + n_permutations)`` with a 1e-12 tolerance on ties, so
+    that a permutation reproducing the observed partition always counts.
+    """
+    node_bins = np.empty((1, feature_bins.shape[0]), dtype=np.int64).T  # Fortran order
+    node_bins[:, 0] = feature_bins
+    column_bins = np.full(1, n_bins, dtype=np.int64)
+    return permutation_test_max(node_bins, y_code, sample_weight, n_classes, column_bins,
+                                missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
+                                n_permutations, seed)
 
 
 def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bins, missing_bin,
