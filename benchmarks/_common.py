@@ -213,6 +213,20 @@ def environment_lines():
     ]
 
 
+def git_revision_line(repo_root):
+    """The measured checkout: commit and whether the working tree had uncommitted changes."""
+    try:
+        completed = subprocess.run(
+            ["git", "-C", str(repo_root), "describe", "--always", "--dirty", "--abbrev=10"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "checkout: not a git repository"
+    return f"checkout: {completed.stdout.strip()} ('-dirty' = uncommitted changes measured too)"
+
+
 def load_average_line(when):
     """The 1/5/15-minute load averages: other processes competing for the cores skew timings."""
     if not hasattr(os, "getloadavg"):

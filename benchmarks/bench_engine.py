@@ -31,6 +31,7 @@ from _common import (
     format_ratio,
     format_seconds,
     format_table,
+    git_revision_line,
     load_arrays,
     load_average_line,
     make_classification_data,
@@ -343,7 +344,8 @@ def run_benchmark(sizes, repeats, skip_slow, threads, workdir):
             case["lightgbm"] = _run_case(
                 "lightgbm", size, config, data_paths, repeats, threads, lgbm_num_leaves=num_leaves
             )
-            case["lightgbm"]["num_leaves_param"] = num_leaves
+            if max_depth is None:  # with a depth limit, num_leaves = 2^depth never binds
+                case["lightgbm"]["num_leaves_param"] = num_leaves
         for path in data_paths.values():
             os.remove(path)
     return results
@@ -751,6 +753,7 @@ def main(argv=None):
     )
     for line in environment_lines():
         print(line)
+    print(git_revision_line(REPO_ROOT))
     with tempfile.TemporaryDirectory(prefix="treesmith-bench-") as workdir:
         print("measuring startup (cold compile, then warm) ...", file=sys.stderr, flush=True)
         threads = ThreadSettings(args.threads, args.omp_wait_policy)
