@@ -48,6 +48,9 @@ class Tree:
         class_counts : float64 ``(n_nodes, n_classes)``, unweighted training samples per class
             (``(n_nodes, 0)`` for regression).
         depth : int64, depth of the node (root 0).
+
+    The arrays are treated as immutable once the tree is built: pruning and loading make new
+    trees, and prediction keeps a packed copy of the traversal fields.
     """
 
     def __init__(self, n_features: int, n_classes: int, **arrays):
@@ -117,9 +120,14 @@ class Tree:
             raise ValueError("a split threshold is NaN")
 
     # -- prediction -----------------------------------------------------------------------
-    def _traversal_arrays(self):
-        return (self.children_left, self.children_right, self.feature, self.threshold,
-                self.missing_go_left)
+    def _packed(self):
+        """Traversal records (``_kernels.predict.NODE_RECORD``), built once per tree."""
+        packed = self.__dict__.get("_packed_nodes")
+        if packed is None or packed.shape[0] != self.node_count:
+            packed = _predict.pack_nodes(self.children_left, self.children_right, self.feature,
+                                         self.threshold, self.missing_go_left)
+            self.__dict__["_packed_nodes"] = packed
+        return packed
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Index of the leaf each row of ``X`` (float32/float64, validated by the caller) reaches.
@@ -127,18 +135,18 @@ class Tree:
         Values are compared with the float64 thresholds in float64."""
         X = as_float_array(X)
         out = np.empty(X.shape[0], dtype=np.int64)
-        _predict.apply_rows(X, *self._traversal_arrays(), out)
+        _predict.apply_rows(X, self._packed(), out)
         return out
 
     def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
         """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
         X = as_float_array(X)
         lengths = np.empty(X.shape[0], dtype=np.int64)
-        _predict.path_lengths(X, *self._traversal_arrays(), lengths)
+        _predict.path_lengths(X, self._packed(), lengths)
         indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         indices = np.empty(indptr[-1], dtype=np.int64)
-        _predict.fill_paths(X, *self._traversal_arrays(), indptr, indices)
+        _predict.fill_paths(X, self._packed(), indptr, indices)
         data = np.ones(indices.shape[0], dtype=np.int64)
         return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 
