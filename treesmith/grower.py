@@ -172,7 +172,7 @@ class TreeGrower:
             float(rules.min_weight_leaf), float(rules.min_weight_split),
             float(rules.min_impurity_decrease), int(rules.max_leaf_nodes),
             int(rules.max_features) if rules.max_features else n_features, int(self.seed),
-            PARALLEL_THRESHOLD, SPARSE_THRESHOLD, int(max_histograms),
+            PARALLEL_THRESHOLD, SPARSE_THRESHOLD, numba.get_num_threads(), int(max_histograms),
             skips_same_class_runs(self.criterion, rules, self.n_classes),
             float(rules.significance), int(rules.n_permutations),
             bool(rules.significance_over_features),

@@ -46,9 +46,22 @@ def _map_block(X, j, first, last, thresholds, offsets, missing_bin, out):
 
 @njit(cache=True, nogil=True)
 def first_infinite_column(X):
-    """Index of the first column holding +inf or -inf, or -1 (no temporary n x p array)."""
-    for j in range(X.shape[1]):
-        for i in range(X.shape[0]):
-            if np.isinf(X[i, j]):
-                return j
-    return -1
+    """Index of the first column holding +inf or -inf, or -1 (no temporary n x p array).
+
+    Reads X in its memory order (rows first for C order): column-by-column reads of a
+    C-ordered array are strided and cost ten times more.
+    """
+    n_samples, n_features = X.shape
+    first = n_features
+    if X.strides[0] >= X.strides[1]:  # row-major
+        for i in range(n_samples):
+            for j in range(min(first, n_features)):
+                if np.isinf(X[i, j]):
+                    first = j
+                    break
+    else:
+        for j in range(n_features):
+            for i in range(n_samples):
+                if np.isinf(X[i, j]):
+                    return j
+    return first if first < n_features else -1

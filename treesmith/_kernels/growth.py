@@ -28,6 +28,7 @@ from .splitting import (
     partition,
     scan_features_serial,
     scan_features_sparse,
+    scan_features_sparse_parallel,
     scan_workspace,
     stats_count,
     stats_weight,
@@ -285,7 +286,7 @@ def _preorder(children_left, children_right, n_nodes):
 def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n_bins,
          missing_bin, n_bins_non_missing, h, h_params, max_depth, min_samples_split,
          min_samples_leaf, min_weight_leaf, min_weight_split, min_impurity_decrease,
-         max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold,
+         max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold, n_threads,
          max_histograms, skip_same_class_runs, significance, n_permutations,
          significance_over_features, node_test, rule, lam,
          group_code, group_q, feature_cost, cost_group, cost_model):
@@ -296,7 +297,8 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     ``group_q[0]`` is the common q) with test costs ``feature_cost`` under ``cost_model``
     (``cost_group`` maps features to acquisition groups).
     Nodes with fewer than ``sparse_threshold`` samples are scanned on compact per-node
-    histograms instead of full ones (same scan, same result, cost proportional to the node).
+    histograms instead of full ones (same scan, same result, cost proportional to the node);
+    the larger of them spread their features over ``n_threads`` chunks.
     ``skip_same_class_runs`` lets the scan skip cuts inside runs of same-class bins (valid for
     the gain of a strictly concave impurity without leaf-size constraints; see ``scan_feature``).
     With ``significance`` s > 0 (classification), a node whose best split fails the permutation
@@ -350,9 +352,10 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     paid = np.zeros(max(cost_group.max() + 1 if n_features > 0 else 1, 1), dtype=np.bool_)
     buffer = np.empty(n_samples, dtype=np.int64)
     child_totals = np.empty(n_stats)
-    scratch = np.zeros((n_bins, n_stats))
-    touched = np.empty(n_bins, dtype=np.int64)
-    compact = np.empty((n_bins + 1, n_stats))
+    n_chunks = max(n_threads, 1)
+    scratch = np.zeros((n_chunks, n_bins, n_stats))
+    touched = np.empty((n_chunks, n_bins), dtype=np.int64)
+    compact = np.empty((n_chunks, n_bins + 1, n_stats))
     work = scan_workspace(n_features, n_stats, n_classes)
 
     total_weight = 0.0
@@ -403,14 +406,21 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                                                 n_bins_non_missing, missing_bin, n_classes)
                 results[:, 1] = NO_SPLIT
                 weighted_impurity = weight * impurity[node]
-                if not dense:
+                if not dense and n_chunks > 1 and count * features.shape[0] >= 4 * 4096:
+                    scan_features_sparse_parallel(
+                        X_binned, features, sample_idx, start[node], end[node], y_code,
+                        sample_weight, sample_stats, group_code, n_classes, missing_bin,
+                        n_bins_non_missing, node_stats, h, h_params, weighted_impurity,
+                        total_weight, min_samples_leaf, min_weight_leaf, skip_same_class_runs,
+                        rule, lam, n_groups, group_q, scratch, touched, compact, results, work)
+                elif not dense:
                     scan_features_sparse(X_binned, features, sample_idx, start[node],
                                          end[node], y_code, sample_weight, sample_stats,
                                          group_code, n_classes, missing_bin, n_bins_non_missing,
                                          node_stats, h, h_params, weighted_impurity,
                                          total_weight, min_samples_leaf, min_weight_leaf,
                                          skip_same_class_runs, rule, lam, n_groups, group_q,
-                                         scratch, touched, compact, results, work)
+                                         scratch[0], touched[0], compact[0], results, work)
                 else:
                     scan_features_serial(hist, features, node_stats, n_bins_non_missing,
                                          missing_bin, n_classes, h, h_params,

@@ -17,7 +17,7 @@ never changes when a criterion is added.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 NO_SPLIT = -1
 
@@ -483,6 +483,29 @@ def scan_features_sparse(X_binned, features, sample_idx, start, end, y_code, sam
         else:
             _store(results, f, score, touched[b], goes_left, weight_left, gain,
                    touched[b + 1])
+
+
+@njit(cache=True, parallel=True)
+def scan_features_sparse_parallel(X_binned, features, sample_idx, start, end, y_code,
+                                  sample_weight, sample_stats, group_code, n_classes,
+                                  missing_bin, n_bins_non_missing, totals, h, h_params,
+                                  weighted_parent_impurity, total_weight, min_samples_leaf,
+                                  min_weight_leaf, skip_same_class_runs, rule, lam, n_groups,
+                                  group_q, scratch, touched, compact, results, work):
+    """``scan_features_sparse`` with the features cut into one chunk per thread; chunk ``c``
+    uses ``scratch[c]``, ``touched[c]``, ``compact[c]``. Results are per feature, so they do
+    not depend on the number of chunks."""
+    n_chunks = scratch.shape[0]
+    n = features.shape[0]
+    for c in prange(n_chunks):
+        first = c * n // n_chunks
+        last = (c + 1) * n // n_chunks
+        scan_features_sparse(X_binned, features[first:last], sample_idx, start, end, y_code,
+                             sample_weight, sample_stats, group_code, n_classes, missing_bin,
+                             n_bins_non_missing, totals, h, h_params, weighted_parent_impurity,
+                             total_weight, min_samples_leaf, min_weight_leaf,
+                             skip_same_class_runs, rule, lam, n_groups, group_q, scratch[c],
+                             touched[c], compact[c], results, work)
 
 
 @njit(cache=True, nogil=True)
