@@ -295,7 +295,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Bins per feature; features with fewer distinct values are binned exactly and None
         bins every feature exactly.
     random_state : int, RandomState or None, seeds feature sampling, the binning subsample
-        and the permutation tests.
+        and the permutation tests. With None (as in scikit-learn) a fit on more rows than the
+        binning subsample (200 000) may bin, and so grow, slightly differently each time; pass
+        an int for identical trees (they do not depend on the number of threads).
     significance : float in (0, 1) or None, default=None
         S-pruning (seed 001 §3, SPEC §6): a node is split only when the best split's gain is
         significant at this level under a permutation test of the labels on the chosen
