@@ -15,8 +15,15 @@ from numba import njit
 from numba.typed import List
 
 from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
-from .._dtypes import COST_PER_FEATURE, RULE_GAIN_RATIO, RULE_COST_BENEFIT, RULE_ECART, \
-    RULE_IMPURE_PAIRS
+from .._dtypes import (
+    COST_PER_FEATURE,
+    RULE_COST_BENEFIT,
+    RULE_ECART,
+    RULE_GAIN_RATIO,
+    RULE_IMPURE_PAIRS,
+    TREE_LEAF as LEAF,
+    TREE_UNDEFINED as UNDEFINED,
+)
 from .splitting import (
     NO_SPLIT,
     TIE_TOLERANCE,
@@ -25,6 +32,7 @@ from .splitting import (
     is_constant,
     is_constant_in_node,
     next_nonempty_bin,
+    pairs_of,
     partition,
     scan_features_serial,
     scan_features_sparse,
@@ -33,10 +41,6 @@ from .splitting import (
     stats_count,
     stats_weight,
 )
-
-LEAF = -1
-UNDEFINED = -2
-
 
 @njit(cache=True)
 def _resize_1d(array, size):
@@ -202,16 +206,6 @@ def _select_split(results, features, costs, rule, node_weight, scale):
         if tier > best_tier or (tier == best_tier and beats(value, best_value, value_scale)):
             best, best_tier, best_value = f, tier, value
     return best
-
-
-@njit(cache=True)
-def _node_pairs(stats, n_classes):
-    total = 0.0
-    squares = 0.0
-    for k in range(n_classes):
-        total += stats[n_classes + k]
-        squares += stats[n_classes + k] ** 2
-    return 0.5 * (total * total - squares)
 
 
 @njit(cache=True)
@@ -430,7 +424,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 _path_costs(node, parent, feature, feature_cost, cost_group, cost_model, paid,
                             costs)
                 if rule == RULE_IMPURE_PAIRS:
-                    scale = _node_pairs(node_stats, n_classes)
+                    scale = pairs_of(node_stats, n_classes)
                 else:
                     scale = (abs(weighted_impurity) + weight) / total_weight
                 best = _select_split(results, features, costs, rule, weight, scale)

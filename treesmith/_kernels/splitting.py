@@ -123,7 +123,7 @@ def beats(score, best, scale):
 
 
 @njit(cache=True, nogil=True)
-def _pairs(stats, n_classes):
+def pairs_of(stats, n_classes):
     """phi: unordered pairs of objects with different classes, from unweighted class counts."""
     total = 0.0
     squares = 0.0
@@ -216,7 +216,7 @@ def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes
         left[s] = 0.0
     n_missing = stats_count(missing, n_classes)
     node_weight = stats_weight(totals, n_classes)
-    node_pairs = _pairs(totals, n_classes) if classification else 0.0
+    node_pairs = pairs_of(totals, n_classes) if classification else 0.0
     if rule == 4:
         scale = node_pairs
     else:
@@ -289,8 +289,8 @@ def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes
                     balance = (node_weight - weight_left) / total_weight
                 else:
                     balance = (node_weight - weight_right) / total_weight
-                pairs_left = _pairs(candidate_left, n_classes)
-                pairs_right = _pairs(candidate_right, n_classes)
+                pairs_left = pairs_of(candidate_left, n_classes)
+                pairs_right = pairs_of(candidate_right, n_classes)
                 efficiency = (
                     _efficiency(candidate_left, n_classes, n_groups, group_q, weight_left,
                                 node_weight, pairs_left, node_pairs, total_weight)
@@ -298,8 +298,8 @@ def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes
                                   node_weight, pairs_right, node_pairs, total_weight))
                 score = balance + efficiency + lam * gain
             elif rule == 4:  # impure pairs
-                score = (node_pairs - _pairs(candidate_left, n_classes)
-                         - _pairs(candidate_right, n_classes))
+                score = (node_pairs - pairs_of(candidate_left, n_classes)
+                         - pairs_of(candidate_right, n_classes))
             elif rule == 5:  # balanced
                 score = -abs(weight_left - weight_right) / total_weight
             else:  # gain, gain ratio, cost-benefit
@@ -407,7 +407,19 @@ def partition(sample_idx, start, end, column, bin_threshold, missing_bin, missin
 
 
 @njit(cache=True, nogil=True)
-def compact_feature_histogram(column, sample_idx, start, end, y_code, sample_weight,
+def _insertion_sort(values, n):
+    """Sort ``values[:n]`` in place (n is small: the occupied bins of a small node)."""
+    for i in range(1, n):
+        key = values[i]
+        j = i - 1
+        while j >= 0 and values[j] > key:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = key
+
+
+@njit(cache=True, nogil=True)
+def compact_feature_histogram(X_binned, f, sample_idx, start, end, y_code, sample_weight,
                               sample_stats, group_code, n_classes, missing_bin, scratch,
                               touched, compact):
     """Histogram of one feature restricted to the bins the node's samples occupy.
@@ -422,7 +434,7 @@ def compact_feature_histogram(column, sample_idx, start, end, y_code, sample_wei
     n_touched = 0
     for position in range(start, end):
         i = sample_idx[position]
-        b = column[i]
+        b = X_binned[i, f]
         if n_classes > 0:
             k = y_code[i]
             fresh = True
@@ -441,7 +453,7 @@ def compact_feature_histogram(column, sample_idx, start, end, y_code, sample_wei
         if fresh:
             touched[n_touched] = b
             n_touched += 1
-    touched[:n_touched].sort()
+    _insertion_sort(touched, n_touched)
     n_occupied = n_touched
     if n_touched > 0 and touched[n_touched - 1] == missing_bin:
         n_occupied -= 1
@@ -466,15 +478,18 @@ def scan_features_sparse(X_binned, features, sample_idx, start, end, y_code, sam
 
     ``results[f, 5]`` gets the next occupied bin after the chosen one.
     """
+    if features.shape[0] == 0:
+        return
+    block = work[features[0]]  # features of one call are scanned one after another
     for t in range(features.shape[0]):
         f = features[t]
         n_occupied = compact_feature_histogram(
-            X_binned[:, f], sample_idx, start, end, y_code, sample_weight, sample_stats,
+            X_binned, f, sample_idx, start, end, y_code, sample_weight, sample_stats,
             group_code, n_classes, missing_bin, scratch, touched, compact)
         score, b, goes_left, weight_left, gain = scan_feature_rule(
-            compact[:n_occupied + 1], totals, n_occupied, n_occupied, n_classes, h, h_params,
+            compact, totals, n_occupied, n_occupied, n_classes, h, h_params,
             weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-            skip_same_class_runs, work[f], rule, lam, n_groups, group_q)
+            skip_same_class_runs, block, rule, lam, n_groups, group_q)
         if b == NO_SPLIT:
             _store(results, f, score, NO_SPLIT, goes_left, weight_left, gain, NO_SPLIT)
         elif b == n_occupied - 1:  # non-missing left, missing right
