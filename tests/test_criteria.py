@@ -553,10 +553,24 @@ def test_count_criteria_check_labels():
 
 
 @pytest.mark.parametrize("criterion", [Poisson(), Tweedie(0.5), Tweedie(1.0)], ids=repr)
-def test_zero_mean_node_is_pure_not_nan(criterion):
+def test_zero_mean_node_is_infinite_not_nan(criterion):
+    """A zero-mean node would predict 0 (infinite deviance on positive labels), so its impurity
+    is +inf and a split producing it is never chosen, as scikit-learn rejects it."""
     y, w = np.zeros(5), np.ones(5)
-    assert _node_impurity(criterion, y, w) == 0.0
-    assert _node_impurity(criterion, np.array([0.0, 0.0, 4.0]), np.ones(3)) > 0.0
+    assert _node_impurity(criterion, y, w) == np.inf
+    assert 0.0 < _node_impurity(criterion, np.array([0.0, 0.0, 4.0]), np.ones(3)) < np.inf
+
+
+@pytest.mark.parametrize("criterion", [Poisson(), Tweedie(0.5), Tweedie(1.0)], ids=repr)
+def test_no_leaf_predicts_zero_for_log_link_criteria(criterion):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = np.where(X[:, 0] > 0.3, 0.0, rng.poisson(3.0, 400)).astype(float)
+    tree = treesmith.DecisionTreeRegressor(criterion=criterion).fit(X, y)
+    leaves = tree.tree_.children_left == -1
+    assert tree.get_n_leaves() > 5
+    assert np.all(tree.tree_.value[leaves, 0] > 0.0)
+    assert np.all(np.isfinite(tree.tree_.impurity))
 
 
 # -- user-defined criteria --------------------------------------------------------------------

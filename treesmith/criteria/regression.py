@@ -46,10 +46,17 @@ def _mse(stats, params):
 
 @njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
 def _half_poisson_deviance(stats, params):
-    """Half Poisson deviance S_wylny/W - mu ln mu from stats [n, W, S_wy, S_wylny]."""
+    """Half Poisson deviance S_wylny/W - mu ln mu from stats [n, W, S_wy, S_wylny].
+
+    A node whose mean is (numerically) 0 gets +inf: a Poisson leaf predicting 0 has infinite
+    deviance on any positive label, so such a child must never be chosen (scikit-learn rejects
+    these splits too); valid nodes always have a positive sum.
+    """
     sum_w = stats[1]
-    if sum_w <= 0.0 or stats[2] <= 0.0:
+    if sum_w <= 0.0:
         return 0.0
+    if stats[2] <= 1e-12 * sum_w:
+        return np.inf
     mean = stats[2] / sum_w
     value = stats[3] / sum_w - mean * np.log(mean)
     return value if value > 0.0 else 0.0
@@ -84,8 +91,8 @@ def _tweedie(stats, params):
     if sum_w <= 0.0:
         return 0.0
     mean = stats[2] / sum_w
-    if power > 0.0 and mean <= 0.0:
-        return 0.0
+    if power > 0.0 and mean <= 1e-12:
+        return np.inf  # a zero-mean child is never a valid split (see _half_poisson_deviance)
     value = 2.0 * (stats[3] / sum_w - mean * _tweedie_log(mean, power)) / (2.0 - power)
     return value if value > 0.0 else 0.0
 
@@ -129,8 +136,8 @@ class MSE(RegressionCriterion):
 class Poisson(RegressionCriterion):
     """Half Poisson deviance (1/|y|) sum (y ln(y / mean) - y + mean) (seed 002 §3.2).
 
-    Labels must be non-negative with a positive sum (as scikit-learn's ``poisson``). A child
-    whose labels are all 0 has deviance 0 (computed without log 0).
+    Labels must be non-negative with a positive sum (as scikit-learn's ``poisson``). A split
+    that leaves a child with only zero labels is never chosen: its deviance is +inf.
     """
 
     formula = "(1/|y|) sum (y log(y/mean) - y + mean), y >= 0"
