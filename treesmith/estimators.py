@@ -119,9 +119,9 @@ class BaseDecisionTree(BaseEstimator):
         return {}
 
     def _validate_X_y(self, X, y):
-        X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
-                             y_numeric=self._task == REGRESSION_TASK)
-        check_no_infinity(X, getattr(self, "feature_names_in_", None))
+        X, y = self._finite_or_named(lambda: validate_data(
+            self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite="allow-nan",
+            y_numeric=self._task == REGRESSION_TASK), X)
         if X.shape[0] < 2:
             raise ValueError(
                 f"n_samples={X.shape[0]}: a decision tree needs at least 2 samples to fit, "
@@ -130,10 +130,29 @@ class BaseDecisionTree(BaseEstimator):
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
-                          reset=False)
-        check_no_infinity(X, getattr(self, "feature_names_in_", None))
-        return X
+        return self._finite_or_named(lambda: validate_data(
+            self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite="allow-nan", reset=False), X)
+
+    def _finite_or_named(self, validate, X):
+        """Run scikit-learn's validation with its fast NaN-allowing finiteness check; when it
+        finds an infinity in X, raise our error naming the column instead."""
+        try:
+            return validate()
+        except ValueError as error:
+            if "infinity" not in str(error) or "Input y" in str(error):
+                raise
+            names = list(X.columns) if hasattr(X, "columns") else getattr(
+                self, "feature_names_in_", None)
+            check_no_infinity(np.asarray(X, dtype=np.float64), names)
+            raise
+            X = validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
+                              skip_check_array=False, reset=False) if hasattr(
+                self, "n_features_in_") else np.asarray(X, dtype=np.float64)
+            names = getattr(self, "feature_names_in_", None)
+            if names is None and hasattr(X, "columns"):
+                names = list(X.columns)
+            check_no_infinity(np.asarray(X, dtype=np.float64), names)
+            raise
 
     # -- post-pruning ---------------------------------------------------------------------
     #: Post-pruning methods accepted by ``pruning=`` (REP holds out ``validation_fraction``).
