@@ -145,14 +145,6 @@ class BaseDecisionTree(BaseEstimator):
                 self, "feature_names_in_", None)
             check_no_infinity(np.asarray(X, dtype=np.float64), names)
             raise
-            X = validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
-                              skip_check_array=False, reset=False) if hasattr(
-                self, "n_features_in_") else np.asarray(X, dtype=np.float64)
-            names = getattr(self, "feature_names_in_", None)
-            if names is None and hasattr(X, "columns"):
-                names = list(X.columns)
-            check_no_infinity(np.asarray(X, dtype=np.float64), names)
-            raise
 
     # -- post-pruning ---------------------------------------------------------------------
     #: Post-pruning methods accepted by ``pruning=`` (REP holds out ``validation_fraction``).
