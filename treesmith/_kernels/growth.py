@@ -42,6 +42,11 @@ from .splitting import (
     stats_weight,
 )
 
+#: Sample-features of a small node above which its features are scanned on all threads
+#: (measured on 1e6 x 50: 12.1 s at 16384, 10.5 s at 512-2048).
+SPARSE_PARALLEL_WORK = 1024
+
+
 @njit(cache=True)
 def _resize_1d(array, size):
     out = np.empty(size, dtype=array.dtype)
@@ -400,7 +405,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                                                 n_bins_non_missing, missing_bin, n_classes)
                 results[:, 1] = NO_SPLIT
                 weighted_impurity = weight * impurity[node]
-                if not dense and n_chunks > 1 and count * features.shape[0] >= 4 * 4096:
+                if not dense and n_chunks > 1 and count * features.shape[0] >= 512:
                     scan_features_sparse_parallel(
                         X_binned, features, sample_idx, start[node], end[node], y_code,
                         sample_weight, sample_stats, group_code, n_classes, missing_bin,
