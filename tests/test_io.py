@@ -340,3 +340,19 @@ def test_to_dict_is_deterministic_and_leaves_the_estimator_untouched(fitted_wine
     first = io.to_dict(fitted_wine)
     assert set(fitted_wine.__dict__) == keys
     assert json.dumps(first) == json.dumps(io.to_dict(fitted_wine))
+
+
+def test_non_string_class_of_a_stored_object_is_a_model_error(tmp_path):
+    """Found by the loader fuzzer: a JSON object where a class name belongs crashed the loader
+    with TypeError (unhashable dict) instead of ModelFileError."""
+    from treesmith.io import ModelFileError
+
+    X = np.array([[0, 0], [1, 0.5], [2, 1], [3, 2], [4, 3], [5, 0]], float)
+    model = treesmith.DecisionTreeClassifier().fit(X, np.array(list("ababbb")))
+    data = json.loads(json.dumps(treesmith.to_dict(model)))
+    data["attributes"]["bin_mapper_"]["class"] = {"__type__": "ndarray", "dtype": "<f8",
+                                                  "shape": [10**12], "data": []}
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ModelFileError, match="bin_mapper_"):
+        treesmith.load(path)

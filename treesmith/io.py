@@ -382,7 +382,7 @@ def _decode(value, where: str, depth: int = 0):
     if tag == "object":
         _expect_keys(value, {"__type__", "class", "params", "state"}, where)
         classes = _stateful_classes()
-        if value["class"] not in classes:
+        if not isinstance(value["class"], str) or value["class"] not in classes:
             _fail(where, f"class {str(value['class'])[:40]!r} is not one a model file may use")
         instance = _instantiate(classes[value["class"]], value["params"], where, depth)
         state = value["state"]

@@ -551,9 +551,14 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         new_nodes[1] = right
         n_new = 2
 
-    # Nodes left in the best-first frontier stay leaves.
+    # Nodes left in the best-first frontier stay leaves. Leaf statistics are summed again over
+    # their samples: the larger child of a split got parent - sibling, whose round-off would
+    # otherwise show in predictions (e.g. -1e-12 for a leaf of zero labels).
     for i in range(n_nodes):
         if children_left[i] == LEAF:
+            _sum_samples(sample_idx, start[i], end[i], y_code, sample_weight, sample_stats,
+                         group_code, n_classes, stats[i])
+            impurity[i] = impurity_of(stats[i], n_classes, h, h_params, proportions)
             feature[i] = UNDEFINED
             bin_threshold[i] = NO_SPLIT
             next_bin[i] = NO_SPLIT
