@@ -26,7 +26,3 @@ def optional_import(name: str):
             f"`pip install 'treesmith[{extra}]'`."
         ) from error
 
-
-def is_pandas_dataframe(obj) -> bool:
-    """True for a pandas DataFrame, without importing pandas when it is not installed."""
-    return type(obj).__module__.startswith("pandas") and hasattr(obj, "columns")

@@ -13,13 +13,6 @@ X_BINNED_DTYPE_SMALL = np.uint8
 X_BINNED_DTYPE_LARGE = np.uint16
 MAX_BINS_LIMIT = 65535
 
-#: Per-sample and per-node floating accumulators.
-FLOAT_DTYPE = np.float64
-#: Sample indices (a node owns a contiguous slice of one index array).
-INDEX_DTYPE = np.int64
-#: Node indices and feature indices stored in a tree.
-NODE_DTYPE = np.int64
-
 #: Child index of a leaf (scikit-learn's convention).
 TREE_LEAF = -1
 #: Feature index stored for a leaf.
@@ -48,8 +41,6 @@ RULE_COST_BENEFIT = 2  # gain / c
 RULE_ECART = 3  # (B + E + lambda * D) / c; lambda = 0 is ASR
 RULE_IMPURE_PAIRS = 4  # (phi(S) - sum_v phi(S_v)) / c
 RULE_BALANCED = 5  # maximise -|p(left) - p(right)|
-#: Rules whose score is divided by the test's cost.
-COST_DIVIDED_RULES = (RULE_COST_BENEFIT, RULE_ECART, RULE_IMPURE_PAIRS)
 
 #: Cost models (SPEC §5).
 COST_PER_TEST = 0

@@ -204,8 +204,3 @@ class BinMapper(TransformerMixin, BaseEstimator):
 
     def fit_transform(self, X, y=None, feature_names=None):
         return self.fit(X, feature_names=feature_names).transform(X, feature_names=feature_names)
-
-    def bin_upper_value(self, feature: int, bin_idx: int) -> float:
-        """Upper edge of bin ``bin_idx`` of ``feature`` (+inf for its last bin)."""
-        edges = self.bin_thresholds_[feature]
-        return float(edges[bin_idx]) if bin_idx < edges.size else np.inf

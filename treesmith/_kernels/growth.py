@@ -17,6 +17,7 @@ from numba.typed import List
 from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
 from .._dtypes import (
     COST_PER_FEATURE,
+    EPSILON,
     RULE_COST_BENEFIT,
     RULE_ECART,
     RULE_GAIN_RATIO,
@@ -433,7 +434,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 else:
                     scale = (abs(weighted_impurity) + weight) / total_weight
                 best = _select_split(results, features, costs, rule, weight, scale)
-                if best < 0 or results[best, 4] + 2.220446049250313e-16 < min_impurity_decrease:
+                if best < 0 or results[best, 4] + EPSILON < min_impurity_decrease:
                     splittable = False
                 elif significance > 0.0 and not _significant(
                         X_binned, sample_idx, start[node], end[node], best, y_code,
