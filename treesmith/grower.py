@@ -10,7 +10,6 @@ import numba
 import numpy as np
 
 from ._dtypes import (
-    IMPURITY_SIGNATURE,
     RULE_COST_BENEFIT,
     RULE_ECART,
     RULE_GAIN,
@@ -22,6 +21,7 @@ from ._kernels.permutation import node_test_pointer
 from .binning import BinMapper, midpoints
 from .costs import ResolvedCosts, resolve_costs
 from .criteria import Criterion
+from .criteria._compiled import pointer_to
 from .tree import Tree
 
 #: Nodes with at least this many (samples x features) use the multi-threaded kernels.
@@ -31,26 +31,28 @@ SPARSE_THRESHOLD = 256
 #: Memory the histogram pool may use; pending nodes beyond it rebuild their histograms.
 HISTOGRAM_POOL_BYTES = 512 * 2**20
 
+#: Impurity function -> the first-class function the growth kernel takes (one per process).
 _POINTERS: dict = {}
 
 
 def impurity_pointer(function):
-    """A first-class function pointer (Numba ``cfunc``) for an impurity dispatcher.
+    """The first-class function the growth kernel takes for an impurity function.
 
-    The growth kernel takes the impurity as a function pointer so that one compiled (and
-    cached) kernel serves every criterion. Module-level functions get a cached pointer; closures
-    (user-defined criteria) are compiled on first use in each process.
+    The kernel takes the impurity as a function pointer so that one compiled (and cached)
+    kernel serves every criterion. The pointer is the entry point of the impurity's own
+    compile result (``treesmith.criteria._compiled``): the first call for a criterion compiles
+    it or loads it from Numba's cache, and nothing else; user-defined criteria, which are
+    compiled when they are constructed, cost nothing more.
     """
-    if isinstance(function, numba.core.ccallback.CFunc):
-        return function
     try:
         return _POINTERS[function]
     except (KeyError, TypeError):
         pass
-    py_func = getattr(function, "py_func", function)
-    cacheable = py_func.__closure__ is None and "<locals>" not in py_func.__qualname__
-    pointer = numba.cfunc(IMPURITY_SIGNATURE, cache=cacheable)(py_func)
-    _POINTERS[function] = pointer
+    pointer = pointer_to(function)
+    try:
+        _POINTERS[function] = pointer
+    except TypeError:  # unhashable callable
+        pass
     return pointer
 
 

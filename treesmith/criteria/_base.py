@@ -79,7 +79,11 @@ class Criterion:
 
     # -- what the engine needs ------------------------------------------------------------
     def impurity_function(self):
-        """The compiled ``h(vector, params) -> float`` (a Numba dispatcher, shared signature)."""
+        """The compiled ``h(vector, params) -> float`` (a Numba dispatcher, shared signature).
+
+        Built-in criteria compile it here, on first use, for this criterion only
+        (``treesmith.criteria._compiled.compiled``); nothing is compiled at import.
+        """
         raise NotImplementedError
 
     def parameters(self) -> np.ndarray:

@@ -1,9 +1,11 @@
 """Compiled impurity functions h(pi, params) of every classification family (SPEC §3).
 
-Each public function has the shared signature ``IMPURITY_SIGNATURE`` and is cached, so the split
-kernels that take it through a function pointer are compiled once per installation. ``pi`` is
-the class-proportion vector (non-negative, sums to 1); ``params`` the family's parameters in the
-order of the criterion class's ``_param_names``.
+Each public function is an ``@impurity``, compiled for the shared signature ``IMPURITY_SIGNATURE``
+(or loaded from Numba's disk cache) when a criterion first uses it, so importing this module
+costs nothing and a fit compiles only its own criterion; the split kernels take it through a
+function pointer and are compiled once per installation. ``pi`` is the class-proportion vector
+(non-negative, sums to 1); ``params`` the family's parameters in the order of the criterion
+class's ``_param_names``.
 
 Conventions:
 
@@ -25,7 +27,7 @@ Conventions:
 import numpy as np
 from numba import njit
 
-from .._dtypes import IMPURITY_SIGNATURE
+from ._compiled import impurity
 
 #: Within this distance of a removable singularity (α = 1, γ = 1) the analytic limit is used.
 LIMIT_TOLERANCE = 1e-9
@@ -147,13 +149,13 @@ def _nonnegative_power(value, exponent):
 
 # -- classic impurities (Breiman et al. 1984; seed 004) --------------------------------------
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def gini(proportions, params):
     """Gini index 1 - sum_k pi_k^2 (Breiman et al. 1984; seed 004)."""
     return _gini(proportions)
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def entropy(proportions, params):
     """Shannon entropy in bits, -sum_k pi_k log2 pi_k with 0 log 0 = 0."""
     total = 0.0
@@ -164,7 +166,7 @@ def entropy(proportions, params):
     return total
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def misclassification(proportions, params):
     """Misclassification rate 1 - max_k pi_k."""
     largest = 0.0
@@ -174,7 +176,7 @@ def misclassification(proportions, params):
     return 1.0 - largest
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def loss_matrix_gini(proportions, params):
     """Loss-matrix Gini sum_{k != k'} L[k, k'] pi_k pi_k' (seed 004; CART §4.4).
 
@@ -195,7 +197,7 @@ def loss_matrix_gini(proportions, params):
 
 # -- seed 002 §3: (alpha, beta)-Tsallis, product-gamma, Kearns-Mansour -----------------------
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def tsallis(proportions, params):
     """(alpha, beta)-Tsallis (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (seed 002 §3, C = 1).
 
@@ -211,7 +213,7 @@ def tsallis(proportions, params):
     return value if value > 0.0 else 0.0
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def tsallis_near_one(proportions, params):
     """(alpha, beta)-Tsallis for |alpha - 1| < NEAR_ONE, without cancellation:
     -expm1(beta log1p(sum_k pi_k^alpha - 1)) / (alpha - 1), and within LIMIT_TOLERANCE the
@@ -225,7 +227,7 @@ def tsallis_near_one(proportions, params):
     return value if value > 0.0 else 0.0
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def km96(proportions, params):
     """Kearns-Mansour (1996) criterion = tsallis(1/2, 2) = 2((sum_k sqrt(pi_k))^2 - 1)
     = 2 sum_{i != j} sqrt(pi_i pi_j) (ordered pairs); binary: 4 sqrt(pi (1 - pi))
@@ -237,7 +239,7 @@ def km96(proportions, params):
     return value if value > 0.0 else 0.0
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def product(proportions, params):
     """Product family (prod_k pi_k)^gamma (seed 002 §3, C = 1). params = [gamma]."""
     gamma = params[0]
@@ -257,78 +259,78 @@ def product(proportions, params):
 
 # -- seed 001 §2: Renyi, Tsallis and the parameterised impurities ----------------------------
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def renyi(proportions, params):
     """Renyi entropy in bits log2(sum_k pi_k^gamma) / (1 - gamma) (001 eq. 3); params = [gamma],
     |gamma - 1| >= NEAR_ONE."""
     return _renyi_bits(proportions, params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def renyi_near_one(proportions, params):
     """Renyi entropy for |gamma - 1| < NEAR_ONE; gamma -> 1 is entropy (bits)."""
     return _renyi_bits_near_one(proportions, params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def tsallis_classic(proportions, params):
     """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (001 eq. 4, sign as in SPEC §3);
     params = [gamma], |gamma - 1| >= NEAR_ONE."""
     return _tsallis_classic(proportions, params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def tsallis_classic_near_one(proportions, params):
     """Tsallis entropy for |gamma - 1| < NEAR_ONE; gamma -> 1 is -sum_k pi_k ln pi_k (nats)."""
     return _tsallis_classic_near_one(proportions, params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def parameterised_entropy(proportions, params):
     """PE = entropy^alpha (001 eq. 5), entropy in bits. params = [alpha]."""
     return _nonnegative_power(_entropy_nats(proportions) / _LN2, params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def parameterised_gini(proportions, params):
     """PG = gini^alpha (001 eq. 6). params = [alpha]."""
     return _nonnegative_power(_gini(proportions), params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def parameterised_renyi(proportions, params):
     """PR = renyi_gamma^alpha (001 eq. 7), renyi in bits. params = [alpha, gamma],
     |gamma - 1| >= NEAR_ONE."""
     return _nonnegative_power(_renyi_bits(proportions, params[1]), params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def parameterised_renyi_near_one(proportions, params):
     """PR for |gamma - 1| < NEAR_ONE."""
     return _nonnegative_power(_renyi_bits_near_one(proportions, params[1]), params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def parameterised_tsallis(proportions, params):
     """PT = tsallis_classic_gamma^alpha (001 eq. 8). params = [alpha, gamma],
     |gamma - 1| >= NEAR_ONE."""
     return _nonnegative_power(_tsallis_classic(proportions, params[1]), params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def parameterised_tsallis_near_one(proportions, params):
     """PT for |gamma - 1| < NEAR_ONE."""
     return _nonnegative_power(_tsallis_classic_near_one(proportions, params[1]), params[0])
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def gini_entropy(proportions, params):
     """GE = gini^alpha + entropy^beta (001 eq. 9), entropy in bits. params = [alpha, beta]."""
     return (_nonnegative_power(_gini(proportions), params[0])
             + _nonnegative_power(_entropy_nats(proportions) / _LN2, params[1]))
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def alpha_beta_impurity(proportions, params):
     """ABI = sum_k pi_k^alpha (1 - pi_k)^beta (001 eq. 10). params = [alpha, beta]."""
     alpha = params[0]

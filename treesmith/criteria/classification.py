@@ -2,6 +2,7 @@
 
 from . import _impurity
 from ._base import Criterion, register
+from ._compiled import compiled
 
 
 @register("gini")
@@ -14,7 +15,7 @@ class Gini(Criterion):
         return True
 
     def impurity_function(self):
-        return _impurity.gini
+        return compiled(_impurity.gini)
 
 
 @register("entropy", "log_loss")
@@ -27,7 +28,7 @@ class Entropy(Criterion):
         return True
 
     def impurity_function(self):
-        return _impurity.entropy
+        return compiled(_impurity.entropy)
 
 
 @register("misclassification")
@@ -40,7 +41,7 @@ class Misclassification(Criterion):
         return False  # piecewise linear: exact ties inside same-class runs
 
     def impurity_function(self):
-        return _impurity.misclassification
+        return compiled(_impurity.misclassification)
 
 
 @register("km96")
@@ -54,4 +55,4 @@ class KM96(Criterion):
         return True
 
     def impurity_function(self):
-        return _impurity.km96
+        return compiled(_impurity.km96)

@@ -12,6 +12,7 @@ import numpy as np
 from . import _impurity
 from ._base import Criterion, register
 from ._checks import check_number
+from ._compiled import compiled
 
 
 def _power_caveat(name, value, what):
@@ -38,7 +39,7 @@ class _StrictlyConcaveInProvenRange(Criterion):
 def _near_one_variant(exponent, direct, near_one):
     """The compiled function for this exponent: the fast direct power sum, or the variant that
     stays accurate (and reaches the analytic limit) when the exponent is within NEAR_ONE of 1."""
-    return near_one if abs(float(exponent) - 1.0) < _impurity.NEAR_ONE else direct
+    return compiled(near_one if abs(float(exponent) - 1.0) < _impurity.NEAR_ONE else direct)
 
 
 def _first(*caveats):
@@ -128,7 +129,7 @@ class LossMatrixGini(Criterion):
         return np.ascontiguousarray(self._as_array(), dtype=np.float64).ravel()
 
     def impurity_function(self):
-        return _impurity.gini if self.matrix is None else _impurity.loss_matrix_gini
+        return compiled(_impurity.gini if self.matrix is None else _impurity.loss_matrix_gini)
 
 
 @register("tsallis")
@@ -229,7 +230,7 @@ class PE(_StrictlyConcaveInProvenRange):
         return _power_caveat("alpha", float(self.alpha), "entropy")
 
     def impurity_function(self):
-        return _impurity.parameterised_entropy
+        return compiled(_impurity.parameterised_entropy)
 
 
 @register("pg")
@@ -250,7 +251,7 @@ class PG(_StrictlyConcaveInProvenRange):
         return _power_caveat("alpha", float(self.alpha), "gini")
 
     def impurity_function(self):
-        return _impurity.parameterised_gini
+        return compiled(_impurity.parameterised_gini)
 
 
 @register("pr")
@@ -320,7 +321,7 @@ class GE(_StrictlyConcaveInProvenRange):
                       _power_caveat("beta", float(self.beta), "entropy"))
 
     def impurity_function(self):
-        return _impurity.gini_entropy
+        return compiled(_impurity.gini_entropy)
 
 
 @register("abi")
@@ -351,7 +352,7 @@ class ABI(_StrictlyConcaveInProvenRange):
         return None
 
     def impurity_function(self):
-        return _impurity.alpha_beta_impurity
+        return compiled(_impurity.alpha_beta_impurity)
 
 
 @register("product")
@@ -388,4 +389,4 @@ class Product(Criterion):
         return None
 
     def impurity_function(self):
-        return _impurity.product
+        return compiled(_impurity.product)

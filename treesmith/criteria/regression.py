@@ -25,15 +25,15 @@ A node whose labels are all zero has mean 0; its deviance is 0 (pure), computed 
 import numpy as np
 from numba import njit
 
-from .._dtypes import IMPURITY_SIGNATURE
 from ._base import RegressionCriterion, register
 from ._checks import check_number
+from ._compiled import compiled, impurity
 
 #: Within this distance of p = 1 the Tweedie log-power E_p is the natural log.
 _POWER_LIMIT_TOLERANCE = 1e-12
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def _mse(stats, params):
     """Weighted variance sum_wyy/sum_w - (sum_wy/sum_w)^2 from stats [n, sum_w, sum_wy, sum_wyy]."""
     sum_w = stats[1]
@@ -44,7 +44,7 @@ def _mse(stats, params):
     return value if value > 0.0 else 0.0
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def _half_poisson_deviance(stats, params):
     """Half Poisson deviance S_wylny/W - mu ln mu from stats [n, W, S_wy, S_wylny].
 
@@ -83,7 +83,7 @@ def _tweedie_extra_column(y, sample_weight, power, out):
             out[i] = sample_weight[i] * y[i] * _tweedie_log(y[i], power)
 
 
-@njit(IMPURITY_SIGNATURE, cache=True, nogil=True)
+@impurity
 def _tweedie(stats, params):
     """Mean Tweedie deviance 2 (S_extra/W - mu E_p(mu)) / (2 - p) (seed 002 §3.2). params = [p]."""
     power = params[0]
@@ -124,7 +124,7 @@ class MSE(RegressionCriterion):
     formula = "(1/|y|) sum (y - mean(y))^2"
 
     def impurity_function(self):
-        return _mse
+        return compiled(_mse)
 
     def sample_statistics(self, y, sample_weight):
         y, sample_weight, stats = _base_statistics(y, sample_weight, 4)
@@ -144,7 +144,7 @@ class Poisson(RegressionCriterion):
     parameter_ranges = "no parameters; y >= 0, sum(y) > 0"
 
     def impurity_function(self):
-        return _half_poisson_deviance
+        return compiled(_half_poisson_deviance)
 
     def validate_targets(self, y):
         y = _check_non_negative(y, "'poisson'")
@@ -179,7 +179,7 @@ class Tweedie(RegressionCriterion):
         check_number("power", self.power, low=0.0, high=1.0, low_open=False)
 
     def impurity_function(self):
-        return _tweedie
+        return compiled(_tweedie)
 
     def validate_targets(self, y):
         self._check_parameters()
