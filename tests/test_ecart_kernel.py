@@ -33,10 +33,12 @@ def kernel_terms(y, p, left, criterion, theta, lam, n_classes):
     totals = hist.sum(axis=0)
     weight = totals[:n_classes].sum()
     parent = weight * criterion(totals[:n_classes] / weight)
-    score, b, _, _, gain = scan_feature_rule(
+    out = np.empty(5)
+    scan_feature_rule(
         hist, totals, 2, 2, n_classes, impurity_pointer(criterion.impurity_function()),
         criterion.parameters(), parent, 1.0, 1, 0.0, False,
-        scan_workspace(1, n_stats, n_classes)[0], RULE_ECART, lam, n_groups, group_q)
+        scan_workspace(1, n_stats, n_classes)[0], RULE_ECART, lam, n_groups, group_q, out)
+    score, b, _, _, gain = out
     assert b == 0
     return score, gain
 

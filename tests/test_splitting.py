@@ -9,6 +9,7 @@ from treesmith._kernels.splitting import (
     partition,
     scan_feature,
     scan_features_sparse,
+    scan_pointer,
     scan_workspace,
 )
 from treesmith.criteria import Entropy, Gini
@@ -90,7 +91,7 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
                          h, params, parent, w.sum(), min_samples_leaf, 0.0, False, 0, 0.0, 0,
                          np.zeros(1), np.zeros((missing_bin + 1, 6)),
                          np.empty(missing_bin + 1, dtype=np.int64),
-                         np.empty((missing_bin + 2, 6)), results, work)
+                         np.empty((missing_bin + 2, 6)), results, work, scan_pointer())
     for f in range(2):
         assert results[f, 0] == pytest.approx(dense[f][0], rel=1e-12, abs=1e-15)
         assert results[f, 1] == dense[f][1] and bool(results[f, 2]) == dense[f][2]

@@ -18,6 +18,7 @@ from ._dtypes import (
 )
 from ._kernels.growth import grow
 from ._kernels.permutation import node_test_pointer
+from ._kernels.splitting import scan_pointer
 from .binning import BinMapper, midpoints
 from .costs import ResolvedCosts, resolve_costs
 from .criteria import Criterion
@@ -182,6 +183,7 @@ class TreeGrower:
             float(rule_parameters[0]), group_code, group_q,
             np.ascontiguousarray(costs.feature_cost, dtype=np.float64),
             np.ascontiguousarray(costs.cost_group, dtype=np.int64), int(costs.cost_model),
+            scan_pointer(),
         )
         return self._to_tree(n_features, *out)
 

@@ -8,13 +8,9 @@ pending node drops its histogram and its children are later built from their sam
 bounds memory in best-first growth without changing the result.
 """
 
-import heapq
-
 import numpy as np
 from numba import njit
-from numba.typed import List
 
-from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
 from .._dtypes import (
     COST_PER_FEATURE,
     EPSILON,
@@ -25,6 +21,8 @@ from .._dtypes import (
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
+from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
+from .random import initial_state, next_below
 from .splitting import (
     NO_SPLIT,
     TIE_TOLERANCE,
@@ -48,34 +46,108 @@ from .splitting import (
 SPARSE_PARALLEL_WORK = 1024
 
 
+# Copies are written as loops throughout this module: an array-to-array slice assignment makes
+# Numba compile its broadcasting error path (shape formatting, string joins), which costs more
+# compile time than the whole function around it.
+
+
 @njit(cache=True)
 def _resize_1d(array, size):
     out = np.empty(size, dtype=array.dtype)
-    out[: array.shape[0]] = array
+    for i in range(array.shape[0]):
+        out[i] = array[i]
     return out
 
 
 @njit(cache=True)
 def _resize_2d(array, size):
     out = np.empty((size, array.shape[1]), dtype=array.dtype)
-    out[: array.shape[0]] = array
+    for i in range(array.shape[0]):
+        for j in range(array.shape[1]):
+            out[i, j] = array[i, j]
     return out
 
 
 @njit(cache=True)
-def _acquire(pool, free, shape, max_histograms):
-    if len(free) > 0:
-        return free.pop()
-    if len(pool) < max_histograms:
-        pool.append(np.empty(shape))
-        return len(pool) - 1
-    return -1
+def _resize_pool(pool, size):
+    """A histogram pool with room for ``size`` histograms, holding those of ``pool``."""
+    out = np.empty((size, pool.shape[1], pool.shape[2], pool.shape[3]))
+    for slot in range(pool.shape[0]):
+        for f in range(pool.shape[1]):
+            for b in range(pool.shape[2]):
+                for s in range(pool.shape[3]):
+                    out[slot, f, b, s] = pool[slot, f, b, s]
+    return out
+
+
+@njit(cache=True)
+def _acquire(pool, n_used, free, n_free, max_histograms):
+    """A histogram slot: a freed one, else a new one (the pool doubles when full).
+
+    ``free[:n_free]`` is the stack of released slots, as long as the pool. Returns
+    ``(slot, pool, n_used, free, n_free)``; the caller holds at most ``max_histograms``.
+    """
+    if n_free > 0:
+        return free[n_free - 1], pool, n_used, free, n_free - 1
+    if n_used == pool.shape[0]:
+        size = min(2 * pool.shape[0], max_histograms)
+        pool = _resize_pool(pool, size)
+        free = _resize_1d(free, size)
+    return n_used, pool, n_used + 1, free, n_free
+
+
+@njit(cache=True)
+def _heap_less(key_a, node_a, key_b, node_b):
+    return key_a < key_b or (key_a == key_b and node_a < node_b)
+
+
+@njit(cache=True)
+def _heap_push(keys, nodes, size, key, node):
+    """Push ``(key, node)`` on the binary min-heap ``keys[:size], nodes[:size]`` (ordered by key,
+    then node id, as Python orders tuples); returns the new size."""
+    i = size
+    while i > 0:
+        parent = (i - 1) // 2
+        if _heap_less(keys[parent], nodes[parent], key, node):
+            break
+        keys[i] = keys[parent]
+        nodes[i] = nodes[parent]
+        i = parent
+    keys[i] = key
+    nodes[i] = node
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(keys, nodes, size):
+    """Remove the smallest entry of the min-heap of ``size`` entries; returns its node."""
+    top = nodes[0]
+    size -= 1
+    key = keys[size]
+    node = nodes[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and _heap_less(keys[child + 1], nodes[child + 1], keys[child],
+                                           nodes[child]):
+            child += 1
+        if not _heap_less(keys[child], nodes[child], key, node):
+            break
+        keys[i] = keys[child]
+        nodes[i] = nodes[child]
+        i = child
+    keys[i] = key
+    nodes[i] = node
+    return top
 
 
 @njit(cache=True)
 def _node_totals(hist, n_classes, out):
     """Sum of the node's statistics over all bins of feature 0."""
-    out[:] = 0.0
+    for s in range(out.shape[0]):
+        out[s] = 0.0
     for b in range(hist.shape[1]):
         for s in range(hist.shape[2]):
             out[s] += hist[0, b, s]
@@ -96,7 +168,8 @@ def _sibling_totals(parent, child, n_classes, out):
 def _sum_samples(sample_idx, start, end, y_code, sample_weight, sample_stats, group_code,
                  n_classes, out):
     """Statistics of a node summed directly over its samples (for nodes without histogram)."""
-    out[:] = 0.0
+    for s in range(out.shape[0]):
+        out[s] = 0.0
     for position in range(start, end):
         i = sample_idx[position]
         if n_classes > 0:
@@ -138,7 +211,8 @@ def _path_costs(node, parent, feature, feature_cost, cost_group, cost_model, pai
     per_test: every test pays its feature's cost. per_feature: a feature whose cost group was
     already tested on the path from the root is free. ``paid`` is all False on entry and exit.
     """
-    out[:] = feature_cost
+    for f in range(out.shape[0]):
+        out[f] = feature_cost[f]
     if cost_model != COST_PER_FEATURE:
         return
     ancestor = parent[node]
@@ -215,24 +289,40 @@ def _select_split(results, features, costs, rule, node_weight, scale):
 
 
 @njit(cache=True)
-def _choose_features(n_features, max_features, dense, hist, X_binned, sample_idx, start, end,
-                     n_bins_non_missing, missing_bin, n_classes):
+def _choose_features(max_features, dense, hist, X_binned, sample_idx, start, end,
+                     n_bins_non_missing, missing_bin, n_classes, state, order, chosen):
     """Features examined at a node: the first ``max_features`` non-constant ones of a random
-    permutation (constant features do not count, as in scikit-learn), sorted."""
-    order = np.random.permutation(n_features)
-    chosen = np.empty(max_features, dtype=np.int64)
+    permutation (constant features do not count, as in scikit-learn), in increasing order.
+
+    ``state`` is the generator (``random.next_below``); ``order`` (int64) and ``chosen`` (bool,
+    all False on entry and exit) are scratch of length n_features. Returns a new array.
+    """
+    n_features = order.shape[0]
+    for i in range(n_features):
+        order[i] = i
     n_chosen = 0
-    for f in order:
+    for i in range(n_features):  # Fisher-Yates, drawn as far as needed
         if n_chosen == max_features:
             break
+        j = i + next_below(state, n_features - i)
+        f = order[j]
+        order[j] = order[i]
+        order[i] = f
         if dense:
             constant = is_constant(hist[f], n_bins_non_missing[f], missing_bin, n_classes)
         else:
             constant = is_constant_in_node(X_binned[:, f], sample_idx, start, end)
         if not constant:
-            chosen[n_chosen] = f
+            chosen[f] = True
             n_chosen += 1
-    return np.sort(chosen[:n_chosen])
+    features = np.empty(n_chosen, dtype=np.int64)
+    n_chosen = 0
+    for f in range(n_features):
+        if chosen[f]:
+            features[n_chosen] = f
+            n_chosen += 1
+            chosen[f] = False
+    return features
 
 
 @njit(cache=True)
@@ -289,7 +379,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
          max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold, n_threads,
          max_histograms, skip_same_class_runs, significance, n_permutations,
          significance_over_features, node_test, rule, lam,
-         group_code, group_q, feature_cost, cost_group, cost_model):
+         group_code, group_q, feature_cost, cost_group, cost_model, scan):
     """Grow one tree on the samples ``sample_idx`` (positive weights only).
 
     Splits are chosen by ``rule`` (``treesmith._dtypes.RULE_*``; ``lam`` is ECART's lambda,
@@ -305,7 +395,8 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     test of SPEC §6 (p-value of the best feature's gain > s, ``n_permutations`` shuffles seeded
     from ``seed`` and the node id) becomes a leaf: S-pruning of seed 001 §3; with
     ``significance_over_features`` each permutation takes the best gain over all features;
-    ``node_test`` is the p-value function pointer (``permutation.node_test_pointer``).
+    ``node_test`` is the p-value function pointer (``permutation.node_test_pointer``), ``scan``
+    the per-feature scan's (``splitting.scan_pointer``).
     Weights are absolute (``min_weight_split`` is theta times the total weight) and
     ``min_impurity_decrease`` applies to the chosen split's gain. ``max_depth``,
     ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth
@@ -319,12 +410,16 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     n_groups = group_q.shape[0] if group_code.shape[0] > 0 else 0
     n_stats = 2 * n_classes + n_groups if n_classes > 0 else sample_stats.shape[1]
     best_first = max_leaf_nodes > 0
-    if seed >= 0:
-        np.random.seed(seed)
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = initial_state(seed)
     scan_all = max_features >= n_features
     all_features = np.arange(n_features)
+    feature_order = np.empty(n_features, dtype=np.int64)
+    feature_chosen = np.zeros(n_features, dtype=np.bool_)
 
-    capacity = 64
+    # Counters start as np.int64: a Python int literal would make Numba compile every kernel
+    # they are passed to once more, for the literal's type.
+    capacity = np.int64(64)
     children_left = np.full(capacity, LEAF, dtype=np.int64)
     children_right = np.full(capacity, LEAF, dtype=np.int64)
     parent = np.full(capacity, -1, dtype=np.int64)
@@ -339,19 +434,23 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     end = np.zeros(capacity, dtype=np.int64)
     slot = np.full(capacity, -1, dtype=np.int64)
     stats = np.zeros((capacity, n_stats))
+    pending = np.empty(capacity, dtype=np.int64)  # depth-first: stack of node ids
+    heap_keys = np.empty(capacity)  # best-first: min-heap of (-score, node id)
+    heap_nodes = np.empty(capacity, dtype=np.int64)
+    n_pending = np.int64(0)
 
-    pool = List()
-    pool.append(np.empty((n_features, n_bins, n_stats)))
-    free = List()
-    free.append(0)
-    free.pop()
-    shape = (n_features, n_bins, n_stats)
+    pool = np.empty((min(4, max_histograms), n_features, n_bins, n_stats))
+    n_used = np.int64(0)  # slots handed out so far
+    free = np.empty(pool.shape[0], dtype=np.int64)  # stack of released slots
+    n_free = np.int64(0)
     proportions = np.empty(max(n_classes, 1))
     results = np.empty((n_features, 6))
     costs = np.empty(n_features)
-    paid = np.zeros(max(cost_group.max() + 1 if n_features > 0 else 1, 1), dtype=np.bool_)
+    n_cost_groups = 1
+    for f in range(n_features):
+        n_cost_groups = max(n_cost_groups, cost_group[f] + 1)
+    paid = np.zeros(n_cost_groups, dtype=np.bool_)
     buffer = np.empty(n_samples, dtype=np.int64)
-    child_totals = np.empty(n_stats)
     n_chunks = max(n_threads, 1)
     scratch = np.zeros((n_chunks, n_bins, n_stats))
     touched = np.empty((n_chunks, n_bins), dtype=np.int64)
@@ -363,21 +462,18 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         total_weight += sample_weight[sample_idx[i]]
 
     # Root.
-    root_slot = _acquire(pool, free, shape, max_histograms)
-    build_histogram_parallel(X_binned, sample_idx, 0, n_samples, y_code, sample_weight,
-                             sample_stats, group_code, n_classes, pool[root_slot])
-    _node_totals(pool[root_slot], n_classes, stats[0])
     start[0] = 0
     end[0] = n_samples
+    root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free, max_histograms)
+    build_histogram_parallel(X_binned, sample_idx, start[0], end[0], y_code, sample_weight,
+                             sample_stats, group_code, n_classes, pool[root_slot])
+    _node_totals(pool[root_slot], n_classes, stats[0])
     slot[0] = root_slot
-    held = 1
-    n_nodes = 1
-    pending = List()  # depth-first: stack of node ids
-    frontier = [(0.0, 0)]  # best-first: heap of (-score, node id)
-    frontier.pop()
+    held = np.int64(1)
+    n_nodes = np.int64(1)
     new_nodes = np.zeros(2, dtype=np.int64)
-    n_new = 1
-    n_leaves = 1
+    n_new = np.int64(1)
+    n_leaves = np.int64(1)
 
     while True:
         # Evaluate the nodes just created: leaf, or record the best split.
@@ -401,9 +497,10 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 if scan_all:
                     features = all_features
                 else:
-                    features = _choose_features(n_features, max_features, dense, hist,
-                                                X_binned, sample_idx, start[node], end[node],
-                                                n_bins_non_missing, missing_bin, n_classes)
+                    features = _choose_features(max_features, dense, hist, X_binned,
+                                                sample_idx, start[node], end[node],
+                                                n_bins_non_missing, missing_bin, n_classes,
+                                                state, feature_order, feature_chosen)
                 results[:, 1] = NO_SPLIT
                 weighted_impurity = weight * impurity[node]
                 if not dense and n_chunks > 1 and count * features.shape[0] >= 512:
@@ -412,7 +509,8 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                         sample_weight, sample_stats, group_code, n_classes, missing_bin,
                         n_bins_non_missing, node_stats, h, h_params, weighted_impurity,
                         total_weight, min_samples_leaf, min_weight_leaf, skip_same_class_runs,
-                        rule, lam, n_groups, group_q, scratch, touched, compact, results, work)
+                        rule, lam, n_groups, group_q, scratch, touched, compact, results, work,
+                        scan)
                 elif not dense:
                     scan_features_sparse(X_binned, features, sample_idx, start[node],
                                          end[node], y_code, sample_weight, sample_stats,
@@ -420,13 +518,14 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                                          node_stats, h, h_params, weighted_impurity,
                                          total_weight, min_samples_leaf, min_weight_leaf,
                                          skip_same_class_runs, rule, lam, n_groups, group_q,
-                                         scratch[0], touched[0], compact[0], results, work)
+                                         scratch[0], touched[0], compact[0], results, work,
+                                         scan)
                 else:
                     scan_features_serial(hist, features, node_stats, n_bins_non_missing,
                                          missing_bin, n_classes, h, h_params,
                                          weighted_impurity, total_weight, min_samples_leaf,
                                          min_weight_leaf, skip_same_class_runs, rule, lam,
-                                         n_groups, group_q, results, work)
+                                         n_groups, group_q, results, work, scan)
                 _path_costs(node, parent, feature, feature_cost, cost_group, cost_model, paid,
                             costs)
                 if rule == RULE_IMPURE_PAIRS:
@@ -454,24 +553,25 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                         next_bin[node] = np.int64(results[best, 5])
             if not splittable or (held > max_histograms - 2):
                 if slot[node] >= 0:
-                    free.append(slot[node])
+                    free[n_free] = slot[node]
+                    n_free += 1
                     slot[node] = -1
                     held -= 1
             if splittable:
                 if best_first:
-                    heapq.heappush(frontier, (-score[node], node))
+                    n_pending = _heap_push(heap_keys, heap_nodes, n_pending, -score[node], node)
                 else:
-                    pending.append(node)
+                    pending[n_pending] = node
+                    n_pending += 1
 
         # Pick the next node to split.
+        if n_pending == 0 or (best_first and n_leaves >= max_leaf_nodes):
+            break
         if best_first:
-            if len(frontier) == 0 or n_leaves >= max_leaf_nodes:
-                break
-            node = heapq.heappop(frontier)[1]
+            node = _heap_pop(heap_keys, heap_nodes, n_pending)
         else:
-            if len(pending) == 0:
-                break
-            node = pending.pop()
+            node = pending[n_pending - 1]
+        n_pending -= 1
 
         # Room for two children.
         if n_nodes + 2 > capacity:
@@ -490,6 +590,9 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
             end = _resize_1d(end, capacity)
             slot = _resize_1d(slot, capacity)
             stats = _resize_2d(stats, capacity)
+            pending = _resize_1d(pending, capacity)
+            heap_keys = _resize_1d(heap_keys, capacity)
+            heap_nodes = _resize_1d(heap_nodes, capacity)
 
         f = feature[node]
         mid = partition(sample_idx, start[node], end[node], X_binned[:, f], bin_threshold[node],
@@ -523,13 +626,15 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         if end[large] - start[large] < sparse_threshold:
             # Both children are small: no histograms, statistics summed from the samples.
             if slot[node] >= 0:
-                free.append(slot[node])
+                free[n_free] = slot[node]
+                n_free += 1
                 slot[node] = -1
                 held -= 1
             _sum_samples(sample_idx, start[small], end[small], y_code, sample_weight,
                          sample_stats, group_code, n_classes, stats[small])
         else:
-            small_slot = _acquire(pool, free, shape, max_histograms)
+            small_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
+                                                        max_histograms)
             held += 1
             _build(X_binned, sample_idx, start[small], end[small], y_code, sample_weight,
                    sample_stats, group_code, n_classes, pool[small_slot], parallel_threshold)
@@ -540,14 +645,14 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 slot[large] = slot[node]
                 slot[node] = -1
             else:
-                large_slot = _acquire(pool, free, shape, max_histograms)
+                large_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
+                                                            max_histograms)
                 held += 1
                 _build(X_binned, sample_idx, start[large], end[large], y_code, sample_weight,
                        sample_stats, group_code, n_classes, pool[large_slot],
                        parallel_threshold)
                 slot[large] = large_slot
-        _sibling_totals(stats[node], stats[small], n_classes, child_totals)
-        stats[large] = child_totals
+        _sibling_totals(stats[node], stats[small], n_classes, stats[large])
         new_nodes[0] = left
         new_nodes[1] = right
         n_new = 2
@@ -571,13 +676,31 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     else:
         order = _preorder(children_left, children_right, n_nodes)
     new_id = np.empty(n_nodes, dtype=np.int64)
-    new_id[order] = np.arange(n_nodes)
+    for i in range(n_nodes):
+        new_id[order[i]] = i
     out_left = np.full(n_nodes, LEAF, dtype=np.int64)
     out_right = np.full(n_nodes, LEAF, dtype=np.int64)
+    out_feature = np.empty(n_nodes, dtype=np.int64)
+    out_bin_threshold = np.empty(n_nodes, dtype=np.int64)
+    out_next_bin = np.empty(n_nodes, dtype=np.int64)
+    out_missing_go_left = np.empty(n_nodes, dtype=np.bool_)
+    out_impurity = np.empty(n_nodes)
+    out_depth = np.empty(n_nodes, dtype=np.int64)
+    out_stats = np.empty((n_nodes, n_stats))
+    out_score = np.empty(n_nodes)
     for i in range(n_nodes):
         old = order[i]
         if children_left[old] != LEAF:
             out_left[i] = new_id[children_left[old]]
             out_right[i] = new_id[children_right[old]]
-    return (out_left, out_right, feature[order], bin_threshold[order], next_bin[order],
-            missing_go_left[order], impurity[order], depth[order], stats[order], score[order])
+        out_feature[i] = feature[old]
+        out_bin_threshold[i] = bin_threshold[old]
+        out_next_bin[i] = next_bin[old]
+        out_missing_go_left[i] = missing_go_left[old]
+        out_impurity[i] = impurity[old]
+        out_depth[i] = depth[old]
+        out_score[i] = score[old]
+        for s in range(n_stats):
+            out_stats[i, s] = stats[old, s]
+    return (out_left, out_right, out_feature, out_bin_threshold, out_next_bin,
+            out_missing_go_left, out_impurity, out_depth, out_stats, out_score)

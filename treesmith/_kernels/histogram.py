@@ -49,7 +49,9 @@ def _accumulate_groups(column, sample_idx, start, end, group_code, sample_weight
 def _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight, sample_stats,
                    group_code, n_classes, hist):
     hist_f = hist[f]
-    hist_f[:] = 0.0
+    for b in range(hist_f.shape[0]):
+        for s in range(hist_f.shape[1]):
+            hist_f[b, s] = 0.0
     if n_classes > 0:
         _accumulate_classification(X_binned[:, f], sample_idx, start, end, y_code,
                                    sample_weight, n_classes, hist_f)
@@ -78,7 +80,9 @@ def build_histogram_parallel(X_binned, sample_idx, start, end, y_code, sample_we
                              sample_stats, group_code, n_classes, hist):
     """Same as ``build_histogram_serial``, features spread over threads."""
     for f in prange(X_binned.shape[1]):
-        _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight,
+        # prange's index is unsigned: cast, so the serial and parallel paths share one
+        # compiled _build_feature.
+        _build_feature(X_binned, np.int64(f), sample_idx, start, end, y_code, sample_weight,
                        sample_stats, group_code, n_classes, hist)
 
 

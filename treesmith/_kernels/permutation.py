@@ -26,6 +26,7 @@ from numba import cfunc, njit, types
 
 from .._dtypes import IMPURITY_FUNCTION_TYPE
 from .histogram import _accumulate_classification
+from .random import initial_state, next_below
 from .splitting import NO_SPLIT, scan_feature, scan_workspace
 
 # Arguments (kept as documentation; compiled lazily so that import stays fast):
@@ -42,41 +43,11 @@ from .splitting import NO_SPLIT, scan_feature, scan_workspace
 # types.int64,  # n_permutations
 # types.int64,  # seed
 
-_MULTIPLIER = np.uint64(0x2545F4914F6CDD1D)
-_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True, nogil=True)
-def _initial_state(seed):
-    """A non-zero xorshift64* state from any int64 seed (one splitmix64 step)."""
-    z = np.uint64(seed) + _GOLDEN_GAMMA
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    if z == np.uint64(0):
-        z = _GOLDEN_GAMMA
-    return z
-
-
-@njit(cache=True, nogil=True)
-def _next_below(state, bound):
-    """Advance xorshift64* ``state`` (a 1-element uint64 array) and draw an int in [0, bound),
-    ``bound < 2^32``."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    # Lemire's multiply-shift on the top 32 bits: no division; bias < bound / 2^32.
-    r = (x * _MULTIPLIER) >> np.uint64(32)
-    return np.int64((r * np.uint64(bound)) >> np.uint64(32))
-
-
 @njit(cache=True, nogil=True)
 def _shuffle_pairs(y_code, sample_weight, state):
     """Fisher-Yates shuffle of the (label, weight) pairs, in place."""
     for i in range(y_code.shape[0] - 1, 0, -1):
-        j = _next_below(state, i + 1)
+        j = next_below(state, i + 1)
         y_code[i], y_code[j] = y_code[j], y_code[i]
         sample_weight[i], sample_weight[j] = sample_weight[j], sample_weight[i]
 
@@ -197,7 +168,7 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     shuffled_y = y_code.copy()
     shuffled_w = sample_weight.copy()
     state = np.empty(1, dtype=np.uint64)
-    state[0] = _initial_state(seed)
+    state[0] = initial_state(seed)
     n_at_least = 0
     for _ in range(n_permutations):
         _shuffle_pairs(shuffled_y, shuffled_w, state)

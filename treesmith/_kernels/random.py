@@ -1,0 +1,40 @@
+"""A small seeded generator for the kernels: xorshift64* seeded by one splitmix64 step.
+
+The kernels draw random numbers in two places, the per-node feature sampling of
+``max_features`` and the label shuffles of the S-pruning permutation test. A private state,
+passed explicitly, keeps results reproducible from ``random_state`` alone, independent of
+Numba's global generator and of the number of threads, and compiles in a fraction of the time
+``np.random`` needs.
+"""
+
+import numpy as np
+from numba import njit
+
+_MULTIPLIER = np.uint64(0x2545F4914F6CDD1D)
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True)
+def initial_state(seed):
+    """A non-zero xorshift64* state from any int64 seed (one splitmix64 step)."""
+    z = np.uint64(seed) + _GOLDEN_GAMMA
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    if z == np.uint64(0):
+        z = _GOLDEN_GAMMA
+    return z
+
+
+@njit(cache=True, nogil=True)
+def next_below(state, bound):
+    """Advance xorshift64* ``state`` (a 1-element uint64 array) and draw an int in [0, bound),
+    ``bound < 2^32``."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    # Lemire's multiply-shift on the top 32 bits: no division; bias < bound / 2^32.
+    r = (x * _MULTIPLIER) >> np.uint64(32)
+    return np.int64((r * np.uint64(bound)) >> np.uint64(32))
