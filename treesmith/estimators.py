@@ -400,9 +400,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Most probable class (lowest class index on ties)."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        """Most probable class (lowest class index on ties), as ``argmax`` of predict_proba."""
+        X = self._validate_X_predict(X)
+        return self.classes_.take(self.tree_.predict_class_index(X))
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):

@@ -120,23 +120,34 @@ class Tree:
             raise ValueError("a split threshold is NaN")
 
     # -- prediction -----------------------------------------------------------------------
+    def _cached(self, name, build):
+        """A per-tree derived array, built on first use (the node arrays are immutable)."""
+        cached = self.__dict__.get(name)
+        if cached is None or cached.shape[0] != self.node_count:
+            cached = build()
+            self.__dict__[name] = cached
+        return cached
+
     def _packed(self):
         """Traversal records (``_kernels.predict.NODE_RECORD``), built once per tree."""
-        packed = self.__dict__.get("_packed_nodes")
-        if packed is None or packed.shape[0] != self.node_count:
-            packed = _predict.pack_nodes(self.children_left, self.children_right, self.feature,
-                                         self.threshold, self.missing_go_left)
-            self.__dict__["_packed_nodes"] = packed
-        return packed
+        return self._cached("_packed_nodes", lambda: _predict.pack_nodes(
+            self.children_left, self.children_right, self.feature, self.threshold,
+            self.missing_go_left))
+
+    def _leaf_outputs(self, X, leaf_values):
+        """``leaf_values[leaf reached by each row of X]``, in one compiled pass over X."""
+        X = as_float_array(X)
+        out = np.empty((X.shape[0], leaf_values.shape[1]), dtype=leaf_values.dtype)
+        _predict.leaf_outputs(X, self._packed(), leaf_values, out)
+        return out
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Index of the leaf each row of ``X`` (float32/float64, validated by the caller) reaches.
 
         Values are compared with the float64 thresholds in float64."""
-        X = as_float_array(X)
-        out = np.empty(X.shape[0], dtype=np.int64)
-        _predict.apply_rows(X, self._packed(), out)
-        return out
+        node_ids = self._cached(
+            "_node_ids", lambda: np.arange(self.node_count, dtype=np.int64)[:, None])
+        return self._leaf_outputs(X, node_ids)[:, 0]
 
     def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
         """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
@@ -152,7 +163,18 @@ class Tree:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """``value`` of the reached leaf for every row: class proportions or mean label."""
-        return self.value[self.apply(X)]
+        return self._leaf_outputs(X, self.value)
+
+    def predict_class_index(self, X: np.ndarray) -> np.ndarray:
+        """Index of the most probable class at the reached leaf, the lowest on ties.
+
+        Equal to ``np.argmax(self.predict(X), axis=1)`` without building the probabilities:
+        the argmax is taken once per node and looked up per row."""
+        if self.n_classes < 1:
+            raise ValueError("predict_class_index needs a classification tree")
+        class_index = self._cached(
+            "_class_index", lambda: np.argmax(self.value, axis=1).astype(np.int64)[:, None])
+        return self._leaf_outputs(X, class_index)[:, 0]
 
     # -- pruning support ------------------------------------------------------------------
     def collapse(self, nodes) -> "Tree":

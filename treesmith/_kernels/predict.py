@@ -1,49 +1,124 @@
-"""Compiled traversal of a fitted tree: leaf lookup and decision paths.
+"""Compiled traversal of a fitted tree: per-row leaf outputs and decision paths.
 
 Prediction walks a packed copy of the tree, one 24-byte record per node (``NODE_RECORD``), so
-that each visited node costs one cache line rather than one per parallel array: on deep trees
-the traversal is bound by these memory accesses. Thresholds are compared in float64
-(``x <= threshold`` goes left); NaN follows the node's learned missing-value side.
+that each visited node costs one cache line rather than one per parallel array. Thresholds are
+compared in float64 (``x <= threshold`` goes left, a float32 value is widened exactly); NaN
+follows the node's learned missing-value side.
+
+A row's descent is a chain of dependent loads (node record -> feature value -> next node), so
+one row at a time leaves the core waiting on latency and, where the child is chosen by a
+branch, on a misprediction at about every other level. ``leaf_outputs`` therefore walks
+``LANES`` rows together and chooses children without branches: leaves point to themselves
+(``pack_nodes``), so a row that has reached its leaf keeps stepping in place until every row of
+its block has, and the block checks for that once every ``STEPS_PER_CHECK`` levels. The choice
+``left if go_left else right`` with ``go_left`` computed by ``|`` and ``&`` (not ``if``/``or``)
+is what LLVM turns into a conditional move here; with a branch on NaN, or with the exit test
+after every level, it compiled to branches again and the walk took twice as long.
 """
 
 import numpy as np
 from numba import njit, prange
 
-#: One node for traversal: children (-1 for a leaf), feature, missing side, threshold.
+#: One node for traversal: children (the node itself for a leaf), feature, missing side,
+#: threshold.
 NODE_RECORD = np.dtype([("threshold", np.float64), ("left", np.int32), ("right", np.int32),
                         ("feature", np.int32), ("missing_go_left", np.uint8)], align=True)
 
+#: Rows walked together by ``leaf_outputs`` (the unrolled lanes of ``_descend_block``).
+LANES = 8
+#: Levels descended between two "has every row of the block reached its leaf?" tests.
+STEPS_PER_CHECK = 4
+
 
 def pack_nodes(children_left, children_right, feature, threshold, missing_go_left):
-    """The tree's traversal fields as an array of ``NODE_RECORD``."""
+    """The tree's traversal fields as an array of ``NODE_RECORD``; a leaf is its own child.
+
+    Node ids are the tree's own, so children still follow their parents and a descent ends.
+    """
     nodes = np.empty(children_left.shape[0], dtype=NODE_RECORD)
-    nodes["threshold"] = threshold
-    nodes["left"] = children_left
-    nodes["right"] = children_right
-    nodes["feature"] = np.maximum(feature, 0)
-    nodes["missing_go_left"] = missing_go_left
+    leaf = children_left < 0
+    ids = np.arange(children_left.shape[0])
+    nodes["threshold"] = np.where(leaf, np.inf, threshold)
+    nodes["left"] = np.where(leaf, ids, children_left)
+    nodes["right"] = np.where(leaf, ids, children_right)
+    nodes["feature"] = np.where(leaf, 0, feature)
+    nodes["missing_go_left"] = leaf | missing_go_left
     return nodes
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _next_node(nodes, node, row):
-    value = row[nodes[node].feature]
-    if np.isnan(value):
-        go_left = nodes[node].missing_go_left != 0
-    else:
-        go_left = value <= nodes[node].threshold
+    """Child of ``node`` that ``row`` goes to (``node`` itself at a leaf), branch-free."""
+    value = np.float64(row[nodes[node].feature])
+    go_left = (value <= nodes[node].threshold) | (
+        np.isnan(value) & (nodes[node].missing_go_left != 0))
     return nodes[node].left if go_left else nodes[node].right
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _is_leaf(nodes, node):
+    return nodes[node].left == node
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _descend_row(nodes, row):
+    node = np.int32(0)
+    while not _is_leaf(nodes, node):
+        node = _next_node(nodes, node, row)
+    return node
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _descend_block(nodes, X, start):
+    """Leaves of rows ``start .. start + 7`` (``LANES``), descended level by level together."""
+    r0, r1, r2, r3 = X[start], X[start + 1], X[start + 2], X[start + 3]
+    r4, r5, r6, r7 = X[start + 4], X[start + 5], X[start + 6], X[start + 7]
+    n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = np.int32(0)
+    while True:
+        for _ in range(STEPS_PER_CHECK):
+            n0 = _next_node(nodes, n0, r0)
+            n1 = _next_node(nodes, n1, r1)
+            n2 = _next_node(nodes, n2, r2)
+            n3 = _next_node(nodes, n3, r3)
+            n4 = _next_node(nodes, n4, r4)
+            n5 = _next_node(nodes, n5, r5)
+            n6 = _next_node(nodes, n6, r6)
+            n7 = _next_node(nodes, n7, r7)
+        if (_is_leaf(nodes, n0) & _is_leaf(nodes, n1) & _is_leaf(nodes, n2)
+                & _is_leaf(nodes, n3) & _is_leaf(nodes, n4) & _is_leaf(nodes, n5)
+                & _is_leaf(nodes, n6) & _is_leaf(nodes, n7)):
+            return n0, n1, n2, n3, n4, n5, n6, n7
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _copy_row(leaf_values, node, out, i):
+    for j in range(out.shape[1]):
+        out[i, j] = leaf_values[node, j]
+
+
 @njit(cache=True, parallel=True)
-def apply_rows(X, nodes, out):
-    """Leaf index of every row of ``X`` (IN float32/float64 2-D; OUT ``out`` int64)."""
-    for i in prange(X.shape[0]):
-        row = X[i]
-        node = 0
-        while nodes[node].left >= 0:
-            node = _next_node(nodes, node, row)
-        out[i] = node
+def leaf_outputs(X, nodes, leaf_values, out):
+    """``out[i] = leaf_values[leaf reached by X[i]]`` for every row.
+
+    IN X float32/float64 (n_rows, n_features); nodes ``NODE_RECORD`` from ``pack_nodes``;
+    leaf_values (n_nodes, n_outputs): node ids for ``apply``, class indices, class proportions.
+    OUT out (n_rows, n_outputs), same dtype as ``leaf_values``.
+    """
+    n_rows = X.shape[0]
+    n_blocks = n_rows // LANES
+    for block in prange(n_blocks):
+        start = block * LANES
+        n0, n1, n2, n3, n4, n5, n6, n7 = _descend_block(nodes, X, start)
+        _copy_row(leaf_values, n0, out, start)
+        _copy_row(leaf_values, n1, out, start + 1)
+        _copy_row(leaf_values, n2, out, start + 2)
+        _copy_row(leaf_values, n3, out, start + 3)
+        _copy_row(leaf_values, n4, out, start + 4)
+        _copy_row(leaf_values, n5, out, start + 5)
+        _copy_row(leaf_values, n6, out, start + 6)
+        _copy_row(leaf_values, n7, out, start + 7)
+    for i in range(n_blocks * LANES, n_rows):
+        _copy_row(leaf_values, _descend_row(nodes, X[i]), out, i)
 
 
 @njit(cache=True, parallel=True)
@@ -51,9 +126,9 @@ def path_lengths(X, nodes, out):
     """Number of nodes on each row's root-to-leaf path (OUT ``out`` int64)."""
     for i in prange(X.shape[0]):
         row = X[i]
-        node = 0
+        node = np.int32(0)
         length = 1
-        while nodes[node].left >= 0:
+        while not _is_leaf(nodes, node):
             node = _next_node(nodes, node, row)
             length += 1
         out[i] = length
@@ -64,10 +139,26 @@ def fill_paths(X, nodes, indptr, indices):
     """Write the node ids of each row's path into ``indices[indptr[i]:indptr[i+1]]`` (CSR)."""
     for i in prange(X.shape[0]):
         row = X[i]
-        node = 0
+        node = np.int32(0)
         position = indptr[i]
         indices[position] = 0
-        while nodes[node].left >= 0:
+        while not _is_leaf(nodes, node):
             node = _next_node(nodes, node, row)
             position += 1
             indices[position] = node
+
+
+def leaf_reference(X, children_left, children_right, feature, threshold, missing_go_left):
+    """Naive reference of the traversal for the tests: one row at a time, in Python."""
+    leaves = np.empty(X.shape[0], dtype=np.int64)
+    for i, row in enumerate(np.asarray(X)):
+        node = 0
+        while children_left[node] >= 0:
+            value = float(row[feature[node]])
+            if np.isnan(value):
+                go_left = bool(missing_go_left[node])
+            else:
+                go_left = value <= threshold[node]
+            node = children_left[node] if go_left else children_right[node]
+        leaves[i] = node
+    return leaves
