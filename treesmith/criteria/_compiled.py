@@ -77,8 +77,11 @@ def pointer_to(function):
     if isinstance(function, (CFunc, ImpurityPointer)):
         return function
     if not isinstance(function, Dispatcher):
-        cacheable = function.__closure__ is None and "<locals>" not in function.__qualname__
+        cacheable = (getattr(function, "__closure__", None) is None
+                     and "<locals>" not in getattr(function, "__qualname__", "<locals>"))
         function = njit(cache=cacheable, nogil=True)(function)
+        if not isinstance(function, Dispatcher):  # NUMBA_DISABLE_JIT: the kernels are Python
+            return function
     try:
         return ImpurityPointer(function)
     except errors.TypingError:
