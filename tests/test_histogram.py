@@ -4,11 +4,14 @@ import numpy as np
 import pytest
 
 from treesmith._kernels.histogram import (
+    build_histogram,
     build_histogram_naive,
-    build_histogram_parallel,
-    build_histogram_serial,
     subtract_histograms,
 )
+
+#: build_histogram's parallel_threshold: 0 spreads features over threads, a huge value builds
+#: them one after another.
+PATHS = {"parallel": 0, "serial": 2**62}
 
 
 def data(n_classes, seed=0):
@@ -21,26 +24,26 @@ def data(n_classes, seed=0):
     return X_binned, y, w, stats
 
 
-@pytest.mark.parametrize("build", [build_histogram_serial, build_histogram_parallel])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("n_classes", [0, 2, 3])
-def test_histogram_matches_naive(build, n_classes):
+def test_histogram_matches_naive(path, n_classes):
     X_binned, y, w, stats = data(n_classes)
     sample_idx = np.random.default_rng(1).permutation(400).astype(np.int64)
     n_stats = 2 * n_classes if n_classes else 4
     hist = np.full((5, 10, n_stats), 7.0)  # stale values must be overwritten
-    build(X_binned, sample_idx, 50, 300, y, w, stats, np.zeros(0, dtype=np.int64), n_classes,
-          hist)
+    build_histogram(X_binned, sample_idx, 50, 300, y, w, stats, np.zeros(0, dtype=np.int64),
+                    n_classes, hist, PATHS[path])
     expected = build_histogram_naive(X_binned, sample_idx[50:300], y, w, stats, n_classes, 10)
     np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("build", [build_histogram_serial, build_histogram_parallel])
-def test_histogram_with_ecart_groups_matches_naive(build):
+@pytest.mark.parametrize("path", PATHS)
+def test_histogram_with_ecart_groups_matches_naive(path):
     X_binned, y, w, stats = data(3)
     groups = np.random.default_rng(2).integers(0, 4, size=400).astype(np.int64)
     sample_idx = np.arange(400, dtype=np.int64)
     hist = np.zeros((5, 10, 2 * 3 + 4))
-    build(X_binned, sample_idx, 0, 400, y, w, stats, groups, 3, hist)
+    build_histogram(X_binned, sample_idx, 0, 400, y, w, stats, groups, 3, hist, PATHS[path])
     expected = build_histogram_naive(X_binned, sample_idx, y, w, stats, 3, 10, groups, 4)
     np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-12)
     # the group slots partition each bin's weight

@@ -21,7 +21,7 @@ from .._dtypes import (
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
-from .histogram import build_histogram_parallel, build_histogram_serial, subtract_histograms
+from .histogram import build_histogram, subtract_histograms
 from .random import initial_state, next_below
 from .splitting import (
     NO_SPLIT,
@@ -191,17 +191,6 @@ def _is_pure(stats, n_classes, impurity):
                 present += 1
         return present <= 1
     return impurity <= 1e-14 * max(1.0, abs(stats[2] / stats[1]) if stats[1] > 0 else 1.0)
-
-
-@njit(cache=True)
-def _build(X_binned, sample_idx, start, end, y_code, sample_weight, sample_stats, group_code,
-           n_classes, hist, parallel_threshold):
-    if X_binned.shape[1] * (end - start) >= parallel_threshold:
-        build_histogram_parallel(X_binned, sample_idx, start, end, y_code, sample_weight,
-                                 sample_stats, group_code, n_classes, hist)
-    else:
-        build_histogram_serial(X_binned, sample_idx, start, end, y_code, sample_weight,
-                               sample_stats, group_code, n_classes, hist)
 
 
 @njit(cache=True)
@@ -465,8 +454,8 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     start[0] = 0
     end[0] = n_samples
     root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free, max_histograms)
-    build_histogram_parallel(X_binned, sample_idx, start[0], end[0], y_code, sample_weight,
-                             sample_stats, group_code, n_classes, pool[root_slot])
+    build_histogram(X_binned, sample_idx, start[0], end[0], y_code, sample_weight,
+                    sample_stats, group_code, n_classes, pool[root_slot], np.int64(0))
     _node_totals(pool[root_slot], n_classes, stats[0])
     slot[0] = root_slot
     held = np.int64(1)
@@ -636,8 +625,9 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
             small_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                         max_histograms)
             held += 1
-            _build(X_binned, sample_idx, start[small], end[small], y_code, sample_weight,
-                   sample_stats, group_code, n_classes, pool[small_slot], parallel_threshold)
+            build_histogram(X_binned, sample_idx, start[small], end[small], y_code,
+                            sample_weight, sample_stats, group_code, n_classes, pool[small_slot],
+                            parallel_threshold)
             slot[small] = small_slot
             _node_totals(pool[small_slot], n_classes, stats[small])
             if slot[node] >= 0:
@@ -648,9 +638,9 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 large_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                             max_histograms)
                 held += 1
-                _build(X_binned, sample_idx, start[large], end[large], y_code, sample_weight,
-                       sample_stats, group_code, n_classes, pool[large_slot],
-                       parallel_threshold)
+                build_histogram(X_binned, sample_idx, start[large], end[large], y_code,
+                                sample_weight, sample_stats, group_code, n_classes,
+                                pool[large_slot], parallel_threshold)
                 slot[large] = large_slot
         _sibling_totals(stats[node], stats[small], n_classes, stats[large])
         new_nodes[0] = left

@@ -62,28 +62,26 @@ def _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight, s
         _accumulate_dense(X_binned[:, f], sample_idx, start, end, sample_stats, hist_f)
 
 
-@njit(cache=True, nogil=True)
-def build_histogram_serial(X_binned, sample_idx, start, end, y_code, sample_weight,
-                           sample_stats, group_code, n_classes, hist):
-    """Fill ``hist`` (OUT) from samples ``sample_idx[start:end]``, one feature after another.
-
-    ``group_code`` (empty unless ECART needs per-object q groups) adds the groups' weights
-    after the 2K class slots.
-    """
-    for f in range(X_binned.shape[1]):
-        _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight,
-                       sample_stats, group_code, n_classes, hist)
-
-
 @njit(cache=True, parallel=True)
-def build_histogram_parallel(X_binned, sample_idx, start, end, y_code, sample_weight,
-                             sample_stats, group_code, n_classes, hist):
-    """Same as ``build_histogram_serial``, features spread over threads."""
-    for f in prange(X_binned.shape[1]):
-        # prange's index is unsigned: cast, so the serial and parallel paths share one
-        # compiled _build_feature.
-        _build_feature(X_binned, np.int64(f), sample_idx, start, end, y_code, sample_weight,
-                       sample_stats, group_code, n_classes, hist)
+def build_histogram(X_binned, sample_idx, start, end, y_code, sample_weight, sample_stats,
+                    group_code, n_classes, hist, parallel_threshold):
+    """Fill ``hist`` (OUT) from samples ``sample_idx[start:end]``.
+
+    Features are spread over threads when the node has at least ``parallel_threshold``
+    sample-features, and built one after another below it (no thread start-up for small
+    nodes). ``group_code`` (empty unless ECART needs per-object q groups) adds the groups'
+    weights after the 2K class slots. One function for both paths: one compile.
+    """
+    n_features = X_binned.shape[1]
+    if n_features * (end - start) >= parallel_threshold:
+        for f in prange(n_features):
+            # prange's index is unsigned: cast, so both paths share one _build_feature.
+            _build_feature(X_binned, np.int64(f), sample_idx, start, end, y_code,
+                           sample_weight, sample_stats, group_code, n_classes, hist)
+    else:
+        for f in range(n_features):
+            _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight,
+                           sample_stats, group_code, n_classes, hist)
 
 
 @njit(cache=True, nogil=True)
