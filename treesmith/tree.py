@@ -134,20 +134,14 @@ class Tree:
             self.children_left, self.children_right, self.feature, self.threshold,
             self.missing_go_left))
 
-    def _leaf_outputs(self, X, leaf_values):
-        """``leaf_values[leaf reached by each row of X]``, in one compiled pass over X."""
-        X = as_float_array(X)
-        out = np.empty((X.shape[0], leaf_values.shape[1]), dtype=leaf_values.dtype)
-        _predict.leaf_outputs(X, self._packed(), leaf_values, out)
-        return out
-
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Index of the leaf each row of ``X`` (float32/float64, validated by the caller) reaches.
 
         Values are compared with the float64 thresholds in float64."""
-        node_ids = self._cached(
-            "_node_ids", lambda: np.arange(self.node_count, dtype=np.int64)[:, None])
-        return self._leaf_outputs(X, node_ids)[:, 0]
+        X = as_float_array(X)
+        out = np.empty(X.shape[0], dtype=np.int64)
+        _predict.apply_rows(X, self._packed(), out)
+        return out
 
     def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
         """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
@@ -163,7 +157,7 @@ class Tree:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """``value`` of the reached leaf for every row: class proportions or mean label."""
-        return self._leaf_outputs(X, self.value)
+        return self.value.take(self.apply(X), axis=0)
 
     def predict_class_index(self, X: np.ndarray) -> np.ndarray:
         """Index of the most probable class at the reached leaf, the lowest on ties.
@@ -173,8 +167,8 @@ class Tree:
         if self.n_classes < 1:
             raise ValueError("predict_class_index needs a classification tree")
         class_index = self._cached(
-            "_class_index", lambda: np.argmax(self.value, axis=1).astype(np.int64)[:, None])
-        return self._leaf_outputs(X, class_index)[:, 0]
+            "_class_index", lambda: np.argmax(self.value, axis=1).astype(np.int64))
+        return class_index.take(self.apply(X))
 
     # -- pruning support ------------------------------------------------------------------
     def collapse(self, nodes) -> "Tree":

@@ -1,4 +1,4 @@
-"""Compiled traversal of a fitted tree: per-row leaf outputs and decision paths.
+"""Compiled traversal of a fitted tree: leaf lookup and decision paths.
 
 Prediction walks a packed copy of the tree, one 24-byte record per node (``NODE_RECORD``), so
 that each visited node costs one cache line rather than one per parallel array. Thresholds are
@@ -7,13 +7,15 @@ follows the node's learned missing-value side.
 
 A row's descent is a chain of dependent loads (node record -> feature value -> next node), so
 one row at a time leaves the core waiting on latency and, where the child is chosen by a
-branch, on a misprediction at about every other level. ``leaf_outputs`` therefore walks
+branch, on a misprediction at about every other level. ``apply_rows`` therefore walks
 ``LANES`` rows together and chooses children without branches: leaves point to themselves
 (``pack_nodes``), so a row that has reached its leaf keeps stepping in place until every row of
 its block has, and the block checks for that once every ``STEPS_PER_CHECK`` levels. The choice
 ``left if go_left else right`` with ``go_left`` computed by ``|`` and ``&`` (not ``if``/``or``)
 is what LLVM turns into a conditional move here; with a branch on NaN, or with the exit test
-after every level, it compiled to branches again and the walk took twice as long.
+after every level, it compiled to branches again and the walk took twice as long. The kernel
+only writes leaf ids: looking up per-leaf outputs inside it made a full-depth walk 30% slower
+than ``numpy.take`` afterwards, and every output dtype was one more compilation.
 """
 
 import numpy as np
@@ -24,7 +26,7 @@ from numba import njit, prange
 NODE_RECORD = np.dtype([("threshold", np.float64), ("left", np.int32), ("right", np.int32),
                         ("feature", np.int32), ("missing_go_left", np.uint8)], align=True)
 
-#: Rows walked together by ``leaf_outputs`` (the unrolled lanes of ``_descend_block``).
+#: Rows walked together by ``apply_rows`` (the unrolled lanes of ``_descend_block``).
 LANES = 8
 #: Levels descended between two "has every row of the block reached its leaf?" tests.
 STEPS_PER_CHECK = 4
@@ -46,7 +48,7 @@ def pack_nodes(children_left, children_right, feature, threshold, missing_go_lef
     return nodes
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _next_node(nodes, node, row):
     """Child of ``node`` that ``row`` goes to (``node`` itself at a leaf), branch-free."""
     value = np.float64(row[nodes[node].feature])
@@ -55,12 +57,12 @@ def _next_node(nodes, node, row):
     return nodes[node].left if go_left else nodes[node].right
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _is_leaf(nodes, node):
     return nodes[node].left == node
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _descend_row(nodes, row):
     node = np.int32(0)
     while not _is_leaf(nodes, node):
@@ -90,35 +92,28 @@ def _descend_block(nodes, X, start):
             return n0, n1, n2, n3, n4, n5, n6, n7
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _copy_row(leaf_values, node, out, i):
-    for j in range(out.shape[1]):
-        out[i, j] = leaf_values[node, j]
-
-
 @njit(cache=True, parallel=True)
-def leaf_outputs(X, nodes, leaf_values, out):
-    """``out[i] = leaf_values[leaf reached by X[i]]`` for every row.
+def apply_rows(X, nodes, out):
+    """Index of the leaf each row of ``X`` reaches.
 
-    IN X float32/float64 (n_rows, n_features); nodes ``NODE_RECORD`` from ``pack_nodes``;
-    leaf_values (n_nodes, n_outputs): node ids for ``apply``, class indices, class proportions.
-    OUT out (n_rows, n_outputs), same dtype as ``leaf_values``.
+    IN X float32/float64 (n_rows, n_features); nodes ``NODE_RECORD`` from ``pack_nodes``.
+    OUT out int64 (n_rows,).
     """
     n_rows = X.shape[0]
     n_blocks = n_rows // LANES
     for block in prange(n_blocks):
         start = block * LANES
         n0, n1, n2, n3, n4, n5, n6, n7 = _descend_block(nodes, X, start)
-        _copy_row(leaf_values, n0, out, start)
-        _copy_row(leaf_values, n1, out, start + 1)
-        _copy_row(leaf_values, n2, out, start + 2)
-        _copy_row(leaf_values, n3, out, start + 3)
-        _copy_row(leaf_values, n4, out, start + 4)
-        _copy_row(leaf_values, n5, out, start + 5)
-        _copy_row(leaf_values, n6, out, start + 6)
-        _copy_row(leaf_values, n7, out, start + 7)
+        out[start] = n0
+        out[start + 1] = n1
+        out[start + 2] = n2
+        out[start + 3] = n3
+        out[start + 4] = n4
+        out[start + 5] = n5
+        out[start + 6] = n6
+        out[start + 7] = n7
     for i in range(n_blocks * LANES, n_rows):
-        _copy_row(leaf_values, _descend_row(nodes, X[i]), out, i)
+        out[i] = _descend_row(nodes, X[i])
 
 
 @njit(cache=True, parallel=True)
