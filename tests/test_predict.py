@@ -212,3 +212,23 @@ def test_estimator_predictions_agree_with_the_reference(dtype):
     regressor = treesmith.DecisionTreeRegressor(max_depth=10, random_state=0).fit(X, y * 1.5)
     np.testing.assert_array_equal(regressor.predict(X),
                                   regressor.tree_.value[reference_leaves(regressor.tree_, X), 0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("row", [0, LANES + 2, 3 * LANES + 1])  # in a block, in the tail
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_infinity_is_rejected_during_the_walk_with_the_column_named(dtype, row, bad):
+    """The walk counts rows holding ±inf in any column, used by the tree or not."""
+    rng = np.random.default_rng(4)
+    tree = random_tree(rng, 3, 2, max_depth=1, split_prob=1.0, thresholds=[0.0])
+    X = rng.normal(size=(3 * LANES + 2, 3)).astype(dtype)
+    unused = [j for j in range(3) if j != tree.feature[0]][-1]
+    X[row, unused] = bad
+    with pytest.raises(ValueError, match=rf"'x{unused}' \(column {unused}\).*infinite"):
+        tree.apply(X)
+    names = ["age", "height", "weight"]
+    names[unused] = "glucose"
+    with pytest.raises(ValueError, match=r"'glucose'"):
+        tree.predict(X, feature_names=names)
+    with pytest.raises(ValueError, match=rf"column {unused}"):
+        tree.decision_path(X)

@@ -249,12 +249,12 @@ class BaseDecisionTree(BaseEstimator):
     def apply(self, X):
         """Index of the leaf each sample ends up in."""
         X = self._validate_X_predict(X)
-        return self.tree_.apply(X)
+        return self.tree_.apply(X, getattr(self, "feature_names_in_", None))
 
     def decision_path(self, X):
         """Sparse CSR indicator of the nodes each sample passes through."""
         X = self._validate_X_predict(X)
-        return self.tree_.decision_path(X)
+        return self.tree_.decision_path(X, getattr(self, "feature_names_in_", None))
 
     def get_depth(self):
         """Depth of the tree (a single leaf has depth 0)."""
@@ -393,7 +393,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities: the weighted class proportions of the reached leaf."""
         X = self._validate_X_predict(X)
-        return self.tree_.predict(X)
+        return self.tree_.predict(X, getattr(self, "feature_names_in_", None))
 
     def predict_log_proba(self, X):
         with np.errstate(divide="ignore"):
@@ -402,7 +402,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict(self, X):
         """Most probable class (lowest class index on ties), as ``argmax`` of predict_proba."""
         X = self._validate_X_predict(X)
-        return self.classes_.take(self.tree_.predict_class_index(X))
+        return self.classes_.take(
+            self.tree_.predict_class_index(X, getattr(self, "feature_names_in_", None)))
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -445,4 +446,4 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def predict(self, X):
         """Mean training label of the reached leaf."""
         X = self._validate_X_predict(X)
-        return self.tree_.predict(X)[:, 0]
+        return self.tree_.predict(X, getattr(self, "feature_names_in_", None))[:, 0]

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from ._dtypes import TREE_LEAF, TREE_UNDEFINED
 from ._kernels import predict as _predict
-from .binning import as_float_array
+from .binning import as_float_array, check_no_infinity
 
 #: Names of the per-node arrays, in the order they are documented and serialised.
 NODE_ARRAYS = (
@@ -134,20 +134,24 @@ class Tree:
             self.children_left, self.children_right, self.feature, self.threshold,
             self.missing_go_left))
 
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """Index of the leaf each row of ``X`` (float32/float64, validated by the caller) reaches.
+    def apply(self, X: np.ndarray, feature_names=None) -> np.ndarray:
+        """Index of the leaf each row of ``X`` (float32/float64) reaches.
 
-        Values are compared with the float64 thresholds in float64."""
+        Values are compared with the float64 thresholds in float64; NaN takes the learned
+        missing side, and ±inf raises a ValueError naming the column (``feature_names`` or
+        ``x0, x1, ...``), checked during the same pass over X."""
         X = as_float_array(X)
         out = np.empty(X.shape[0], dtype=np.int64)
-        _predict.apply_rows(X, self._packed(), out)
+        if _predict.apply_rows(X, self._packed(), out):
+            check_no_infinity(X, feature_names)
         return out
 
-    def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
+    def decision_path(self, X: np.ndarray, feature_names=None) -> sp.csr_matrix:
         """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
         X = as_float_array(X)
         lengths = np.empty(X.shape[0], dtype=np.int64)
-        _predict.path_lengths(X, self._packed(), lengths)
+        if _predict.path_lengths(X, self._packed(), lengths):
+            check_no_infinity(X, feature_names)
         indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         indices = np.empty(indptr[-1], dtype=np.int64)
@@ -155,11 +159,11 @@ class Tree:
         data = np.ones(indices.shape[0], dtype=np.int64)
         return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
+    def predict(self, X: np.ndarray, feature_names=None) -> np.ndarray:
         """``value`` of the reached leaf for every row: class proportions or mean label."""
-        return self.value.take(self.apply(X), axis=0)
+        return self.value.take(self.apply(X, feature_names), axis=0)
 
-    def predict_class_index(self, X: np.ndarray) -> np.ndarray:
+    def predict_class_index(self, X: np.ndarray, feature_names=None) -> np.ndarray:
         """Index of the most probable class at the reached leaf, the lowest on ties.
 
         Equal to ``np.argmax(self.predict(X), axis=1)`` without building the probabilities:
@@ -168,7 +172,7 @@ class Tree:
             raise ValueError("predict_class_index needs a classification tree")
         class_index = self._cached(
             "_class_index", lambda: np.argmax(self.value, axis=1).astype(np.int64))
-        return class_index.take(self.apply(X))
+        return class_index.take(self.apply(X, feature_names))
 
     # -- pruning support ------------------------------------------------------------------
     def collapse(self, nodes) -> "Tree":

@@ -92,17 +92,32 @@ def _descend_block(nodes, X, start):
             return n0, n1, n2, n3, n4, n5, n6, n7
 
 
+@njit(cache=True, nogil=True)
+def _n_rows_with_infinity(X, start, stop):
+    n_rows = 0
+    for i in range(start, stop):
+        found = False
+        for j in range(X.shape[1]):
+            found |= np.isinf(X[i, j])
+        n_rows += found
+    return n_rows
+
+
 @njit(cache=True, parallel=True)
 def apply_rows(X, nodes, out):
-    """Index of the leaf each row of ``X`` reaches.
+    """Index of the leaf each row of ``X`` reaches; returns the number of rows holding +-inf.
 
     IN X float32/float64 (n_rows, n_features); nodes ``NODE_RECORD`` from ``pack_nodes``.
     OUT out int64 (n_rows,).
+    The infinity count reads each block's rows just before the walk needs them, so it costs
+    next to nothing here, where a separate pass over X is a read of all of X from memory.
     """
     n_rows = X.shape[0]
     n_blocks = n_rows // LANES
+    n_infinite = 0
     for block in prange(n_blocks):
         start = block * LANES
+        n_infinite += _n_rows_with_infinity(X, start, start + LANES)
         n0, n1, n2, n3, n4, n5, n6, n7 = _descend_block(nodes, X, start)
         out[start] = n0
         out[start + 1] = n1
@@ -112,14 +127,19 @@ def apply_rows(X, nodes, out):
         out[start + 5] = n5
         out[start + 6] = n6
         out[start + 7] = n7
+    n_infinite += _n_rows_with_infinity(X, n_blocks * LANES, n_rows)
     for i in range(n_blocks * LANES, n_rows):
         out[i] = _descend_row(nodes, X[i])
+    return n_infinite
 
 
 @njit(cache=True, parallel=True)
 def path_lengths(X, nodes, out):
-    """Number of nodes on each row's root-to-leaf path (OUT ``out`` int64)."""
+    """Number of nodes on each row's root-to-leaf path (OUT ``out`` int64); returns the number
+    of rows holding +-inf."""
+    n_infinite = 0
     for i in prange(X.shape[0]):
+        n_infinite += _n_rows_with_infinity(X, i, i + 1)
         row = X[i]
         node = np.int32(0)
         length = 1
@@ -127,6 +147,7 @@ def path_lengths(X, nodes, out):
             node = _next_node(nodes, node, row)
             length += 1
         out[i] = length
+    return n_infinite
 
 
 @njit(cache=True, parallel=True)
