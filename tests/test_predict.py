@@ -100,8 +100,9 @@ def test_leaves_match_the_reference(order, dtype, seed):
         leaves = reference_leaves(tree, X)
         np.testing.assert_array_equal(tree.apply(X), leaves)
         np.testing.assert_array_equal(tree.predict(X), tree.value[leaves])
-        np.testing.assert_array_equal(tree.predict_class_index(X),
-                                      np.argmax(tree.value[leaves], axis=1))
+        classes = np.array(["a", "b", "c"])
+        np.testing.assert_array_equal(tree.predict_class(X, classes),
+                                      classes[np.argmax(tree.value[leaves], axis=1)])
         path = tree.decision_path(X)
         np.testing.assert_array_equal(np.diff(path.indptr), tree.depth[leaves] + 1)
 
@@ -140,8 +141,8 @@ def test_single_leaf_tree():
     assert tree.node_count == 1
     X = np.zeros((LANES + 3, 2), dtype=np.float32)
     np.testing.assert_array_equal(tree.apply(X), np.zeros(LANES + 3))
-    np.testing.assert_array_equal(tree.predict_class_index(X),
-                                  np.full(LANES + 3, np.argmax(tree.value[0])))
+    np.testing.assert_array_equal(tree.predict_class(X, [3, 5]),
+                                  np.full(LANES + 3, [3, 5][np.argmax(tree.value[0])]))
 
 
 def stump(threshold, missing_go_left=True):
@@ -163,7 +164,7 @@ def test_float32_value_is_compared_with_the_float64_threshold():
     exactly on a float64 threshold that it represents goes left."""
     rows = np.full((2 * LANES + 1, 1), 0.1, dtype=np.float32)
     assert np.all(stump(0.1).apply(rows) == 2)
-    assert np.all(stump(0.1).predict_class_index(rows) == 1)
+    assert np.all(stump(0.1).predict_class(rows, [0, 1]) == 1)
     on = stump(float(np.float32(0.1)))
     assert np.all(on.apply(rows) == 1)
     assert np.all(on.apply(rows.astype(np.float64)) == 1)

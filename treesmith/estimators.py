@@ -402,8 +402,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict(self, X):
         """Most probable class (lowest class index on ties), as ``argmax`` of predict_proba."""
         X = self._validate_X_predict(X)
-        return self.classes_.take(
-            self.tree_.predict_class_index(X, getattr(self, "feature_names_in_", None)))
+        return self.tree_.predict_class(X, self.classes_,
+                                        getattr(self, "feature_names_in_", None))
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):

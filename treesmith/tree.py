@@ -161,18 +161,19 @@ class Tree:
 
     def predict(self, X: np.ndarray, feature_names=None) -> np.ndarray:
         """``value`` of the reached leaf for every row: class proportions or mean label."""
-        return self.value.take(self.apply(X, feature_names), axis=0)
+        # leaf ids are valid rows of value: "clip" skips take's bounds check (40% of its time)
+        return self.value.take(self.apply(X, feature_names), axis=0, mode="clip")
 
-    def predict_class_index(self, X: np.ndarray, feature_names=None) -> np.ndarray:
-        """Index of the most probable class at the reached leaf, the lowest on ties.
+    def predict_class(self, X: np.ndarray, classes, feature_names=None) -> np.ndarray:
+        """``classes[k]`` for the most probable class k at the reached leaf, the lowest k on ties.
 
-        Equal to ``np.argmax(self.predict(X), axis=1)`` without building the probabilities:
-        the argmax is taken once per node and looked up per row."""
+        Equal to ``classes[np.argmax(self.predict(X), axis=1)]`` without building the
+        probabilities: the class of every node is looked up once, then one take per row."""
         if self.n_classes < 1:
-            raise ValueError("predict_class_index needs a classification tree")
-        class_index = self._cached(
-            "_class_index", lambda: np.argmax(self.value, axis=1).astype(np.int64))
-        return class_index.take(self.apply(X, feature_names))
+            raise ValueError("predict_class needs a classification tree")
+        class_index = self._cached("_class_index", lambda: np.argmax(self.value, axis=1))
+        return np.asarray(classes).take(class_index).take(
+            self.apply(X, feature_names), mode="clip")
 
     # -- pruning support ------------------------------------------------------------------
     def collapse(self, nodes) -> "Tree":
