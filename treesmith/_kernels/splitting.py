@@ -17,9 +17,10 @@ never changes when a criterion is added.
 """
 
 import numpy as np
-from numba import cfunc, njit, prange, types
+from numba import njit, prange, types
 
 from .._dtypes import IMPURITY_FUNCTION_TYPE
+from .pointers import FunctionPointer
 
 #: Bin threshold of "no valid split". A numpy integer, not a Python int: Numba types a Python
 #: int global as a literal, and every kernel called with it would be compiled twice.
@@ -158,8 +159,7 @@ def _efficiency(child, n_classes, n_groups, group_q, weight_child, weight_node, 
             continue
         group_weight = child[2 * n_classes + g] if n_groups > 0 else weight_child
         covered = p_child - q
-        if covered < 0.0:
-            covered = 0.0
+        covered = max(covered, 0.0)
         total += group_weight / total_weight * (1.0 - covered / (p_node - q) * pair_ratio)
     return total
 
@@ -376,15 +376,15 @@ _SCAN_POINTER = []
 
 
 def scan_pointer():
-    """The per-feature scan as a first-class function pointer (compiled and cached once).
+    """The per-feature scan (``scan_feature_rule``) as a first-class function pointer.
 
-    The scan is the largest piece of compiled code. Numba copies a called function's code into
-    every caller and optimises and emits it again there; through a pointer it is compiled once,
-    which takes seconds off the first fit. The call costs nanoseconds against a scan's
+    The scan is the largest piece of compiled code; called directly it would be compiled again
+    into every caller (``treesmith._kernels.pointers``). Through the pointer it is compiled
+    once, which took seconds off the first fit. The call costs nanoseconds against a scan's
     microseconds.
     """
     if not _SCAN_POINTER:
-        _SCAN_POINTER.append(cfunc(SCAN_SIGNATURE, cache=True)(scan_feature_rule.py_func))
+        _SCAN_POINTER.append(FunctionPointer(scan_feature_rule, SCAN_SIGNATURE))
     return _SCAN_POINTER[0]
 
 

@@ -6,20 +6,17 @@ for ``IMPURITY_SIGNATURE`` — or loads that single entry from the on-disk cache
 a criterion is used, and only for that criterion; a fit with Gini never touches entropy.
 
 The kernels take the impurity as a first-class function. :class:`ImpurityPointer` gives them
-the C entry point that every Numba compile result already contains (the "cfunc wrapper"), so
-one compile serves both the kernels and calls from Python. Building a separate
-``numba.cfunc`` instead is not only a second compile: a cfunc and a dispatcher of the same
-Python function share one cache index file and key, and a dispatcher that loads the cfunc's
-entry has no CPython wrapper (Numba 0.68 then crashes when it is called from Python).
+the C entry point of that same compile (``treesmith._kernels.pointers``, which also says why
+not a separate ``numba.cfunc``).
 """
 
 from numba import njit
 from numba.core import errors
 from numba.core.ccallback import CFunc
 from numba.core.dispatcher import Dispatcher
-from numba.core.types import WrapperAddressProtocol
 
 from .._dtypes import IMPURITY_SIGNATURE
+from .._kernels.pointers import FunctionPointer
 
 
 def impurity(function):
@@ -40,30 +37,15 @@ def compiled(function):
     return function
 
 
-class ImpurityPointer(WrapperAddressProtocol):
+class ImpurityPointer(FunctionPointer):
     """The C entry point of a compiled impurity, passed to the kernels as a first-class function.
 
     Numba types it as ``IMPURITY_FUNCTION_TYPE``, like a ``cfunc`` of that signature, so one
-    compiled kernel serves every criterion. The dispatcher is kept alive with the pointer.
+    compiled kernel serves every criterion.
     """
 
     def __init__(self, dispatcher: Dispatcher):
-        result = dispatcher.get_compile_result(IMPURITY_SIGNATURE)
-        self.dispatcher = dispatcher
-        self._address = result.library.get_pointer_to_function(
-            result.fndesc.llvm_cfunc_wrapper_name)
-
-    def __wrapper_address__(self) -> int:
-        return self._address
-
-    def signature(self):
-        return IMPURITY_SIGNATURE
-
-    def __call__(self, vector, params) -> float:
-        return self.dispatcher(vector, params)
-
-    def __repr__(self) -> str:
-        return f"<ImpurityPointer {self.dispatcher.py_func.__qualname__}>"
+        super().__init__(dispatcher, IMPURITY_SIGNATURE)
 
 
 def pointer_to(function):
