@@ -6,9 +6,14 @@ Optional parts (export, plots, model files, pruning, datasets, CLI) are imported
 
 from importlib import import_module
 
-from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
-from .binning import BinMapper
-from . import criteria
+from ._gc import collector_paused
+
+# Creating the Numba dispatchers of the kernels allocates enough to trigger full garbage
+# collections over every object the dependencies hold (see treesmith._gc).
+with collector_paused():
+    from . import criteria
+    from .binning import BinMapper
+    from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 

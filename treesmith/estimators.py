@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dtypes import TREE_LEAF
+from ._gc import pauses_collector
 from ._validation import (
     check_fraction,
     check_int,
@@ -373,6 +374,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return {"significance": significance, "n_permutations": n_permutations,
                 "significance_over_features": self.significance_test == "max"}
 
+    @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y); NaN in X is a missing value."""
         X, y = self._validate_X_y(X, y)
@@ -433,6 +435,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             ccp_alpha=ccp_alpha, pruning=pruning)
 
+    @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y); NaN in X is a missing value."""
         X, y = self._validate_X_y(X, y)
