@@ -9,6 +9,7 @@ from treesmith._kernels.splitting import (
     partition,
     scan_feature,
     scan_features_sparse,
+    scan_node_sparse,
     scan_pointer,
     scan_workspace,
 )
@@ -95,6 +96,33 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
     for f in range(2):
         assert results[f, 0] == pytest.approx(dense[f][0], rel=1e-12, abs=1e-15)
         assert results[f, 1] == dense[f][1] and bool(results[f, 2]) == dense[f][2]
+
+
+@pytest.mark.parametrize("n_chunks", [1, 2, 3])
+def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks):
+    X_binned, y, w, missing_bin = node(7, n=50, n_bins=30)
+    X_binned = np.asfortranarray(np.column_stack([X_binned, X_binned[:, ::-1]]))
+    n_bins_non_missing = np.full(4, 30, dtype=np.int64)
+    idx = np.arange(y.size, dtype=np.int64)
+    hist = build_histogram_naive(X_binned, idx, y, w, None, 3, missing_bin + 1)
+    criterion = Entropy()
+    h = impurity_pointer(criterion.impurity_function())
+    totals = hist[0].sum(axis=0)
+    parent = w.sum() * criterion(totals[:3] / w.sum())
+    features = np.arange(4, dtype=np.int64)
+    results = {}
+    for chunks in (1, n_chunks):
+        out = np.full((4, 6), np.nan)
+        scan_node_sparse(X_binned, features, idx, 0, y.size, y, w, np.zeros((0, 0)),
+                         np.zeros(0, dtype=np.int64), 3, missing_bin, n_bins_non_missing, totals,
+                         h, criterion.parameters(), parent, w.sum(), 1, 0.0, True, 0, 0.0, 0,
+                         np.zeros(1), np.zeros((chunks, missing_bin + 1, 6)),
+                         np.empty((chunks, missing_bin + 1), dtype=np.int64),
+                         np.empty((chunks, missing_bin + 2, 6)), out, scan_workspace(4, 6, 3),
+                         scan_pointer(), chunks)
+        results[chunks] = out
+    assert not np.isnan(results[n_chunks]).any()
+    np.testing.assert_array_equal(results[n_chunks], results[1])
 
 
 def test_partition_is_stable_and_routes_missing_values():

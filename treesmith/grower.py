@@ -18,7 +18,7 @@ from ._dtypes import (
 )
 from ._kernels.growth import grow
 from ._kernels.permutation import node_test_pointer
-from ._kernels.splitting import scan_pointer
+from ._kernels.splitting import scan_pointer, sparse_scan_pointer
 from .binning import BinMapper, midpoints
 from .costs import ResolvedCosts, resolve_costs
 from .criteria import Criterion
@@ -147,6 +147,7 @@ class TreeGrower:
 
     def grow(self, X_binned, y_code, sample_weight, sample_stats=None) -> Tree:
         """Grow on all samples with positive weight and return the fitted Tree."""
+        X_binned = np.asfortranarray(X_binned)  # the kernels' layout (no copy from BinMapper)
         n_features = X_binned.shape[1]
         bins = self.bin_mapper
         rules = self.rules
@@ -183,7 +184,7 @@ class TreeGrower:
             float(rule_parameters[0]), group_code, group_q,
             np.ascontiguousarray(costs.feature_cost, dtype=np.float64),
             np.ascontiguousarray(costs.cost_group, dtype=np.int64), int(costs.cost_model),
-            scan_pointer(),
+            scan_pointer(), sparse_scan_pointer(X_binned),
         )
         return self._to_tree(n_features, *out)
 

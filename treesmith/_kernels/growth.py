@@ -34,8 +34,6 @@ from .splitting import (
     pairs_of,
     partition,
     scan_features_serial,
-    scan_features_sparse,
-    scan_features_sparse_parallel,
     scan_workspace,
     stats_count,
     stats_weight,
@@ -368,7 +366,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
          max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold, n_threads,
          max_histograms, skip_same_class_runs, significance, n_permutations,
          significance_over_features, node_test, rule, lam,
-         group_code, group_q, feature_cost, cost_group, cost_model, scan):
+         group_code, group_q, feature_cost, cost_group, cost_model, scan, sparse_scan):
     """Grow one tree on the samples ``sample_idx`` (positive weights only).
 
     Splits are chosen by ``rule`` (``treesmith._dtypes.RULE_*``; ``lam`` is ECART's lambda,
@@ -385,7 +383,8 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     from ``seed`` and the node id) becomes a leaf: S-pruning of seed 001 §3; with
     ``significance_over_features`` each permutation takes the best gain over all features;
     ``node_test`` is the p-value function pointer (``permutation.node_test_pointer``), ``scan``
-    the per-feature scan's (``splitting.scan_pointer``).
+    the per-feature scan's (``splitting.scan_pointer``), ``sparse_scan`` the small-node scan's
+    (``splitting.sparse_scan_pointer``).
     Weights are absolute (``min_weight_split`` is theta times the total weight) and
     ``min_impurity_decrease`` applies to the chosen split's gain. ``max_depth``,
     ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth
@@ -492,23 +491,14 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                                                 state, feature_order, feature_chosen)
                 results[:, 1] = NO_SPLIT
                 weighted_impurity = weight * impurity[node]
-                if not dense and n_chunks > 1 and count * features.shape[0] >= 512:
-                    scan_features_sparse_parallel(
-                        X_binned, features, sample_idx, start[node], end[node], y_code,
-                        sample_weight, sample_stats, group_code, n_classes, missing_bin,
-                        n_bins_non_missing, node_stats, h, h_params, weighted_impurity,
-                        total_weight, min_samples_leaf, min_weight_leaf, skip_same_class_runs,
-                        rule, lam, n_groups, group_q, scratch, touched, compact, results, work,
-                        scan)
-                elif not dense:
-                    scan_features_sparse(X_binned, features, sample_idx, start[node],
-                                         end[node], y_code, sample_weight, sample_stats,
-                                         group_code, n_classes, missing_bin, n_bins_non_missing,
-                                         node_stats, h, h_params, weighted_impurity,
-                                         total_weight, min_samples_leaf, min_weight_leaf,
-                                         skip_same_class_runs, rule, lam, n_groups, group_q,
-                                         scratch[0], touched[0], compact[0], results, work,
-                                         scan)
+                if not dense:
+                    chunks = n_chunks if count * features.shape[0] >= SPARSE_PARALLEL_WORK else 1
+                    sparse_scan(X_binned, features, sample_idx, start[node], end[node], y_code,
+                                sample_weight, sample_stats, group_code, n_classes, missing_bin,
+                                n_bins_non_missing, node_stats, h, h_params, weighted_impurity,
+                                total_weight, min_samples_leaf, min_weight_leaf,
+                                skip_same_class_runs, rule, lam, n_groups, group_q, scratch,
+                                touched, compact, results, work, scan, chunks)
                 else:
                     scan_features_serial(hist, features, node_stats, n_bins_non_missing,
                                          missing_bin, n_classes, h, h_params,

@@ -16,6 +16,7 @@ The impurity ``h`` arrives as a first-class function (``IMPURITY_FUNCTION_TYPE``
 never changes when a criterion is added.
 """
 
+import numba
 import numpy as np
 from numba import njit, prange, types
 
@@ -539,16 +540,25 @@ def scan_features_sparse(X_binned, features, sample_idx, start, end, y_code, sam
 
 
 @njit(cache=True, parallel=True)
-def scan_features_sparse_parallel(X_binned, features, sample_idx, start, end, y_code,
-                                  sample_weight, sample_stats, group_code, n_classes,
-                                  missing_bin, n_bins_non_missing, totals, h, h_params,
-                                  weighted_parent_impurity, total_weight, min_samples_leaf,
-                                  min_weight_leaf, skip_same_class_runs, rule, lam, n_groups,
-                                  group_q, scratch, touched, compact, results, work, scan):
-    """``scan_features_sparse`` with the features cut into one chunk per thread; chunk ``c``
-    uses ``scratch[c]``, ``touched[c]``, ``compact[c]``. Results are per feature, so they do
-    not depend on the number of chunks."""
-    n_chunks = scratch.shape[0]
+def scan_node_sparse(X_binned, features, sample_idx, start, end, y_code, sample_weight,
+                     sample_stats, group_code, n_classes, missing_bin, n_bins_non_missing, totals,
+                     h, h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
+                     min_weight_leaf, skip_same_class_runs, rule, lam, n_groups, group_q,
+                     scratch, touched, compact, results, work, scan, n_chunks):
+    """``scan_features_sparse`` over the node's ``features``, cut into ``n_chunks`` chunks run
+    on separate threads (1: on this thread). Chunk ``c`` uses ``scratch[c]``, ``touched[c]``
+    and ``compact[c]``; results are per feature, so they do not depend on ``n_chunks``.
+
+    The growth loop calls it through ``sparse_scan_pointer`` (see ``scan_pointer``).
+    """
+    if n_chunks <= 1:
+        scan_features_sparse(X_binned, features, sample_idx, start, end, y_code, sample_weight,
+                             sample_stats, group_code, n_classes, missing_bin,
+                             n_bins_non_missing, totals, h, h_params, weighted_parent_impurity,
+                             total_weight, min_samples_leaf, min_weight_leaf,
+                             skip_same_class_runs, rule, lam, n_groups, group_q, scratch[0],
+                             touched[0], compact[0], results, work, scan)
+        return
     n = features.shape[0]
     for c in prange(n_chunks):
         first = c * n // n_chunks
@@ -559,6 +569,36 @@ def scan_features_sparse_parallel(X_binned, features, sample_idx, start, end, y_
                              total_weight, min_samples_leaf, min_weight_leaf,
                              skip_same_class_runs, rule, lam, n_groups, group_q, scratch[c],
                              touched[c], compact[c], results, work, scan)
+
+
+def _sparse_scan_signature(x_binned_type):
+    int64_1d, float64_1d = types.int64[::1], types.float64[::1]
+    return types.void(
+        x_binned_type, int64_1d, int64_1d, types.int64, types.int64, int64_1d, float64_1d,
+        types.float64[:, ::1], int64_1d, types.int64, types.int64, int64_1d, float64_1d,
+        IMPURITY_FUNCTION_TYPE, float64_1d, types.float64, types.float64, types.int64,
+        types.float64, types.boolean, types.int64, types.float64, types.int64, float64_1d,
+        types.float64[:, :, ::1], types.int64[:, ::1], types.float64[:, :, ::1],
+        types.float64[:, ::1], types.float64[:, :, ::1], SCAN_FUNCTION_TYPE, types.int64)
+
+
+_SPARSE_SCAN_POINTERS = {}
+
+
+def sparse_scan_pointer(X_binned):
+    """``scan_node_sparse`` as a first-class function pointer for binned features like
+    ``X_binned``: compiled once, not again inside the growth loop, like the scan itself
+    (``scan_pointer``).
+
+    The pointer's type must be the one the growth loop sees, so it is compiled for Numba's
+    type of ``X_binned``: uint8 or uint16, Fortran order, or C order when the array is both
+    (a single feature or a single row).
+    """
+    x_binned_type = numba.typeof(X_binned)
+    if x_binned_type not in _SPARSE_SCAN_POINTERS:
+        _SPARSE_SCAN_POINTERS[x_binned_type] = FunctionPointer(
+            scan_node_sparse, _sparse_scan_signature(x_binned_type))
+    return _SPARSE_SCAN_POINTERS[x_binned_type]
 
 
 @njit(cache=True, nogil=True)
