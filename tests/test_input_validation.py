@@ -83,14 +83,17 @@ def test_infinite_feature_is_named(Estimator, bad, data):
         Estimator().fit(frame, y)
 
 
-@pytest.mark.parametrize("Estimator", ESTIMATORS)
-def test_infinite_feature_at_predict_is_rejected(Estimator, data):
+@pytest.mark.parametrize(("Estimator", "method"), [
+    (Estimator, method) for Estimator in ESTIMATORS
+    for method in ("predict", "predict_proba", "predict_log_proba", "apply", "decision_path")
+    if hasattr(Estimator, method)])
+def test_infinite_feature_at_predict_is_rejected_and_named(Estimator, method, data):
     X, y = data
     est = Estimator().fit(X, y)
     X_bad = X.copy()
-    X_bad[0, 1] = np.inf
-    with pytest.raises(ValueError, match=r"(?i)inf"):
-        est.predict(X_bad)
+    X_bad[-1, 1] = -np.inf
+    with pytest.raises(ValueError, match=r"(?i)inf.*\b1\b|\b1\b.*inf"):
+        getattr(est, method)(X_bad)
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)

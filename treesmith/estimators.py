@@ -130,9 +130,12 @@ class BaseDecisionTree(BaseEstimator):
         return X, y
 
     def _validate_X_predict(self, X):
+        """Validate X for prediction without a finiteness pass: the tree walk itself reports
+        ±inf, naming the column (``Tree.apply``), so a separate pass over X (half the time of
+        a depth-8 predict on 1e6 x 50) is not needed."""
         check_is_fitted(self, "tree_")
-        return self._finite_or_named(lambda: validate_data(
-            self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite="allow-nan", reset=False), X)
+        return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
+                             reset=False)
 
     def _finite_or_named(self, validate, X):
         """Run scikit-learn's validation with its fast NaN-allowing finiteness check; when it
