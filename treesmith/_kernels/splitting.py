@@ -230,16 +230,17 @@ def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes
         scale = (abs(weighted_parent_impurity) + node_weight) / total_weight
     best_score = -np.inf
     best_bin = NO_SPLIT
-    best_missing_left = False
+    # np.bool_, not the literal False: Numba compiles a callee for every type a variable takes
+    # during inference, so a literal initial value compiles _write_result twice.
+    best_missing_left = np.bool_(False)
     best_weight_left = 0.0
     best_gain = -np.inf
     b = _next_occupied(hist_f, NO_SPLIT, n_bins_non_missing, n_classes)
-    if b == NO_SPLIT:
-        _write_result(out, best_score, best_bin, best_missing_left, best_weight_left, best_gain)
-        return
-    pure_here = _pure_class(hist_f, b, n_classes) if skip_same_class_runs else -1
+    pure_here = -1
+    if skip_same_class_runs and b != NO_SPLIT:
+        pure_here = _pure_class(hist_f, b, n_classes)
     first_cut = True
-    while True:
+    while b != NO_SPLIT:
         next_b = _next_occupied(hist_f, b, n_bins_non_missing, n_classes)
         for s in range(n_stats):
             left[s] += hist_f[b, s]

@@ -1,0 +1,67 @@
+"""No treesmith kernel is compiled twice for what is one signature.
+
+Numba compiles a function once per argument-type signature. Passing a Python int literal, or
+prange's unsigned index, where other call sites pass an int64 made several kernels compile two
+to four times, and the first fit after install took twice as long. This runs fits and a predict
+in a fresh process with an empty cache and checks that no treesmith function was compiled for
+two signatures that differ only in literal or unsigned scalar types. (Different array dtypes,
+as in the node-array resize helper, are different signatures.)
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+
+_SNIPPET = """
+import json
+from numba.core import event
+
+compiled = []
+
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        py_func = ev.data["dispatcher"].py_func
+        if py_func.__module__.startswith("treesmith"):
+            compiled.append([f"{py_func.__module__}.{py_func.__qualname__}",
+                             [str(t) for t in ev.data["args"]]])
+
+    def on_end(self, ev):
+        pass
+
+
+event.register("numba:compile", Listener())
+import numpy as np
+from sklearn.datasets import load_iris
+
+import treesmith
+
+X, y = load_iris(return_X_y=True)
+X[::7, 1] = np.nan
+treesmith.DecisionTreeClassifier(random_state=0).fit(X, y).predict(X)
+treesmith.DecisionTreeClassifier(max_features=2, max_leaf_nodes=6, random_state=0).fit(X, y)
+print(json.dumps(compiled))
+"""
+
+
+def _scalar_kind(type_name):
+    """The signature type with literals and unsigned scalars folded into int64 / bool."""
+    type_name = re.sub(r"Literal\[int\]\(.*?\)|uint64", "int64", type_name)
+    return re.sub(r"Literal\[bool\]\(.*?\)", "bool", type_name)
+
+
+def test_a_first_fit_compiles_each_kernel_once_per_signature(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    result = subprocess.run([sys.executable, "-c", _SNIPPET], capture_output=True, text=True,
+                            env=env, check=True, timeout=600)
+    signatures = defaultdict(list)
+    for name, arg_types in json.loads(result.stdout.strip().splitlines()[-1]):
+        signatures[name].append(tuple(_scalar_kind(t) for t in arg_types))
+    assert "treesmith._kernels.growth.grow" in signatures
+    assert "treesmith._kernels.splitting.scan_feature_rule" in signatures
+    duplicated = {name: len(found) for name, found in signatures.items()
+                  if len(set(found)) < len(found)}
+    assert duplicated == {}
