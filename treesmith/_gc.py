@@ -10,7 +10,10 @@ collections (8 full) taking 0.98 s; paused, one collection of 0.38 s follows it.
 
 Pausing is safe: reference counting still frees every object that is not in a cycle, and the
 collector runs again as soon as the outermost paused call returns. A counter makes nested and
-concurrent (threaded) calls restore the collector once, when the last of them ends.
+concurrent (threaded) calls restore the collector once, when the last of them ends. The pause is
+process-wide: in a program whose other threads create cyclic garbage while a long fit runs,
+that garbage is collected when the fit returns (the compiled growth itself allocates no Python
+objects).
 """
 
 import functools
