@@ -40,3 +40,12 @@ class FunctionPointer(WrapperAddressProtocol):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.dispatcher.py_func.__qualname__}>"
+
+
+def function_pointer(function, signature):
+    """A :class:`FunctionPointer` to ``function`` compiled for ``signature``; ``function``
+    itself when it is not a Numba dispatcher (under ``NUMBA_DISABLE_JIT=1`` the kernels are
+    plain Python and call it directly)."""
+    if not isinstance(function, Dispatcher):
+        return function
+    return FunctionPointer(function, signature)

@@ -52,15 +52,15 @@ def pack_nodes(children_left, children_right, feature, threshold, missing_go_lef
 @njit(cache=True, nogil=True)
 def _next_node(nodes, node, row):
     """Child of ``node`` that ``row`` goes to (``node`` itself at a leaf), branch-free."""
-    value = np.float64(row[nodes[node].feature])
-    go_left = (value <= nodes[node].threshold) | (
-        np.isnan(value) & (nodes[node].missing_go_left != 0))
-    return nodes[node].left if go_left else nodes[node].right
+    value = np.float64(row[nodes[node]["feature"]])
+    go_left = (value <= nodes[node]["threshold"]) | (
+        np.isnan(value) & (nodes[node]["missing_go_left"] != 0))
+    return nodes[node]["left"] if go_left else nodes[node]["right"]
 
 
 @njit(cache=True, nogil=True)
 def _is_leaf(nodes, node):
-    return nodes[node].left == node
+    return nodes[node]["left"] == node
 
 
 @njit(cache=True, nogil=True)

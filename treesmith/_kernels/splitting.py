@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit, prange, types
 
 from .._dtypes import IMPURITY_FUNCTION_TYPE
-from .pointers import FunctionPointer
+from .pointers import function_pointer
 
 #: Bin threshold of "no valid split". A numpy integer, not a Python int: Numba types a Python
 #: int global as a literal, and every kernel called with it would be compiled twice.
@@ -386,7 +386,7 @@ def scan_pointer():
     microseconds.
     """
     if not _SCAN_POINTER:
-        _SCAN_POINTER.append(FunctionPointer(scan_feature_rule, SCAN_SIGNATURE))
+        _SCAN_POINTER.append(function_pointer(scan_feature_rule, SCAN_SIGNATURE))
     return _SCAN_POINTER[0]
 
 
@@ -597,7 +597,7 @@ def sparse_scan_pointer(X_binned):
     """
     x_binned_type = numba.typeof(X_binned)
     if x_binned_type not in _SPARSE_SCAN_POINTERS:
-        _SPARSE_SCAN_POINTERS[x_binned_type] = FunctionPointer(
+        _SPARSE_SCAN_POINTERS[x_binned_type] = function_pointer(
             scan_node_sparse, _sparse_scan_signature(x_binned_type))
     return _SPARSE_SCAN_POINTERS[x_binned_type]
 
