@@ -17,6 +17,8 @@ import warnings
 
 import numpy as np
 
+from .._parameters import ParameterObject
+
 CLASSIFICATION_TASK = "classification"
 REGRESSION_TASK = "regression"
 
@@ -52,7 +54,7 @@ def register(*names: str, by_name: bool = True):
     return decorator
 
 
-class Criterion:
+class Criterion(ParameterObject):
     """Base class of every impurity criterion.
 
     Subclasses set ``task``, ``formula`` and ``parameter_ranges`` (documentation shown by
@@ -63,7 +65,6 @@ class Criterion:
     task: str = CLASSIFICATION_TASK
     formula: str = ""
     parameter_ranges: str = "no parameters"
-    _param_names: tuple[str, ...] = ()
 
     def __init__(self, **params):
         for name, value in params.items():
@@ -86,11 +87,6 @@ class Criterion:
         """
         raise NotImplementedError
 
-    def parameters(self) -> np.ndarray:
-        """The float64 parameter vector passed to the compiled function (never empty)."""
-        values = [float(getattr(self, name)) for name in self._param_names]
-        return np.asarray(values if values else [0.0], dtype=np.float64)
-
     def validate(self, n_classes: int | None = None) -> None:
         """Check the parameters (and, for classification, that they fit ``n_classes``).
 
@@ -105,9 +101,6 @@ class Criterion:
             caveat = self.concavity_caveat(n_classes)
             if caveat and caveat != self.concavity_caveat():
                 warnings.warn(f"{self!r}: {caveat}", ConcavityWarning, stacklevel=2)
-
-    def _check_parameters(self) -> None:
-        """Raise ``ValueError`` naming the first parameter outside its domain."""
 
     def _check_n_classes(self, n_classes: int) -> None:
         """Raise ``ValueError`` when the parameters do not fit ``n_classes`` classes."""
@@ -133,36 +126,9 @@ class Criterion:
         names = getattr(type(self), "registered_names", ())
         return names[0] if names else type(self).__name__.lower()
 
-    def get_params(self, deep: bool = True) -> dict:
-        """The constructor parameters (scikit-learn protocol: ``clone`` and nested grid search
-        such as ``criterion__alpha`` work through this and :meth:`set_params`)."""
-        return {name: getattr(self, name) for name in self._param_names}
-
-    def set_params(self, **params):
-        """Set parameters by name and validate them again; returns ``self``."""
-        valid = self.get_params()
-        for name in params:
-            if name not in valid:
-                raise ValueError(
-                    f"{type(self).__name__} has no parameter {name!r}; valid: {sorted(valid)}."
-                )
-        for name, value in params.items():
-            setattr(self, name, value)
-        self._check_on_change(stacklevel=3)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other) -> bool:
-        if type(self) is not type(other):
-            return NotImplemented
-        mine, theirs = self.get_params(), other.get_params()
-        return all(np.array_equal(np.asarray(mine[k]), np.asarray(theirs[k])) for k in mine)
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, repr(self)))
+    def _parameters_changed(self) -> None:
+        # set_params -> here -> _check_on_change -> warn: the warning points at set_params' caller.
+        self._check_on_change(stacklevel=4)
 
 
 class RegressionCriterion(Criterion):

@@ -21,6 +21,7 @@ from .._dtypes import (
     RULE_GAIN_RATIO,
     RULE_IMPURE_PAIRS,
 )
+from .._parameters import ParameterObject
 
 _REGISTRY: dict[str, type] = {}
 
@@ -34,7 +35,7 @@ def _register(name: str):
     return decorator
 
 
-class Rule:
+class Rule(ParameterObject):
     """Base class of the split-selection rules.
 
     Subclasses set ``code``, ``formula`` and ``divides_by_cost`` (whether the score is divided
@@ -46,44 +47,6 @@ class Rule:
     name: str = ""
     formula: str = ""
     divides_by_cost: bool = False
-    _param_names: tuple[str, ...] = ()
-
-    def parameters(self) -> np.ndarray:
-        """The float64 parameter vector passed to the kernel (``[0.0]`` when there is none)."""
-        values = [float(getattr(self, name)) for name in self._param_names]
-        return np.asarray(values if values else [0.0], dtype=np.float64)
-
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters (scikit-learn protocol, so ``clone`` and grid search work)."""
-        return {name: getattr(self, name) for name in self._param_names}
-
-    def set_params(self, **params):
-        """Set parameters by name, validate them again and return ``self``."""
-        valid = self.get_params()
-        for name in params:
-            if name not in valid:
-                raise ValueError(
-                    f"{type(self).__name__} has no parameter {name!r}; valid: {sorted(valid)}."
-                )
-        for name, value in params.items():
-            setattr(self, name, value)
-        self._check_parameters()
-        return self
-
-    def _check_parameters(self) -> None:
-        """Raise ``ValueError`` naming the first parameter outside its domain."""
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other) -> bool:
-        if type(self) is not type(other):
-            return NotImplemented
-        return self.get_params() == other.get_params()
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(sorted(self.get_params().items()))))
 
 
 @_register("gain")
