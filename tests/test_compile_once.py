@@ -17,32 +17,20 @@ from collections import defaultdict
 
 _SNIPPET = """
 import json
-from numba.core import event
-
-compiled = []
-
-
-class Listener(event.Listener):
-    def on_start(self, ev):
-        py_func = ev.data["dispatcher"].py_func
-        if py_func.__module__.startswith("treesmith"):
-            compiled.append([f"{py_func.__module__}.{py_func.__qualname__}",
-                             [str(t) for t in ev.data["args"]]])
-
-    def on_end(self, ev):
-        pass
-
-
-event.register("numba:compile", Listener())
 import numpy as np
+from numba.core import event
 from sklearn.datasets import load_iris
 
 import treesmith
 
 X, y = load_iris(return_X_y=True)
 X[::7, 1] = np.nan
-treesmith.DecisionTreeClassifier(random_state=0).fit(X, y).predict(X)
-treesmith.DecisionTreeClassifier(max_features=2, max_leaf_nodes=6, random_state=0).fit(X, y)
+with event.install_recorder("numba:compile") as recorder:
+    treesmith.DecisionTreeClassifier(random_state=0).fit(X, y).predict(X)
+    treesmith.DecisionTreeClassifier(max_features=2, max_leaf_nodes=6, random_state=0).fit(X, y)
+compiled = [(f"{f.__module__}.{f.__qualname__}", [str(t) for t in ev.data["args"]])
+            for _, ev in recorder.buffer if ev.is_start
+            for f in [ev.data["dispatcher"].py_func] if f.__module__.startswith("treesmith")]
 print(json.dumps(compiled))
 """
 

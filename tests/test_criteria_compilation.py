@@ -28,16 +28,7 @@ _FRESH_PROCESS = textwrap.dedent("""
     from numba.core import event
     from numba.core.dispatcher import Dispatcher
 
-    compiled_now = []
-
-    class Listener(event.Listener):
-        def on_start(self, ev):
-            compiled_now.append(ev.data["dispatcher"].py_func.__qualname__)
-
-        def on_end(self, ev):
-            pass
-
-    event.register("numba:compile", Listener())
+    recorder = event.install_recorder("numba:compile").__enter__()  # records to the end
 
     import treesmith
     from treesmith.criteria import _impurity, regression
@@ -48,7 +39,9 @@ _FRESH_PROCESS = textwrap.dedent("""
                       for name, value in vars(module).items()
                       if isinstance(value, Dispatcher) and value.signatures)
 
-    report = {"import_compiles": list(compiled_now), "after_import": criteria_in_memory()}
+    import_compiles = [ev.data["dispatcher"].py_func.__qualname__
+                       for _, ev in recorder.buffer if ev.is_start]
+    report = {"import_compiles": import_compiles, "after_import": criteria_in_memory()}
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 0, 1, 1])
     treesmith.DecisionTreeClassifier().fit(X, y)
@@ -130,22 +123,9 @@ def test_a_custom_criterion_is_compiled_once_at_construction(real_dataset):
     X, y = real_dataset("iris")
     DecisionTreeClassifier().fit(X, y)  # the kernels, compiled or loaded beforehand
     criterion = Custom(_cube_impurity, alpha=2.0)
-    compiled_now = []
-
-    class Listener(event.Listener):
-        def on_start(self, ev):
-            compiled_now.append(ev.data["dispatcher"].py_func.__qualname__)
-
-        def on_end(self, ev):
-            pass
-
-    listener = Listener()
-    event.register("numba:compile", listener)
-    try:
+    with event.install_recorder("numba:compile") as recorder:
         model = DecisionTreeClassifier(criterion=criterion).fit(X, y)
-    finally:
-        event.unregister("numba:compile", listener)
-    assert compiled_now == []
+    assert recorder.buffer == []
     assert impurity_pointer(criterion.impurity_function()).dispatcher \
         is criterion.impurity_function()
     assert criterion(np.array([0.5, 0.5])) == pytest.approx(2.0 * 0.75)
