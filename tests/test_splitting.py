@@ -66,7 +66,7 @@ def test_scan_matches_brute_force(criterion, seed, skip):
     parent = weight * criterion(props)
     work = scan_workspace(1, 6, 3)[0]
     score, b, _ = scan_feature(hist[0], totals, missing_bin, missing_bin, 3, h, params, parent,
-                               weight, 1, 0.0, skip, work)
+                               weight, 1, 0.0, skip, work, np.empty(5))
     expected = best_by_brute_force(hist[0], missing_bin, missing_bin, 3, criterion, weight)
     assert score == pytest.approx(expected[0], rel=1e-12, abs=1e-15)
 
@@ -85,7 +85,7 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
     parent = w.sum() * criterion(totals[:3] / w.sum())
     work = scan_workspace(2, 6, 3)
     dense = [scan_feature(hist[f], totals, 30, missing_bin, 3, h, params, parent, w.sum(),
-                          min_samples_leaf, 0.0, False, work[f]) for f in range(2)]
+                          min_samples_leaf, 0.0, False, work[f], np.empty(5)) for f in range(2)]
     results = np.empty((2, 6))
     scan_features_sparse(X_binned, np.arange(2), idx, 0, y.size, y, w, np.zeros((0, 0)),
                          np.zeros(0, dtype=np.int64), 3, missing_bin, n_bins_non_missing, totals,

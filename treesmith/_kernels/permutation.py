@@ -55,8 +55,9 @@ def _shuffle_pairs(y_code, sample_weight, state):
 @njit(cache=True, nogil=True)
 def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_classes, n_bins, missing_bin,
                h, h_params, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
-               node_weight, hist_f, totals, work):
-    """Largest Delta_h over the feature's thresholds (-inf when no valid split exists)."""
+               node_weight, hist_f, totals, work, out):
+    """Largest Delta_h over the feature's thresholds (-inf when no valid split exists);
+    ``hist_f``, ``totals``, ``work`` and ``out`` are scratch."""
     hist_f[:] = 0.0
     _accumulate_classification(feature_bins, sample_idx, 0, sample_idx.shape[0], y_code,
                                sample_weight, n_classes, hist_f)
@@ -67,7 +68,7 @@ def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_classes, n_bin
     gain, bin_threshold, _ = scan_feature(hist_f, totals, n_bins, missing_bin, n_classes, h,
                                           h_params, weighted_parent_impurity, node_weight,
                                           min_samples_leaf, min_weight_leaf,
-                                          False, work)  # no skip_same_class_runs: any h
+                                          False, work, out)  # no skip_same_class_runs: any h
     if bin_threshold == NO_SPLIT:
         return -np.inf
     return gain
@@ -154,13 +155,14 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     hist_f = np.zeros((n_occupied.max() + 1, n_stats))
     totals = np.zeros(n_stats)
     work = scan_workspace(1, n_stats, n_classes)[0]
+    out = np.empty(5)
 
     observed = -np.inf
     for f in range(n_features):
         gain = _best_gain(compact[:, f], sample_idx, y_code, sample_weight, n_classes,
                           n_occupied[f], n_occupied[f], h, h_params, min_samples_leaf,
                           min_weight_leaf, weighted_parent_impurity, node_weight,
-                          hist_f[:n_occupied[f] + 1], totals, work)
+                          hist_f[:n_occupied[f] + 1], totals, work, out)
         observed = max(observed, gain)
     if observed == -np.inf:
         return observed, 1.0
@@ -176,7 +178,7 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
             gain = _best_gain(compact[:, f], sample_idx, shuffled_y, shuffled_w, n_classes,
                               n_occupied[f], n_occupied[f], h, h_params, min_samples_leaf,
                               min_weight_leaf, weighted_parent_impurity, node_weight,
-                              hist_f[:n_occupied[f] + 1], totals, work)
+                              hist_f[:n_occupied[f] + 1], totals, work, out)
             if gain >= observed - 1e-12:
                 n_at_least += 1
                 break

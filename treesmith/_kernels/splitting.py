@@ -168,12 +168,12 @@ def _efficiency(child, n_classes, n_groups, group_q, weight_child, weight_node, 
 @njit(cache=True, nogil=True)
 def scan_feature(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
                  weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-                 skip_same_class_runs, work):
+                 skip_same_class_runs, work, out):
     """Best split of one feature by gain: ``scan_feature_rule`` with RULE_GAIN.
 
-    Returns ``(score, bin_threshold, missing_go_left)``.
+    Returns ``(score, bin_threshold, missing_go_left)``; ``out`` (length >= 5) is scratch,
+    passed in because the permutation test calls this for every shuffle.
     """
-    out = np.empty(5)
     scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
                       weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
                       skip_same_class_runs, work, np.int64(0), 0.0, np.int64(0), work[6, :1],
