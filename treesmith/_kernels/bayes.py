@@ -816,6 +816,16 @@ def write_compact(nodes, scratch, offset, feature, bin_threshold, next_bin, left
 
 
 @njit(cache=True, nogil=True)
+def total_log_prior(nodes):
+    """log p(T) from the nodes' factors (unnormalised by the max_leaves conditioning)."""
+    total = 0.0
+    for which in (LEAVES, INTERNAL):
+        for v in range(nodes.sizes[which]):
+            total += nodes.log_prior[nodes.sets[which, v]]
+    return total
+
+
+@njit(cache=True, nogil=True)
 def run_chain(data, prior, settings, seed):
     """Run one chain of ``settings.n_iter`` Metropolis–Hastings steps.
 
@@ -832,15 +842,10 @@ def run_chain(data, prior, settings, seed):
     state[0] = initial_state(seed)
     if settings.start_from_prior:
         grow_from_prior(data, prior, nodes, scratch, state)
-    log_prior = 0.0
+    log_prior = total_log_prior(nodes)
     log_likelihood = 0.0
     for v in range(nodes.sizes[LEAVES]):
-        leaf = nodes.sets[LEAVES, v]
-        log_likelihood += nodes.log_likelihood[leaf]
-    for v in range(nodes.sizes[INTERNAL]):
-        log_prior += nodes.log_prior[nodes.sets[INTERNAL, v]]
-    for v in range(nodes.sizes[LEAVES]):
-        log_prior += nodes.log_prior[nodes.sets[LEAVES, v]]
+        log_likelihood += nodes.log_likelihood[nodes.sets[LEAVES, v]]
     n_iter = settings.n_iter
     trace_log_posterior = np.empty(n_iter)
     trace_log_likelihood = np.empty(n_iter)
@@ -898,6 +903,8 @@ def run_chain(data, prior, settings, seed):
         if changed:
             log_prior += d_prior
             log_likelihood += d_likelihood
+            if not (-np.inf < log_prior < np.inf):  # left a tree of prior 0 (sigma = 1)
+                log_prior = total_log_prior(nodes)
             changed_since_recorded = True
         target = log_prior + power * log_likelihood
         trace_log_posterior[iteration] = target
