@@ -412,7 +412,8 @@ class BayesianTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict(self, X):
         """Most probable class (lowest class index on ties)."""
-        return self.classes_.take(np.argmax(self.predict_proba(X), axis=1))
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1))
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         raise AttributeError("cost_complexity_pruning_path is not defined for Bayesian CART; "
