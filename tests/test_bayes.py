@@ -106,7 +106,7 @@ def test_posterior_averaging_matches_a_naive_average_over_the_sample(fitted, iri
             while sample.left[base + node] >= 0:
                 go_left = x[sample.feature[base + node]] <= sample.threshold[base + node]
                 node = sample.left[base + node] if go_left else sample.right[base + node]
-            expected[i] += sample.weights[t] * sample.leaf_proba[base + node]
+            expected[i] += sample.weights[t] * sample.leaf_prediction[base + node]
     expected /= sample.weights.sum()
     np.testing.assert_allclose(fitted.predict_proba(rows), expected)
     np.testing.assert_allclose(fitted.predict_proba(X).sum(axis=1), 1.0)

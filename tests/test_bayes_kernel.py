@@ -24,13 +24,17 @@ def binned_data(X_binned, y, sample_weight=None):
     n = X_binned.shape[0]
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     n_bins = int(X_binned.max()) + 1  # the largest bin plays the missing-value bin
-    return kernel.BinnedData(X_binned, np.flatnonzero(w > 0).astype(np.int64),
-                             np.asarray(y, dtype=np.int64), w, n_bins, n_bins - 1)
+    y = np.asarray(y)
+    y_code = y.astype(np.int64) if y.dtype.kind in "iu" else np.zeros(n, dtype=np.int64)
+    y_value = np.asarray(y, dtype=np.float64) if y.dtype.kind == "f" else np.zeros(0)
+    return kernel.BinnedData(X_binned, np.flatnonzero(w > 0).astype(np.int64), y_code,
+                             y_value, w, n_bins, n_bins - 1)
 
 
 def make_prior(sigma=0.95, phi=1.0, a=(1.0, 1.0), max_depth=-1, max_leaves=64, power=1.0):
-    return kernel.TreePrior(float(sigma), float(phi), np.asarray(a, dtype=np.float64),
-                            int(max_depth), int(max_leaves), float(power))
+    return kernel.TreePrior(float(sigma), float(phi), kernel.CLASSIFICATION,
+                            np.asarray(a, dtype=np.float64), int(max_depth), int(max_leaves),
+                            float(power))
 
 
 def make_settings(n_iter, burn_in=0, start_from_prior=False, record=True):
@@ -69,7 +73,7 @@ def split_probability(prior, depth):
 def enumerate_trees(X, y, w, prior):
     """Every tree on (X, y) under the prior's rules: {key: (log prior, log likelihood)}, where
     the prior is the generative one *before* conditioning on max_leaves."""
-    a = list(prior.dirichlet)
+    a = list(prior.leaf_parameters)
 
     def trees(rows, depth):
         values = [np.unique(X[rows, f]) for f in range(X.shape[1])]
@@ -267,7 +271,7 @@ def test_log_marginal_matches_the_beta_function_formula():
     a = np.array([0.5, 2.0])
     expected = (math.lgamma(2.5) - math.lgamma(0.5) - math.lgamma(2.0) + math.lgamma(3.5)
                 + math.lgamma(7.0) - math.lgamma(10.5))
-    assert kernel.leaf_log_marginal(weights, a) == pytest.approx(expected)
+    assert kernel.dirichlet_log_marginal(weights, a) == pytest.approx(expected)
 
 
 def test_uniform_draws_cover_the_unit_interval():

@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 # and lets optional dependencies stay optional).
 _LAZY = {
     "BayesianTreeClassifier": "treesmith.bayes",
+    "BayesianTreeRegressor": "treesmith.bayes",
     "plot_trace": "treesmith.bayes",
     "prune": "treesmith.pruning",
     "select_ccp_alpha": "treesmith.pruning",

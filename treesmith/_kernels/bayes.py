@@ -11,10 +11,20 @@ family of Balcan & Sharma, "Learning accurate and interpretable decision trees",
   bins of that feature in the node) - 1 values that leave both children non-empty. A tree's
   prior is the product over internal nodes of p_split(d) / (n_usable n_values) and over
   leaves of 1 - p_split(d), restricted to trees with at most ``max_leaves`` leaves.
-* Likelihood. Leaf class counts n_k (sample weights act as frequency weights) with a
-  Dirichlet(a_1..a_K) prior on the leaf's class probabilities, integrated exactly:
-  log p(y | T) = sum over leaves of lgamma(A) - sum_k lgamma(a_k) + sum_k lgamma(n_k + a_k)
-  - lgamma(n + A), with A = sum_k a_k and n = sum_k n_k.
+* Likelihood, integrated exactly over the leaf parameters (sample weights act as frequency
+  weights in every count and sum):
+  - classification: leaf class counts n_k with a Dirichlet(a_1..a_K) prior on the leaf's
+    class probabilities, log p(y | T) = sum over leaves of lgamma(A) - sum_k lgamma(a_k)
+    + sum_k lgamma(n_k + a_k) - lgamma(n + A), with A = sum_k a_k and n = sum_k n_k;
+  - regression, CGM98's mean-shift model: y ~ N(mu_i, s^2) in leaf i, mu_i ~ N(mu_bar,
+    s^2 / a), s^2 ~ InvGamma(nu / 2, nu lam / 2). With n_i, ybar_i the weight and mean of
+    leaf i, n the total weight, q_i = sum_leaf (y - ybar_i)^2 + n_i a / (n_i + a)
+    (ybar_i - mu_bar)^2 = sum_leaf (y - mu_bar)^2 - (sum_leaf (y - mu_bar))^2 / (n_i + a):
+      log p(y | T) = -n/2 log(2 pi) + nu/2 log(nu lam / 2) - lgamma(nu / 2)
+                     + sum_i [1/2 log a - 1/2 log(n_i + a)]
+                     + lgamma((n + nu) / 2) - (n + nu) / 2 log((sum_i q_i + nu lam) / 2).
+    Not a sum over leaves: each leaf caches its separable term and q_i, the chain the sum
+    of the q_i, so a move still costs only the leaves it changes.
 * Target pi(T) proportional to p(T) p(y | T)^power (power = 1 is the posterior; 0 the prior,
   which the tests use to check the sampler against the prior's exact size distribution).
 
@@ -28,6 +38,8 @@ partitions a leaf's slice, a prune merges two adjacent slices (no data pass), an
 swap re-partition only the subtree below the changed node, in a scratch copy that is written
 back on acceptance. Leaves cache their class counts, log marginal likelihood and prior term,
 internal nodes their prior term, so every move costs the data of the nodes it touches.
+Leaf statistics are the per-class weights (classification) or (sum w, sum w y', sum w y'^2)
+of the centred labels y' = y - mu_bar (regression).
 
 Randomness comes from one xorshift64* stream per chain (``_kernels.random``), seeded from the
 chain's seed alone: a chain's result does not depend on threads or on the other chains.
@@ -39,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._dtypes import TREE_LEAF as LEAF
+from .._dtypes import CLASSIFICATION, REGRESSION, TREE_LEAF as LEAF  # noqa: F401
 from .random import initial_state, next_below
 from .splitting import partition
 
@@ -65,7 +77,8 @@ class BinnedData(NamedTuple):
 
     X_binned: np.ndarray  # (n_samples, n_features) uint8/uint16, Fortran-ordered
     sample_idx: np.ndarray  # int64, rows with positive weight (the others are ignored)
-    y_code: np.ndarray  # int64 class index per row
+    y_code: np.ndarray  # int64 class index per row (classification)
+    y_value: np.ndarray  # float64 label minus mu_bar per row (regression)
     sample_weight: np.ndarray  # float64, frequency weight per row
     n_bins: int  # bins per feature, the missing-value bin (the largest) included
     missing_bin: int  # index of the missing-value bin
@@ -76,7 +89,8 @@ class TreePrior(NamedTuple):
 
     sigma: float  # in (0, 1]
     phi: float  # >= 0
-    dirichlet: np.ndarray  # float64 (n_classes,), a_k > 0
+    model: int  # CLASSIFICATION or REGRESSION (treesmith._dtypes)
+    leaf_parameters: np.ndarray  # float64: Dirichlet a_k per class; regression [a, nu, lam, n]
     max_depth: int  # -1: unlimited
     max_leaves: int  # >= 1
     likelihood_power: float  # 1: posterior, 0: prior only
@@ -108,8 +122,10 @@ class Nodes(NamedTuple):
     n_values: np.ndarray  # int64, internal: distinct bins of its feature in the node, minus 1
     splittable: np.ndarray  # bool, leaf: has a usable feature
     log_prior: np.ndarray  # float64, the node's factor of log p(T)
-    log_likelihood: np.ndarray  # float64, leaf: its log marginal likelihood
-    class_weight: np.ndarray  # float64 (n_nodes, n_classes), leaf: weight per class
+    log_likelihood: np.ndarray  # float64, leaf: its separable log likelihood term
+    residual: np.ndarray  # float64, leaf: q_i of the regression likelihood (0 otherwise)
+    residual_total: np.ndarray  # float64 (1,): sum of the leaves' q_i
+    stats: np.ndarray  # float64 (n_nodes, n_stats), leaf: its statistics
     samples: np.ndarray  # int64 permutation of the sample rows
     sets: np.ndarray  # int64 (3, n_nodes): LEAVES / PRUNABLE / INTERNAL members
     position: np.ndarray  # int64 (3, n_nodes): index of a node in each set, -1 if absent
@@ -134,9 +150,10 @@ class Scratch(NamedTuple):
     splittable: np.ndarray
     log_prior: np.ndarray
     log_likelihood: np.ndarray
-    class_weight: np.ndarray  # (n_nodes, n_classes)
-    left_weight: np.ndarray  # (n_classes,)
-    right_weight: np.ndarray  # (n_classes,)
+    residual: np.ndarray
+    stats: np.ndarray  # (n_nodes, n_stats)
+    left_stats: np.ndarray  # (n_stats,)
+    right_stats: np.ndarray  # (n_stats,)
 
 
 # -- random numbers ------------------------------------------------------------------------
@@ -178,7 +195,13 @@ def internal_log_prior(prior, depth, n_usable, n_values):
 
 
 @njit(cache=True, nogil=True)
-def leaf_log_marginal(class_weight, dirichlet):
+def n_stats(prior):
+    """Width of a leaf's statistics: n_classes, or 3 for regression."""
+    return prior.leaf_parameters.shape[0] if prior.model == CLASSIFICATION else 3
+
+
+@njit(cache=True, nogil=True)
+def dirichlet_log_marginal(class_weight, dirichlet):
     """Dirichlet-multinomial log marginal likelihood of a leaf's class counts (module doc)."""
     total_a = 0.0
     total_n = 0.0
@@ -189,6 +212,42 @@ def leaf_log_marginal(class_weight, dirichlet):
         total_n += class_weight[k]
         value += math.lgamma(class_weight[k] + a) - math.lgamma(a)
     return value + math.lgamma(total_a) - math.lgamma(total_n + total_a)
+
+
+@njit(cache=True, nogil=True)
+def leaf_terms(stats, prior):
+    """(separable log likelihood term, q_i) of a leaf with these statistics (module doc)."""
+    if prior.model == CLASSIFICATION:
+        return dirichlet_log_marginal(stats, prior.leaf_parameters), 0.0
+    a = prior.leaf_parameters[0]
+    weight, total, squares = stats[0], stats[1], stats[2]
+    residual = max(squares - total * total / (weight + a), 0.0)
+    return 0.5 * math.log(a) - 0.5 * math.log(weight + a), residual
+
+
+@njit(cache=True, nogil=True)
+def shared_log_likelihood(prior, residual_total):
+    """The part of the regression log likelihood shared by all leaves (0 for classification):
+    -n/2 log(2 pi) + nu/2 log(nu lam / 2) - lgamma(nu / 2) + lgamma((n + nu) / 2)
+    - (n + nu) / 2 log((sum_i q_i + nu lam) / 2)."""
+    if prior.model == CLASSIFICATION:
+        return 0.0
+    nu, lam, n = prior.leaf_parameters[1], prior.leaf_parameters[2], prior.leaf_parameters[3]
+    half = 0.5 * (n + nu)
+    return (-0.5 * n * math.log(2.0 * math.pi) + 0.5 * nu * math.log(0.5 * nu * lam)
+            - math.lgamma(0.5 * nu) + math.lgamma(half)
+            - half * math.log(0.5 * (residual_total + nu * lam)))
+
+
+@njit(cache=True, nogil=True)
+def likelihood_change(prior, nodes, d_separable, d_residual):
+    """Change of log p(y | T) when the leaves' separable terms change by ``d_separable`` and
+    their q_i sum by ``d_residual``."""
+    if prior.model == CLASSIFICATION:
+        return d_separable
+    total = nodes.residual_total[0]
+    return (d_separable + shared_log_likelihood(prior, total + d_residual)
+            - shared_log_likelihood(prior, total))
 
 
 # -- data of a node slice ------------------------------------------------------------------
@@ -276,11 +335,22 @@ def rule_values(X, samples, start, end, f, b, present):
 
 
 @njit(cache=True, nogil=True)
-def slice_class_weight(y_code, sample_weight, samples, start, end, out):
+def slice_stats(data, prior, samples, start, end, out):
+    """Leaf statistics of ``samples[start:end]``: weight per class, or (sum w, sum w y',
+    sum w y'^2) for regression."""
     out[:] = 0.0
-    for i in range(start, end):
-        row = samples[i]
-        out[y_code[row]] += sample_weight[row]
+    if prior.model == CLASSIFICATION:
+        for i in range(start, end):
+            row = samples[i]
+            out[data.y_code[row]] += data.sample_weight[row]
+    else:
+        for i in range(start, end):
+            row = samples[i]
+            w = data.sample_weight[row]
+            y = data.y_value[row]
+            out[0] += w
+            out[1] += w * y
+            out[2] += w * y * y
 
 
 # -- index sets ----------------------------------------------------------------------------
@@ -317,7 +387,7 @@ def is_prunable(nodes, node):
 def new_state(data, prior):
     """A tree that is the root alone, over every positive-weight sample."""
     n_nodes = 2 * prior.max_leaves - 1
-    n_classes = prior.dirichlet.shape[0]
+    width = n_stats(prior)
     n_samples = data.sample_idx.shape[0]
     samples = data.sample_idx.copy()
     nodes = Nodes(
@@ -327,7 +397,8 @@ def new_state(data, prior):
         np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
         np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
         np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.bool_),
-        np.zeros(n_nodes), np.zeros(n_nodes), np.zeros((n_nodes, n_classes)), samples,
+        np.zeros(n_nodes), np.zeros(n_nodes), np.zeros(n_nodes), np.zeros(1),
+        np.zeros((n_nodes, width)), samples,
         np.zeros((3, n_nodes), dtype=np.int64), np.full((3, n_nodes), -1, dtype=np.int64),
         np.zeros(4, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64))
     scratch = Scratch(
@@ -338,7 +409,7 @@ def new_state(data, prior):
         np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
         np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
         np.zeros(n_nodes, dtype=np.bool_), np.zeros(n_nodes), np.zeros(n_nodes),
-        np.zeros((n_nodes, n_classes)), np.zeros(n_classes), np.zeros(n_classes))
+        np.zeros(n_nodes), np.zeros((n_nodes, width)), np.zeros(width), np.zeros(width))
     # node ids 1.. are free, the smallest on top of the stack
     for i in range(n_nodes - 1):
         nodes.free[i] = n_nodes - 1 - i
@@ -346,11 +417,11 @@ def new_state(data, prior):
     root = 0
     nodes.start[root] = 0
     nodes.end[root] = n_samples
-    slice_class_weight(data.y_code, data.sample_weight, samples, 0, n_samples,
-                       nodes.class_weight[root])
+    slice_stats(data, prior, samples, 0, n_samples, nodes.stats[root])
     nodes.splittable[root] = has_usable_feature(data.X_binned, samples, 0, n_samples)
     nodes.log_prior[root] = leaf_log_prior(prior, 0, nodes.splittable[root])
-    nodes.log_likelihood[root] = leaf_log_marginal(nodes.class_weight[root], prior.dirichlet)
+    nodes.log_likelihood[root], nodes.residual[root] = leaf_terms(nodes.stats[root], prior)
+    nodes.residual_total[0] = nodes.residual[root]
     set_add(nodes, LEAVES, root)
     return nodes, scratch
 
@@ -375,15 +446,13 @@ def draw_rule(data, nodes, scratch, node, state):
 @njit(cache=True, nogil=True)
 def split_leaf(data, prior, nodes, scratch, node, f, b):
     """Partition a leaf's slice by ``x_f <= b`` and summarise the two children in scratch
-    (``left_weight``, ``right_weight``). Returns (middle, left splittable, right splittable).
+    (``left_stats``, ``right_stats``). Returns (middle, left splittable, right splittable).
     Harmless if the split is then rejected: a leaf's slice order does not matter."""
     start, end = nodes.start[node], nodes.end[node]
     middle = partition(nodes.samples, start, end, data.X_binned[:, f], b, data.missing_bin,
                        False, scratch.buffer)
-    slice_class_weight(data.y_code, data.sample_weight, nodes.samples, start, middle,
-                       scratch.left_weight)
-    slice_class_weight(data.y_code, data.sample_weight, nodes.samples, middle, end,
-                       scratch.right_weight)
+    slice_stats(data, prior, nodes.samples, start, middle, scratch.left_stats)
+    slice_stats(data, prior, nodes.samples, middle, end, scratch.right_stats)
     left_splittable = has_usable_feature(data.X_binned, nodes.samples, start, middle)
     right_splittable = has_usable_feature(data.X_binned, nodes.samples, middle, end)
     return middle, left_splittable, right_splittable
@@ -406,14 +475,15 @@ def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values
         nodes.feature[child] = -2
         nodes.bin_threshold[child] = -1
         splittable = left_splittable if side == 0 else right_splittable
-        weight = scratch.left_weight if side == 0 else scratch.right_weight
+        stats = scratch.left_stats if side == 0 else scratch.right_stats
         nodes.start[child] = nodes.start[node] if side == 0 else middle
         nodes.end[child] = middle if side == 0 else nodes.end[node]
         nodes.splittable[child] = splittable
         nodes.log_prior[child] = leaf_log_prior(prior, depth, splittable)
-        for k in range(weight.shape[0]):
-            nodes.class_weight[child, k] = weight[k]
-        nodes.log_likelihood[child] = leaf_log_marginal(weight, prior.dirichlet)
+        for k in range(stats.shape[0]):
+            nodes.stats[child, k] = stats[k]
+        nodes.log_likelihood[child], nodes.residual[child] = leaf_terms(stats, prior)
+        nodes.residual_total[0] += nodes.residual[child]
         set_add(nodes, LEAVES, child)
     nodes.left[node] = children[0]
     nodes.right[node] = children[1]
@@ -424,6 +494,8 @@ def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values
     nodes.n_values[node] = n_values
     nodes.log_prior[node] = internal_log_prior(prior, nodes.depth[node], n_usable, n_values)
     nodes.log_likelihood[node] = 0.0
+    nodes.residual_total[0] -= nodes.residual[node]
+    nodes.residual[node] = 0.0
     set_remove(nodes, LEAVES, node)
     set_add(nodes, INTERNAL, node)
     set_add(nodes, PRUNABLE, node)
@@ -435,9 +507,11 @@ def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values
 def commit_prune(prior, nodes, node):
     """Make the prunable ``node`` a leaf again (its slice is its children's, merged)."""
     left, right = nodes.left[node], nodes.right[node]
-    for k in range(nodes.class_weight.shape[1]):
-        nodes.class_weight[node, k] = nodes.class_weight[left, k] + nodes.class_weight[right, k]
-    nodes.log_likelihood[node] = leaf_log_marginal(nodes.class_weight[node], prior.dirichlet)
+    for k in range(nodes.stats.shape[1]):
+        nodes.stats[node, k] = nodes.stats[left, k] + nodes.stats[right, k]
+    nodes.log_likelihood[node], nodes.residual[node] = leaf_terms(nodes.stats[node], prior)
+    nodes.residual_total[0] += (nodes.residual[node] - nodes.residual[left]
+                                - nodes.residual[right])
     nodes.splittable[node] = True  # it was split
     nodes.log_prior[node] = leaf_log_prior(prior, nodes.depth[node], True)
     for child in (left, right):
@@ -502,9 +576,11 @@ def grow_move(data, prior, settings, nodes, scratch, state):
                  + leaf_log_prior(prior, depth + 1, left_splittable)
                  + leaf_log_prior(prior, depth + 1, right_splittable))
     d_prior = new_prior - nodes.log_prior[node]
-    d_likelihood = (leaf_log_marginal(scratch.left_weight, prior.dirichlet)
-                    + leaf_log_marginal(scratch.right_weight, prior.dirichlet)
-                    - nodes.log_likelihood[node])
+    separable_left, residual_left = leaf_terms(scratch.left_stats, prior)
+    separable_right, residual_right = leaf_terms(scratch.right_stats, prior)
+    d_likelihood = likelihood_change(
+        prior, nodes, separable_left + separable_right - nodes.log_likelihood[node],
+        residual_left + residual_right - nodes.residual[node])
     n_prunable_after = nodes.sizes[PRUNABLE] + 1
     if is_prunable(nodes, nodes.parent[node]):
         n_prunable_after -= 1
@@ -537,13 +613,15 @@ def prune_move(data, prior, settings, nodes, scratch, state):
         return np.nan, np.nan
     node = nodes.sets[PRUNABLE, next_below(state, n_prunable)]
     left, right = nodes.left[node], nodes.right[node]
-    merged = scratch.left_weight
+    merged = scratch.left_stats
     for k in range(merged.shape[0]):
-        merged[k] = nodes.class_weight[left, k] + nodes.class_weight[right, k]
+        merged[k] = nodes.stats[left, k] + nodes.stats[right, k]
     d_prior = (leaf_log_prior(prior, nodes.depth[node], True) - nodes.log_prior[node]
                - nodes.log_prior[left] - nodes.log_prior[right])
-    d_likelihood = (leaf_log_marginal(merged, prior.dirichlet) - nodes.log_likelihood[left]
-                    - nodes.log_likelihood[right])
+    separable, residual = leaf_terms(merged, prior)
+    d_likelihood = likelihood_change(
+        prior, nodes, separable - nodes.log_likelihood[left] - nodes.log_likelihood[right],
+        residual - nodes.residual[left] - nodes.residual[right])
     p = settings.move_probabilities
     log_ratio = (d_prior + prior.likelihood_power * d_likelihood
                  + math.log(p[GROW]) - math.log(nodes.sizes[LEAVES] - 1)
@@ -559,7 +637,7 @@ def prune_move(data, prior, settings, nodes, scratch, state):
 def evaluate_subtree(data, prior, nodes, scratch, root):
     """Re-partition the data of ``root``'s subtree under the rules now stored in ``nodes``
     (some just changed) into scratch, and recompute every node's prior factor and every leaf's
-    class weights and likelihood there. Returns (valid, log prior change, log likelihood
+    statistics and likelihood terms there. Returns (valid, log prior change, log likelihood
     change, number of visited nodes); ``valid`` is False when some rule is no longer available
     in its node's new data (the tree then has prior probability 0)."""
     X = data.X_binned
@@ -572,7 +650,8 @@ def evaluate_subtree(data, prior, nodes, scratch, root):
     top = 1
     n_visited = 0
     d_prior = 0.0
-    d_likelihood = 0.0
+    d_separable = 0.0
+    d_residual = 0.0
     while top > 0:
         top -= 1
         node = scratch.stack[top]
@@ -581,14 +660,15 @@ def evaluate_subtree(data, prior, nodes, scratch, root):
         s, e = scratch.start[node], scratch.end[node]
         depth = nodes.depth[node]
         if nodes.left[node] == LEAF:
-            slice_class_weight(data.y_code, data.sample_weight, scratch.samples, s, e,
-                               scratch.class_weight[node])
+            slice_stats(data, prior, scratch.samples, s, e, scratch.stats[node])
             splittable = has_usable_feature(X, scratch.samples, s, e)
             scratch.splittable[node] = splittable
             scratch.log_prior[node] = leaf_log_prior(prior, depth, splittable)
-            scratch.log_likelihood[node] = leaf_log_marginal(scratch.class_weight[node],
-                                                             prior.dirichlet)
-            d_likelihood += scratch.log_likelihood[node] - nodes.log_likelihood[node]
+            separable, residual = leaf_terms(scratch.stats[node], prior)
+            scratch.log_likelihood[node] = separable
+            scratch.residual[node] = residual
+            d_separable += separable - nodes.log_likelihood[node]
+            d_residual += residual - nodes.residual[node]
         else:
             f, b = nodes.feature[node], nodes.bin_threshold[node]
             n_values, following = rule_values(X, scratch.samples, s, e, f, b, scratch.present)
@@ -613,7 +693,7 @@ def evaluate_subtree(data, prior, nodes, scratch, root):
             scratch.stack[top + 1] = left
             top += 2
         d_prior += scratch.log_prior[node] - nodes.log_prior[node]
-    return True, d_prior, d_likelihood, n_visited
+    return True, d_prior, likelihood_change(prior, nodes, d_separable, d_residual), n_visited
 
 
 @njit(cache=True, nogil=True)
@@ -629,8 +709,10 @@ def commit_subtree(nodes, scratch, root, n_visited):
         if nodes.left[node] == LEAF:
             nodes.splittable[node] = scratch.splittable[node]
             nodes.log_likelihood[node] = scratch.log_likelihood[node]
-            for k in range(nodes.class_weight.shape[1]):
-                nodes.class_weight[node, k] = scratch.class_weight[node, k]
+            nodes.residual_total[0] += scratch.residual[node] - nodes.residual[node]
+            nodes.residual[node] = scratch.residual[node]
+            for k in range(nodes.stats.shape[1]):
+                nodes.stats[node, k] = scratch.stats[node, k]
         else:
             nodes.n_usable[node] = scratch.n_usable[node]
             nodes.n_values[node] = scratch.n_values[node]
@@ -776,7 +858,7 @@ def grow_buffer_2d(array, size):
 
 @njit(cache=True, nogil=True)
 def write_compact(nodes, scratch, offset, feature, bin_threshold, next_bin, left, right,
-                  class_weight):
+                  stats):
     """Write the tree from ``offset`` in preorder (parents before children, node 0 the root),
     children as indices relative to ``offset``; the arrays must have room. Returns the number
     of nodes written."""
@@ -803,12 +885,12 @@ def write_compact(nodes, scratch, offset, feature, bin_threshold, next_bin, left
         right[at] = LEAF
         if nodes.left[node] == LEAF:
             next_bin[at] = -1
-            for k in range(class_weight.shape[1]):
-                class_weight[at, k] = nodes.class_weight[node, k]
+            for k in range(stats.shape[1]):
+                stats[at, k] = nodes.stats[node, k]
         else:
             next_bin[at] = nodes.next_bin[node]
-            for k in range(class_weight.shape[1]):
-                class_weight[at, k] = 0.0
+            for k in range(stats.shape[1]):
+                stats[at, k] = 0.0
             stack[top] = nodes.right[node]
             stack[top + 1] = nodes.left[node]
             top += 2
@@ -837,13 +919,13 @@ def run_chain(data, prior, settings, seed):
     iterations it was the state).
     """
     nodes, scratch = new_state(data, prior)
-    n_classes = prior.dirichlet.shape[0]
+    width = n_stats(prior)
     state = np.empty(1, dtype=np.uint64)
     state[0] = initial_state(seed)
     if settings.start_from_prior:
         grow_from_prior(data, prior, nodes, scratch, state)
     log_prior = total_log_prior(nodes)
-    log_likelihood = 0.0
+    log_likelihood = shared_log_likelihood(prior, nodes.residual_total[0])
     for v in range(nodes.sizes[LEAVES]):
         log_likelihood += nodes.log_likelihood[nodes.sets[LEAVES, v]]
     n_iter = settings.n_iter
@@ -858,9 +940,9 @@ def run_chain(data, prior, settings, seed):
     best_next_bin = np.empty(capacity, dtype=np.int64)
     best_left = np.empty(capacity, dtype=np.int64)
     best_right = np.empty(capacity, dtype=np.int64)
-    best_weight = np.empty((capacity, n_classes))
+    best_stats = np.empty((capacity, width))
     best_n_nodes = write_compact(nodes, scratch, 0, best_feature, best_bin, best_next_bin,
-                                 best_left, best_right, best_weight)
+                                 best_left, best_right, best_stats)
     best_log_prior = log_prior
     best_log_likelihood = log_likelihood
     power = prior.likelihood_power
@@ -873,7 +955,7 @@ def run_chain(data, prior, settings, seed):
     sample_next_bin = np.empty(0, dtype=np.int64)
     sample_left = np.empty(0, dtype=np.int64)
     sample_right = np.empty(0, dtype=np.int64)
-    sample_weight_per_class = np.empty((0, n_classes))
+    sample_stats = np.empty((0, width))
     n_states = 0
     n_sample_nodes = 0
     changed_since_recorded = True
@@ -915,7 +997,7 @@ def run_chain(data, prior, settings, seed):
             best_log_prior = log_prior
             best_log_likelihood = log_likelihood
             best_n_nodes = write_compact(nodes, scratch, 0, best_feature, best_bin,
-                                         best_next_bin, best_left, best_right, best_weight)
+                                         best_next_bin, best_left, best_right, best_stats)
         if settings.record_sample and iteration >= settings.burn_in:
             if changed_since_recorded:
                 n_tree = nodes.sizes[INTERNAL] + nodes.sizes[LEAVES]
@@ -925,10 +1007,10 @@ def run_chain(data, prior, settings, seed):
                 sample_next_bin = grow_buffer_1d(sample_next_bin, needed)
                 sample_left = grow_buffer_1d(sample_left, needed)
                 sample_right = grow_buffer_1d(sample_right, needed)
-                sample_weight_per_class = grow_buffer_2d(sample_weight_per_class, needed)
+                sample_stats = grow_buffer_2d(sample_stats, needed)
                 n_sample_nodes += write_compact(nodes, scratch, n_sample_nodes, sample_feature,
                                                 sample_bin, sample_next_bin, sample_left,
-                                                sample_right, sample_weight_per_class)
+                                                sample_right, sample_stats)
                 sample_offsets = grow_buffer_1d(sample_offsets, n_states + 2)
                 sample_weights = grow_buffer_1d(sample_weights, n_states + 1)
                 sample_weights[n_states] = 1
@@ -940,20 +1022,19 @@ def run_chain(data, prior, settings, seed):
     return (trace_log_posterior, trace_log_likelihood, trace_n_leaves, n_proposed, n_accepted,
             best_feature[:best_n_nodes].copy(), best_bin[:best_n_nodes].copy(),
             best_next_bin[:best_n_nodes].copy(), best_left[:best_n_nodes].copy(),
-            best_right[:best_n_nodes].copy(), best_weight[:best_n_nodes].copy(),
+            best_right[:best_n_nodes].copy(), best_stats[:best_n_nodes].copy(),
             best_log_prior, best_log_likelihood,
             sample_offsets[:n_states + 1].copy(), sample_weights[:n_states].copy(),
             sample_feature[:n_sample_nodes].copy(), sample_bin[:n_sample_nodes].copy(),
             sample_next_bin[:n_sample_nodes].copy(), sample_left[:n_sample_nodes].copy(),
             sample_right[:n_sample_nodes].copy(),
-            sample_weight_per_class[:n_sample_nodes].copy())
+            sample_stats[:n_sample_nodes].copy())
 
 
 @njit(cache=True, nogil=True)
-def predict_sample_proba(X, offsets, weights, feature, threshold, left, right, leaf_proba,
-                         out):
-    """Posterior-averaged class probabilities: out[i] = sum_t w_t p_t(x_i) / sum_t w_t over the
-    recorded trees t (``offsets`` delimit them; children are relative to a tree's offset).
+def predict_sample(X, offsets, weights, feature, threshold, left, right, leaf_prediction, out):
+    """Posterior-averaged predictions: out[i] = sum_t w_t p_t(x_i) / sum_t w_t over the
+    recorded trees t, p_t the reached leaf's row of ``leaf_prediction`` (``offsets`` delimit them; children are relative to a tree's offset).
     A row goes left when ``x <= threshold``; NaN goes right."""
     out[:, :] = 0.0
     total = 0.0
@@ -971,27 +1052,35 @@ def predict_sample_proba(X, offsets, weights, feature, threshold, left, right, l
                 else:
                     node = right[base + node]
             for k in range(out.shape[1]):
-                out[i, k] += w * leaf_proba[base + node, k]
+                out[i, k] += w * leaf_prediction[base + node, k]
     return out
 
 
 @njit(cache=True, nogil=True)
-def node_statistics(X_binned, sample_idx, y_code, sample_weight, feature, bin_threshold, left,
-                    right, class_weight, class_count):
-    """Per-class weight and count of the samples reaching every node of a compact tree
-    (rows go left when ``bin <= bin_threshold``)."""
-    class_weight[:, :] = 0.0
-    class_count[:, :] = 0.0
-    for i in range(sample_idx.shape[0]):
-        row = sample_idx[i]
-        k = y_code[row]
+def node_statistics(data, prior, feature, bin_threshold, left, right, out):
+    """Statistics of the training samples reaching every node of a compact tree (rows go
+    left when ``bin <= bin_threshold``): per-class weights then per-class counts
+    (classification, 2 n_classes columns), or (count, sum w, sum w y', sum w y'^2)."""
+    out[:, :] = 0.0
+    n_classes = prior.leaf_parameters.shape[0]
+    for i in range(data.sample_idx.shape[0]):
+        row = data.sample_idx[i]
+        w = data.sample_weight[row]
         node = 0
         while True:
-            class_weight[node, k] += sample_weight[row]
-            class_count[node, k] += 1.0
+            if prior.model == CLASSIFICATION:
+                k = data.y_code[row]
+                out[node, k] += w
+                out[node, n_classes + k] += 1.0
+            else:
+                y = data.y_value[row]
+                out[node, 0] += 1.0
+                out[node, 1] += w
+                out[node, 2] += w * y
+                out[node, 3] += w * y * y
             if left[node] == LEAF:
                 break
-            if X_binned[row, feature[node]] <= bin_threshold[node]:
+            if data.X_binned[row, feature[node]] <= bin_threshold[node]:
                 node = left[node]
             else:
                 node = right[node]
