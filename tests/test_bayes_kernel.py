@@ -70,31 +70,56 @@ def split_probability(prior, depth):
     return prior.sigma * (1.0 + depth) ** (-prior.phi)
 
 
-def enumerate_trees(X, y, w, prior):
-    """Every tree on (X, y) under the prior's rules: {key: (log prior, log likelihood)}, where
-    the prior is the generative one *before* conditioning on max_leaves."""
-    a = list(prior.leaf_parameters)
+def enumerate_trees(X, y, w, prior, likelihood=None):
+    """Every tree on (X, y) under the prior's rules: {key: (log prior, log likelihood,
+    leaves)}, the prior being the generative one *before* conditioning on max_leaves.
+    ``likelihood(list of leaf row arrays)`` defaults to the Dirichlet-multinomial one."""
+    if likelihood is None:
+        a = list(prior.leaf_parameters)
+
+        def likelihood(leaves):
+            return sum(log_marginal(y[rows], w[rows], a) for rows in leaves)
 
     def trees(rows, depth):
         values = [np.unique(X[rows, f]) for f in range(X.shape[1])]
         usable = [f for f in range(X.shape[1]) if values[f].size >= 2]
         p = split_probability(prior, depth) if usable else 0.0
         stop = math.log1p(-p) if p < 1 else -math.inf
-        out = [([LEAF_KEY], stop, log_marginal(y[rows], w[rows], a), 1)]
+        out = [([LEAF_KEY], stop, [rows])]
         if p == 0.0:
             return out
         for f in usable:
             for b in values[f][:-1]:
                 rule = math.log(p) - math.log(len(usable)) - math.log(values[f].size - 1)
                 left, right = rows[X[rows, f] <= b], rows[X[rows, f] > b]
-                for key_l, pri_l, lik_l, n_l in trees(left, depth + 1):
-                    for key_r, pri_r, lik_r, n_r in trees(right, depth + 1):
+                for key_l, pri_l, leaves_l in trees(left, depth + 1):
+                    for key_r, pri_r, leaves_r in trees(right, depth + 1):
                         out.append(([(f, int(b))] + key_l + key_r, rule + pri_l + pri_r,
-                                    lik_l + lik_r, n_l + n_r))
+                                    leaves_l + leaves_r))
         return out
 
     rows = np.flatnonzero(w > 0)
-    return {tuple(key): (pri, lik, n_leaves) for key, pri, lik, n_leaves in trees(rows, 0)}
+    return {tuple(key): (pri, likelihood(leaves), len(leaves))
+            for key, pri, leaves in trees(rows, 0)}
+
+
+def mean_shift_log_likelihood(y, w, a, nu, lam, mu_bar):
+    """CGM98's mean-shift marginal likelihood written with s_i and t_i as in the paper."""
+    def likelihood(leaves):
+        n = sum(w[rows].sum() for rows in leaves)
+        total, separable = 0.0, 0.0
+        for rows in leaves:
+            n_i = w[rows].sum()
+            mean = np.dot(w[rows], y[rows]) / n_i
+            s_i = np.dot(w[rows], (y[rows] - mean) ** 2)
+            t_i = n_i * a / (n_i + a) * (mean - mu_bar) ** 2
+            total += s_i + t_i
+            separable += 0.5 * math.log(a) - 0.5 * math.log(n_i + a)
+        return (-n / 2 * math.log(2 * math.pi) + nu / 2 * math.log(nu * lam / 2)
+                - math.lgamma(nu / 2) + separable + math.lgamma((n + nu) / 2)
+                - (n + nu) / 2 * math.log((total + nu * lam) / 2))
+
+    return likelihood
 
 
 def exact_distribution(enumerated, prior):
@@ -280,3 +305,50 @@ def test_uniform_draws_cover_the_unit_interval():
     assert draws.min() >= 0.0 and draws.max() < 1.0
     counts = np.histogram(draws, bins=10, range=(0, 1))[0]
     assert np.all(np.abs(counts - 2_000) < 200)
+
+
+def test_mean_shift_marginal_likelihood_matches_numerical_integration():
+    """One leaf, three points: integrate N(y | mu, s2) N(mu | mu_bar, s2 / a) InvGamma(s2)
+    over mu and s2 numerically."""
+    from scipy import integrate, stats
+
+    y = np.array([0.3, 1.1, 0.8])
+    a, nu, lam, mu_bar = 0.5, 3.0, 0.4, 0.2
+
+    def integrand(mu, s2):
+        return (np.prod(stats.norm.pdf(y, mu, math.sqrt(s2)))
+                * stats.norm.pdf(mu, mu_bar, math.sqrt(s2 / a))
+                * stats.invgamma.pdf(s2, nu / 2, scale=nu * lam / 2))
+
+    value, _ = integrate.dblquad(integrand, 1e-6, 20.0, -10.0, 10.0, epsabs=1e-12)
+    formula = mean_shift_log_likelihood(y, np.ones(3), a, nu, lam, mu_bar)([np.arange(3)])
+    assert formula == pytest.approx(math.log(value), abs=1e-4)
+    # the kernel's leaf terms, on statistics of y - mu_bar
+    prior = kernel.TreePrior(0.5, 1.0, kernel.REGRESSION, np.array([a, nu, lam, 3.0]), -1, 8,
+                             1.0)
+    centred = y - mu_bar
+    stats_row = np.array([3.0, centred.sum(), (centred ** 2).sum()])
+    separable, residual = kernel.leaf_terms(stats_row, prior)
+    assert separable + kernel.shared_log_likelihood(prior, residual) == pytest.approx(formula)
+
+
+@pytest.mark.parametrize("max_depth, max_leaves", [(2, 64), (-1, 3)])
+def test_regression_sampler_visits_trees_with_their_exact_probabilities(toy, max_depth,
+                                                                        max_leaves):
+    X, _ = toy
+    y = np.array([0.1, 0.4, 2.0, 0.2, 1.5, 1.9, 2.2, 1.4, 2.1, 0.0, 2.4, 0.3, 0.6])
+    w = np.array([1, 1, 2, 1, 1, 1, 1, 3, 1, 1, 1, 0.5, 1])
+    a, nu, lam, mu_bar = 1 / 3, 3.0, 0.2, 1.0
+    prior = kernel.TreePrior(0.9, 0.5, kernel.REGRESSION, np.array([a, nu, lam, w.sum()]),
+                             max_depth, max_leaves, 1.0)
+    trees = enumerate_trees(X, y, w, prior, mean_shift_log_likelihood(y, w, a, nu, lam, mu_bar))
+    exact = exact_distribution(trees, prior)
+    data = binned_data(X, y - mu_bar, w)
+    results = run(data, prior, make_settings(100_000, burn_in=2_000), [9, 10])
+    sampled = sample_frequencies(results)
+    assert set(sampled) <= set(exact)
+    assert total_variation(sampled, exact) < 0.04
+    # the running log likelihood of the best tree equals the formula
+    for r in results:
+        key = tuple(zip(r[5].tolist(), r[6].tolist()))
+        assert r[12] == pytest.approx(trees[key][1], rel=1e-9)
