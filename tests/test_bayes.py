@@ -8,13 +8,14 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treesmith
-from treesmith import BayesianTreeClassifier
+from treesmith import BayesianTreeClassifier, BayesianTreeRegressor
 from treesmith.bayes import plot_trace
 
 FAST = dict(n_iter=600, n_chains=2, random_state=0)
 
 
-@parametrize_with_checks([BayesianTreeClassifier(n_iter=300, n_chains=2, random_state=0)])
+@parametrize_with_checks([BayesianTreeClassifier(n_iter=300, n_chains=2, random_state=0),
+                          BayesianTreeRegressor(n_iter=300, n_chains=2, random_state=0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -198,3 +199,79 @@ def test_plot_trace_draws_three_panels(fitted):
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+# -- regressor -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def diabetes():
+    from sklearn.datasets import load_diabetes
+
+    return load_diabetes(return_X_y=True)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"a": 0.0}, "a must be a float > 0"),
+    ({"nu": -1.0}, "nu must be a float > 0"),
+    ({"lam": 0.0}, "lam must be a float > 0 or None"),
+    ({"mu_bar": np.inf}, "mu_bar must be a finite float or None"),
+    ({"sigma": 2.0}, "sigma must be a float in (0.0, 1.0]"),
+    ({"n_iter": 0}, "n_iter must be an int"),
+])
+def test_regressor_bad_parameters(diabetes, params, message):
+    X, y = diabetes
+    with pytest.raises(ValueError) as error:
+        BayesianTreeRegressor(**{**FAST, **params}).fit(X[:50], y[:50])
+    assert message in str(error.value)
+
+
+def test_regressor_constant_target_gives_the_single_leaf_tree(diabetes):
+    X, _ = diabetes
+    model = BayesianTreeRegressor(**FAST).fit(X[:40], np.full(40, 2.5))
+    assert model.tree_.node_count == 1
+    np.testing.assert_allclose(model.predict(X[:3]), 2.5)
+
+
+def test_regressor_predicts_shrunk_leaf_means_and_calibrates_lam(diabetes):
+    X, y = diabetes
+    model = BayesianTreeRegressor(n_iter=3_000, n_chains=2, averaging="posterior",
+                                  random_state=0).fit(X, y)
+    from scipy.stats import chi2
+
+    assert model.mu_bar_ == pytest.approx(y.mean())
+    assert chi2.sf(3.0 * model.lam_ / y.var(), 3.0) == pytest.approx(0.9)
+    # MAP: (n_i ybar_i + a mu_bar) / (n_i + a) of the reached leaf
+    map_model = clone(model).set_params(averaging="map").fit(X, y)
+    tree = map_model.tree_
+    leaf = map_model.apply(X)
+    n_i, mean = tree.weighted_n_node_samples[leaf], tree.value[leaf, 0]
+    expected = (n_i * mean + (1 / 3) * y.mean()) / (n_i + 1 / 3)
+    np.testing.assert_allclose(map_model.predict(X), expected)
+    assert map_model.score(X, y) > 0.3
+    assert tree.n_leaves == map_model.n_leaves_trace_[map_model.map_chain_][
+        np.argmax(map_model.log_posterior_trace_[map_model.map_chain_])]
+    # posterior average: a weighted mean of the sample trees' predictions
+    sample = model.posterior_sample_
+    rows = X[::40]
+    expected = np.zeros(rows.shape[0])
+    for t in range(sample.n_trees):
+        base = sample.offsets[t]
+        for i, x in enumerate(rows):
+            node = 0
+            while sample.left[base + node] >= 0:
+                go_left = x[sample.feature[base + node]] <= sample.threshold[base + node]
+                node = sample.left[base + node] if go_left else sample.right[base + node]
+            expected[i] += sample.weights[t] * sample.leaf_prediction[base + node, 0]
+    np.testing.assert_allclose(model.predict(rows), expected / sample.weights.sum())
+
+
+def test_regressor_grid_search_and_weights(diabetes):
+    X, y = diabetes
+    search = GridSearchCV(BayesianTreeRegressor(n_iter=300, n_chains=2, random_state=0),
+                          {"sigma": [0.5, 0.95], "phi": [0.5, 2.0]}, cv=3).fit(X, y)
+    assert set(search.best_params_) == {"sigma", "phi"}
+    weights = np.tile([1, 2, 0], X.shape[0] // 3 + 1)[:X.shape[0]]
+    exact = dict(FAST, max_bins=None)  # quantile bins would move with repeated rows
+    weighted = BayesianTreeRegressor(**exact).fit(X, y, sample_weight=weights)
+    repeated = BayesianTreeRegressor(**exact).fit(np.repeat(X, weights, axis=0),
+                                                  np.repeat(y, weights))
+    np.testing.assert_allclose(weighted.log_posterior_trace_, repeated.log_posterior_trace_)
