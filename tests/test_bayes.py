@@ -275,3 +275,48 @@ def test_regressor_grid_search_and_weights(diabetes):
     repeated = BayesianTreeRegressor(**exact).fit(np.repeat(X, weights, axis=0),
                                                   np.repeat(y, weights))
     np.testing.assert_allclose(weighted.log_posterior_trace_, repeated.log_posterior_trace_)
+
+
+# -- engine settings -----------------------------------------------------------------------
+_NO_JIT_SNIPPET = """
+import json
+import treesmith
+from sklearn.datasets import load_iris
+
+X, y = load_iris(return_X_y=True)
+model = treesmith.BayesianTreeClassifier(n_iter=300, n_chains=2, averaging="posterior",
+                                         random_state=0).fit(X, y)
+print(json.dumps({"trace": model.log_posterior_trace_.tolist(),
+                  "proba": model.predict_proba(X[::10]).tolist()}))
+"""
+
+
+def test_sampler_runs_as_python_under_numba_disable_jit(iris):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    # -W: the xorshift generator overflows uint64 on purpose; numpy warns about it in Python.
+    completed = subprocess.run([sys.executable, "-W", "ignore::RuntimeWarning", "-c",
+                                _NO_JIT_SNIPPET], capture_output=True, text=True, env=env,
+                               check=True, timeout=600)
+    as_python = json.loads(completed.stdout.strip().splitlines()[-1])
+    X, y = iris
+    model = BayesianTreeClassifier(n_iter=300, n_chains=2, averaging="posterior",
+                                   random_state=0).fit(X, y)
+    np.testing.assert_allclose(as_python["trace"], model.log_posterior_trace_, rtol=1e-12)
+    np.testing.assert_allclose(as_python["proba"], model.predict_proba(X[::10]), rtol=1e-12)
+
+
+@pytest.mark.slow
+def test_more_than_255_bins_use_the_uint16_kernels():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=600) > 0).astype(int)
+    model = BayesianTreeClassifier(n_iter=2_000, n_chains=2, max_bins=400,
+                                   random_state=0).fit(X, y)
+    assert model.bin_mapper_.binned_dtype == np.uint16
+    assert model.tree_.feature[0] == 0
+    assert model.score(X, y) > 0.8
