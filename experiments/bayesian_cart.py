@@ -125,18 +125,23 @@ def plot(table, path):
     from treesmith._compat import optional_import
 
     plt = optional_import("matplotlib.pyplot")
-    fig, axes = plt.subplots(1, len(table), figsize=(2.6 * len(table), 3.2), squeeze=False)
+    n_columns = min(4, len(table))
+    n_rows = -(-len(table) // n_columns)
+    fig, axes = plt.subplots(n_rows, n_columns, figsize=(3.2 * n_columns, 2.9 * n_rows),
+                             squeeze=False)
     markers = dict(zip(METHODS, "os^D"))
-    for ax, (name, row) in zip(axes[0], table.items()):
+    for ax, (name, row) in zip(axes.flat, table.items()):
         for method in METHODS:
             acc, sd, leaves, _ = row[method]
             ax.errorbar(leaves, 100 * acc, yerr=100 * sd, fmt=markers[method], label=method)
         ax.set_title(name, fontsize=9)
-        ax.set_xscale("log")
         ax.set_xlabel("leaves", fontsize=8)
+        ax.set_ylabel("test accuracy %", fontsize=8)
         ax.tick_params(labelsize=7)
-    axes[0][0].set_ylabel("test accuracy %")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    for ax in list(axes.flat)[len(table):]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower right", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
