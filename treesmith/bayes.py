@@ -193,8 +193,12 @@ class BaseBayesianTree(BaseDecisionTree):
         return self
 
     def _run_chains(self, data, prior, settings, seeds):
-        n_jobs = 1 if self.n_jobs is None else (os.cpu_count() or 1 if self.n_jobs == -1
-                                                else int(self.n_jobs))
+        if self.n_jobs is None:
+            n_jobs = 1
+        elif self.n_jobs == -1:
+            n_jobs = os.cpu_count() or 1
+        else:
+            n_jobs = int(self.n_jobs)
         run = lambda seed: ChainResult(*_kernel.run_chain(data, prior, settings, int(seed)))
         if n_jobs <= 1 or len(seeds) == 1:
             return [run(seed) for seed in seeds]
