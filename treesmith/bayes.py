@@ -2,12 +2,14 @@
 
 Chipman, George & McCulloch, "Bayesian CART model search" (JASA, 1998) put a prior on trees
 (a node at depth d splits with probability sigma (1 + d)^(-phi); its rule is drawn uniformly
-among the available ones) and a Dirichlet(a) prior on each leaf's class probabilities, whose
-marginal likelihood is exact; a Metropolis–Hastings chain with grow, prune, change and swap moves
-explores the posterior, restarted several times from the root. Balcan & Sharma ("Learning
-accurate and interpretable decision trees", 2024, §3.1) study learning (sigma, phi) across
-problem instances. The compiled sampler is ``treesmith._kernels.bayes``; this module wires it to
-a scikit-learn classifier whose ``tree_`` is the highest-posterior tree visited.
+among the available ones) and conjugate priors on the leaf parameters, whose marginal
+likelihood is exact: Dirichlet(a) class probabilities for classification, the normal
+mean-shift model for regression; a Metropolis–Hastings chain with grow, prune, change and swap
+moves explores the posterior, restarted several times from the root. Balcan & Sharma
+("Learning accurate and interpretable decision trees", 2024, §3.1) study learning (sigma, phi)
+across problem instances. The compiled sampler is ``treesmith._kernels.bayes``; this module
+wires it to a scikit-learn classifier and regressor whose ``tree_`` is the highest-posterior
+tree visited.
 """
 
 from __future__ import annotations
