@@ -36,8 +36,8 @@ is the largest bin, so missing values always go right.
 Every node owns a contiguous slice ``samples[start:end]`` of the sample permutation; a grow
 partitions a leaf's slice, a prune merges two adjacent slices (no data pass), and change and
 swap re-partition only the subtree below the changed node, in a scratch copy that is written
-back on acceptance. Leaves cache their class counts, log marginal likelihood and prior term,
-internal nodes their prior term, so every move costs the data of the nodes it touches.
+back on acceptance. Leaves cache their statistics, likelihood terms and prior factor,
+internal nodes their prior factor, so every move costs the data of the nodes it touches.
 Leaf statistics are the per-class weights (classification) or (sum w, sum w y', sum w y'^2)
 of the centred labels y' = y - mu_bar (regression).
 
@@ -545,7 +545,7 @@ def accept(log_ratio, state):
 def grow_move(data, prior, settings, nodes, scratch, state):
     """GROW: pick a leaf uniformly among the L leaves, draw its rule from the prior's rule
     distribution, split it. Returns (log prior change, log likelihood change) if accepted,
-    else None as (nan, nan).
+    else (nan, nan).
 
     Forward proposal q(T -> T*) = p_grow / (L n_usable n_values); the reverse move prunes the
     new parent, one of the N*_prunable prunable nodes of T*: q(T* -> T) = p_prune /
