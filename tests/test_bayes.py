@@ -320,3 +320,18 @@ def test_more_than_255_bins_use_the_uint16_kernels():
     assert model.bin_mapper_.binned_dtype == np.uint16
     assert model.tree_.feature[0] == 0
     assert model.score(X, y) > 0.8
+
+
+def test_benchmark_script_builds_valid_kernel_inputs():
+    """benchmarks/bench_bayes.py calls the kernel directly; keep it in step with the records."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_bayes.py"
+    spec = importlib.util.spec_from_file_location("bench_bayes", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    X, y = bench.data(200)
+    kernel, data, prior, settings = bench.kernel_inputs(X, y, 50)
+    result = kernel.run_chain(data, prior, settings, 0)
+    assert result[0].shape == (50,)
