@@ -13,6 +13,8 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treesmith._kernels import bayes as kernel
 
@@ -354,3 +356,57 @@ def test_regression_sampler_visits_trees_with_their_exact_probabilities(toy, max
     for r in results:
         key = tuple(zip(r[5].tolist(), r[6].tolist()))
         assert r[12] == pytest.approx(trees[key][1], rel=1e-9)
+
+
+def score_tree(X, y, w, prior, key):
+    """(log prior, log likelihood) of one tree given by its preorder key, computed directly;
+    raises AssertionError if a rule is not available in its node."""
+    a = list(prior.leaf_parameters)
+    position = [0]
+
+    def walk(rows, depth):
+        f, b = key[position[0]]
+        position[0] += 1
+        values = [np.unique(X[rows, g]) for g in range(X.shape[1])]
+        usable = [g for g in range(X.shape[1]) if values[g].size >= 2]
+        p = split_probability(prior, depth) if usable else 0.0
+        if f < 0:
+            stop = math.log1p(-p) if p < 1 else -math.inf
+            return stop, log_marginal(y[rows], w[rows], a)
+        assert f in usable and b in values[f][:-1], (f, b)
+        rule = math.log(p) - math.log(len(usable)) - math.log(values[f].size - 1)
+        pri_l, lik_l = walk(rows[X[rows, f] <= b], depth + 1)
+        pri_r, lik_r = walk(rows[X[rows, f] > b], depth + 1)
+        return rule + pri_l + pri_r, lik_l + lik_r
+
+    return walk(np.flatnonzero(w > 0), 0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_incremental_bookkeeping_matches_a_direct_score_on_random_problems(data):
+    """On random small problems the best tree's running log prior and log likelihood equal a
+    direct computation, every recorded tree is valid, and the trace never exceeds the MAP."""
+    n = data.draw(st.integers(2, 14))
+    n_features = data.draw(st.integers(1, 3))
+    X = np.array(data.draw(st.lists(st.lists(st.integers(0, 3), min_size=n_features,
+                                             max_size=n_features), min_size=n, max_size=n)))
+    y = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    w = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=n,
+                                    max_size=n)))
+    if not w.sum() > 0:
+        w[0] = 1.0
+    prior = make_prior(sigma=data.draw(st.floats(0.05, 1.0)), phi=data.draw(st.floats(0, 3)),
+                       a=(0.5, 1.0, 2.0), max_leaves=data.draw(st.integers(1, 6)))
+    r = kernel.run_chain(binned_data(X, y, w), prior, make_settings(400), data.draw(
+        st.integers(0, 2**31 - 1)))
+    key = tuple(zip(r[5].tolist(), r[6].tolist()))
+    log_prior, log_likelihood = score_tree(X, y, w, prior, key)
+    if np.isfinite(log_prior):
+        assert r[11] == pytest.approx(log_prior, abs=1e-9)
+    assert r[12] == pytest.approx(log_likelihood, abs=1e-9)
+    assert np.all(r[0] <= r[11] + r[12] + 1e-9)
+    assert np.all(r[2] <= prior.max_leaves)
+    for t in range(r[14].shape[0]):
+        lo, hi = r[13][t], r[13][t + 1]
+        score_tree(X, y, w, prior, tuple(zip(r[15][lo:hi].tolist(), r[16][lo:hi].tolist())))
