@@ -20,6 +20,9 @@ __version__ = "0.1.0"
 # Public names provided by sub-modules that load on first access (keeps `import treesmith` fast
 # and lets optional dependencies stay optional).
 _LAZY = {
+    "BayesianTreeClassifier": "treesmith.bayes",
+    "BayesianTreeRegressor": "treesmith.bayes",
+    "plot_trace": "treesmith.bayes",
     "prune": "treesmith.pruning",
     "select_ccp_alpha": "treesmith.pruning",
     "tune_ccp_alpha": "treesmith.pruning",
