@@ -270,6 +270,13 @@ class BaseDecisionTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
+    def to_sklearn(self):
+        """This fitted tree as a fitted scikit-learn estimator that predicts the same, for SHAP,
+        ONNX, dtreeviz and scikit-learn's own tools (see :func:`treesmith.interop.to_sklearn`)."""
+        from .interop import to_sklearn
+
+        return to_sklearn(self)
+
     @property
     def feature_importances_(self):
         """Normalised total weighted impurity decrease brought by each feature."""

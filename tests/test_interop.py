@@ -1,0 +1,212 @@
+"""to_sklearn(): the converted scikit-learn estimator predicts as treesmith, and the scikit-learn
+tree ecosystem (SHAP, ONNX, dtreeviz, plot_tree/export_graphviz, partial dependence) reads it.
+
+The ecosystem packages are in the ``test`` extra (through ``interop``): a missing one fails here
+rather than skipping."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pytest
+import sklearn.tree
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.inspection import partial_dependence
+
+import treesmith
+from treesmith._dtypes import TREE_LEAF
+
+
+def _with_missing(X, every=7, column=3):
+    X = X.copy()
+    X.iloc[::every, column] = np.nan
+    return X
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    return _with_missing(X), y
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    return _with_missing(X, every=5, column=2), y
+
+
+CLASSIFIERS = [
+    dict(),
+    dict(max_bins=None),
+    dict(criterion="entropy", max_depth=5, class_weight="balanced"),
+    dict(criterion=treesmith.criteria.Tsallis(alpha=2.45, beta=2), max_leaf_nodes=12),
+    dict(split_rule=treesmith.rules.ECART(lam=10), min_weight_fraction_split=0.01),
+]
+
+
+@pytest.mark.parametrize("params", CLASSIFIERS, ids=range(len(CLASSIFIERS)))
+def test_classifier_predicts_as_treesmith(cancer, params):
+    X, y = cancer
+    model = treesmith.DecisionTreeClassifier(random_state=0, **params).fit(X, y)
+    converted = model.to_sklearn()
+    assert isinstance(converted, sklearn.tree.DecisionTreeClassifier)
+    np.testing.assert_array_equal(converted.apply(X), model.apply(X))
+    np.testing.assert_array_equal(converted.predict(X), model.predict(X))
+    np.testing.assert_allclose(converted.predict_proba(X), model.predict_proba(X), rtol=0,
+                               atol=1e-15)
+    np.testing.assert_array_equal(converted.feature_names_in_, model.feature_names_in_)
+    assert converted.get_depth() == model.get_depth()
+    assert converted.get_n_leaves() == model.get_n_leaves()
+
+
+def test_missing_values_take_the_learned_side(cancer):
+    X, y = cancer
+    model = treesmith.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    converted = model.to_sklearn()
+    # every row missing every value: each split's learned side decides the path
+    all_missing = X.iloc[:20].copy()
+    all_missing.loc[:, :] = np.nan
+    np.testing.assert_array_equal(converted.apply(all_missing), model.apply(all_missing))
+    tree = model.tree_
+    internal = tree.children_left != TREE_LEAF
+    np.testing.assert_array_equal(converted.tree_.missing_go_to_left[internal].astype(bool),
+                                  tree.missing_go_left[internal])
+
+
+def test_threshold_equal_to_a_training_value_goes_left():
+    # a quantile bin edge is a training value; float32 must not push that value to the right
+    rng = np.random.default_rng(0)
+    x = np.round(rng.uniform(0, 1, 2000), 4) + 0.1357
+    X = x[:, None]
+    y = (x > np.median(x)).astype(int)
+    model = treesmith.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    converted = model.to_sklearn()
+    thresholds = model.tree_.threshold[model.tree_.children_left != TREE_LEAF]
+    probe = np.concatenate([thresholds, x])[:, None]
+    np.testing.assert_array_equal(converted.apply(probe), model.apply(probe))
+
+
+def test_regressor_predicts_as_treesmith(diabetes):
+    X, y = diabetes
+    for criterion in ("squared_error", "poisson", treesmith.criteria.Tweedie(power=0.5)):
+        model = treesmith.DecisionTreeRegressor(criterion=criterion, max_depth=6).fit(X, y)
+        converted = model.to_sklearn()
+        assert isinstance(converted, sklearn.tree.DecisionTreeRegressor)
+        np.testing.assert_array_equal(converted.apply(X), model.apply(X))
+        np.testing.assert_allclose(converted.predict(X), model.predict(X), rtol=1e-15)
+
+
+def test_string_classes_and_numpy_input():
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    model = treesmith.DecisionTreeClassifier().fit(X, names)
+    converted = model.to_sklearn()
+    np.testing.assert_array_equal(converted.classes_, model.classes_)
+    np.testing.assert_array_equal(converted.predict(X), model.predict(X))
+    assert not hasattr(converted, "feature_names_in_")
+
+
+def test_unfitted_model_is_refused():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        treesmith.DecisionTreeClassifier().to_sklearn()
+
+
+def test_shap_values_add_up_to_treesmith_probabilities(cancer):
+    import shap
+    X, y = cancer
+    model = treesmith.DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    explainer = shap.TreeExplainer(model.to_sklearn())
+    rows = X.iloc[:60]
+    values = explainer.shap_values(rows, check_additivity=True)  # (rows, features, classes)
+    total = values.sum(axis=1) + np.asarray(explainer.expected_value)
+    np.testing.assert_allclose(total, model.predict_proba(rows), atol=1e-6)
+
+
+def test_shap_regression_additivity(diabetes):
+    import shap
+    X, y = diabetes
+    model = treesmith.DecisionTreeRegressor(max_depth=5).fit(X, y)
+    explainer = shap.TreeExplainer(model.to_sklearn())
+    values = explainer.shap_values(X.iloc[:50])
+    np.testing.assert_allclose(values.sum(axis=1) + explainer.expected_value,
+                               model.predict(X.iloc[:50]), rtol=1e-6)
+
+
+def test_onnx_outputs_equal_treesmith(cancer):
+    import onnxruntime
+    from skl2onnx import to_onnx
+
+    X, y = cancer
+    X = X.fillna(0.0)  # ONNX's tree operator has no learned missing side
+    model = treesmith.DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
+    X32 = X.to_numpy(dtype=np.float32)
+    onx = to_onnx(model.to_sklearn(), X32[:1], options={"zipmap": False})
+    session = onnxruntime.InferenceSession(onx.SerializeToString(),
+                                           providers=["CPUExecutionProvider"])
+    labels, probabilities = session.run(None, {session.get_inputs()[0].name: X32})
+    np.testing.assert_array_equal(labels, model.predict(X))
+    np.testing.assert_allclose(probabilities, model.predict_proba(X), atol=1e-6)
+
+
+def test_sklearn_plot_and_graphviz_export(cancer):
+    import matplotlib.pyplot as plt
+
+    X, y = cancer
+    model = treesmith.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    converted = model.to_sklearn()
+    dot = sklearn.tree.export_graphviz(converted, feature_names=list(X.columns))
+    first_split = model.tree_.feature[0]
+    assert X.columns[first_split] in dot
+    assert dot.count("->") == model.tree_.node_count - 1
+    figure = plt.figure()
+    annotations = sklearn.tree.plot_tree(converted, feature_names=list(X.columns))
+    node_boxes = [a for a in annotations if "samples = " in a.get_text()]
+    assert len(node_boxes) == model.tree_.node_count
+    plt.close(figure)
+    text = sklearn.tree.export_text(converted, feature_names=list(X.columns))
+    assert text.count("class:") == model.get_n_leaves()
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_dtreeviz_reads_the_converted_tree(cancer):
+    import dtreeviz
+    X, y = cancer
+    X = X.fillna(0.0)
+    model = treesmith.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    viz = dtreeviz.model(model.to_sklearn(), X, y, feature_names=list(X.columns),
+                         target_name="diagnosis", class_names=["malignant", "benign"])
+    explanation = viz.explain_prediction_path(X.iloc[0].to_numpy())
+    root_feature = X.columns[model.tree_.feature[0]]
+    assert root_feature in explanation
+    # the leaf-size view reads n_node_samples through dtreeviz's scikit-learn adaptor
+    assert sorted(viz.shadow_tree.get_leaf_sample_counts()[1]) == sorted(
+        model.tree_.n_node_samples[model.tree_.children_left == TREE_LEAF])
+
+
+def _partial_dependence_reference(tree, feature, value):
+    """Friedman's recursion: at a split on ``feature`` follow ``value``; elsewhere average the
+    children by their training weight."""
+    def walk(node):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == TREE_LEAF:
+            return tree.value[node, 0]
+        if tree.feature[node] == feature:
+            return walk(left if value <= tree.threshold[node] else right)
+        w_left = tree.weighted_n_node_samples[left]
+        w_right = tree.weighted_n_node_samples[right]
+        return (w_left * walk(left) + w_right * walk(right)) / (w_left + w_right)
+    return walk(0)
+
+
+def test_partial_dependence_recursion(diabetes):
+    X, y = diabetes
+    X = X.fillna(X.median())
+    model = treesmith.DecisionTreeRegressor(max_depth=5).fit(X, y)
+    result = partial_dependence(model.to_sklearn(), X, [2], method="recursion",
+                                grid_resolution=15)
+    grid = result["grid_values"][0]
+    expected = [_partial_dependence_reference(model.tree_, 2, v) for v in grid]
+    np.testing.assert_allclose(result["average"][0], expected, rtol=1e-12)

@@ -1,0 +1,116 @@
+"""The bridge to the scikit-learn tree ecosystem: a treesmith model as a fitted scikit-learn one.
+
+``to_sklearn(model)`` returns a fitted ``sklearn.tree.DecisionTreeClassifier`` /
+``DecisionTreeRegressor`` whose ``tree_`` holds treesmith's nodes, so that the tools written for
+scikit-learn's trees read it as they read their own: ``shap.TreeExplainer``, ``skl2onnx``,
+``dtreeviz``, ``sklearn.tree.plot_tree`` / ``export_graphviz`` and
+``sklearn.inspection.partial_dependence(method="recursion")``.
+
+What carries over, exactly:
+- the structure, thresholds (in original units, ``x <= threshold`` goes left), the side missing
+  values take at every split (scikit-learn's ``missing_go_to_left``), node impurities, sample
+  counts and weights;
+- the leaf values: class proportions (weighted, after ``class_weight``) or the mean label, so
+  ``predict``, ``predict_proba`` and ``apply`` agree with treesmith's.
+
+What changes: scikit-learn compares values in float32 (it casts X), treesmith in the input's own
+precision. Each threshold t is therefore stored as float32(t), as scikit-learn stores its own:
+rounding to float32 is monotone, so every value x <= t still goes left, and a value x > t goes
+right unless float32 cannot tell x from t (x within half a float32 step above t). On the data
+the tree was trained on, and on any data but such values, the predictions are identical.
+(treesmith itself compares a float32 input in float32's own values, so a float32 copy of the
+data can route a value equal to float32(t) > t differently from the float64 original.)
+
+The converted estimator's ``criterion`` names the nearest scikit-learn criterion (used only if
+you refit it, which trains scikit-learn's own algorithm): gini and entropy map to themselves,
+squared error and Poisson likewise, every other treesmith criterion to ``"gini"``
+(classification) or ``"squared_error"`` (regression); ``tree_.impurity`` keeps treesmith's
+node impurities.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier as SklearnClassifier
+from sklearn.tree import DecisionTreeRegressor as SklearnRegressor
+from sklearn.tree._tree import NODE_DTYPE
+from sklearn.tree._tree import Tree as SklearnTree
+from sklearn.utils.validation import check_is_fitted
+
+from ._dtypes import TREE_LEAF
+
+#: treesmith criterion name -> the scikit-learn criterion of the same name.
+_SKLEARN_CRITERIA = {
+    "gini": "gini",
+    "entropy": "entropy",
+    "log_loss": "log_loss",
+    "squared_error": "squared_error",
+    "mse": "squared_error",
+    "poisson": "poisson",
+}
+#: Parameters with the same meaning in both libraries, copied so that a refit means the same.
+_SHARED_PARAMETERS = ("max_depth", "min_samples_split", "min_samples_leaf",
+                      "min_weight_fraction_leaf", "max_leaf_nodes", "min_impurity_decrease",
+                      "random_state")
+
+
+def to_sklearn(model):
+    """A fitted scikit-learn tree estimator that predicts as the fitted treesmith ``model``.
+
+    ``model`` is a fitted ``treesmith.DecisionTreeClassifier`` or ``DecisionTreeRegressor``
+    (or any estimator whose ``tree_`` is a treesmith Tree and that is a classifier with
+    ``classes_`` or a regressor). See the module docstring for what carries over.
+    """
+    check_is_fitted(model, "tree_")
+    tree = model.tree_
+    is_classifier = tree.n_classes > 0
+    name = getattr(getattr(model, "criterion_", None), "name", None)
+    if is_classifier:
+        estimator = SklearnClassifier(criterion=_SKLEARN_CRITERIA.get(name, "gini"))
+    else:
+        estimator = SklearnRegressor(criterion=_SKLEARN_CRITERIA.get(name, "squared_error"))
+    shared = {key: value for key, value in model.get_params(deep=False).items()
+              if key in _SHARED_PARAMETERS}
+    if is_classifier and "class_weight" in model.get_params(deep=False):
+        shared["class_weight"] = model.class_weight
+    estimator.set_params(**shared)
+
+    estimator.n_features_in_ = tree.n_features
+    if hasattr(model, "feature_names_in_"):
+        estimator.feature_names_in_ = np.asarray(model.feature_names_in_, dtype=object)
+    estimator.n_outputs_ = 1
+    estimator.max_features_ = tree.n_features
+    if is_classifier:
+        estimator.classes_ = np.asarray(model.classes_)
+        estimator.n_classes_ = int(estimator.classes_.shape[0])
+    estimator.tree_ = sklearn_tree(tree)
+    return estimator
+
+
+def sklearn_tree(tree) -> SklearnTree:
+    """scikit-learn's ``Tree`` holding the nodes of a treesmith ``Tree``.
+
+    Node ids, children (``-1`` for leaves), features (``-2`` for leaves, as both libraries
+    write it), thresholds rounded to float32 (``-2.0`` for leaves), missing-value sides,
+    impurities, counts and weights are copied; ``value`` is ``(n_nodes, 1, n_classes)`` class
+    proportions or ``(n_nodes, 1, 1)`` means, the layout scikit-learn >= 1.4 uses.
+    """
+    n_nodes = tree.node_count
+    leaf = tree.children_left == TREE_LEAF
+    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
+    nodes["left_child"] = tree.children_left
+    nodes["right_child"] = tree.children_right
+    nodes["feature"] = tree.feature
+    # float32(t): what scikit-learn compares its float32-cast X with (see the module docstring)
+    threshold = tree.threshold.astype(np.float32).astype(np.float64)
+    nodes["threshold"] = np.where(leaf, -2.0, threshold)
+    nodes["impurity"] = tree.impurity
+    nodes["n_node_samples"] = tree.n_node_samples
+    nodes["weighted_n_node_samples"] = tree.weighted_n_node_samples
+    nodes["missing_go_to_left"] = tree.missing_go_left.astype(np.uint8)
+    n_classes = max(tree.n_classes, 1)
+    values = np.ascontiguousarray(tree.value, dtype=np.float64).reshape(n_nodes, 1, n_classes)
+    converted = SklearnTree(tree.n_features, np.array([n_classes], dtype=np.intp), 1)
+    converted.__setstate__({"max_depth": int(tree.max_depth), "node_count": n_nodes,
+                            "nodes": nodes, "values": values})
+    return converted
