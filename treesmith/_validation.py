@@ -382,17 +382,18 @@ def check_class_weight(class_weight, classes) -> None:
                              f"classes are {sorted(known, key=str)}.")
 
 
-def check_finite_sums(stats: np.ndarray, what: str) -> None:
+def check_finite_sums(stats: np.ndarray, y: np.ndarray) -> None:
     """Raise when the column sums of the per-sample statistics (what the root histogram adds
     up: weight, weight * y, weight * y**2, ...) overflow float64; a tree grown on them would be
-    one leaf with impurity 0 or NaN predictions."""
+    one leaf with impurity 0, or predict NaN."""
     with np.errstate(over="ignore", invalid="ignore"):
         sums = np.abs(stats).sum(axis=0)
     if not np.all(np.isfinite(sums)):
         raise ValueError(
-            f"{what} are too large for float64: their weighted sums of squares overflow "
-            f"(largest |value| {np.nanmax(np.abs(stats)):.3g}). Rescale y (e.g. divide it by a "
-            "power of ten) and multiply the predictions back.")
+            f"y is too large for float64 sums: the weighted sum of squares of y overflows "
+            f"(largest |y| = {float(np.max(np.abs(y))):.3g}; float64 squares overflow above "
+            "about 1e154). Rescale y (e.g. divide it by a power of ten) and multiply the "
+            "predictions back.")
 
 
 def check_consistent_rows(**arrays) -> int:

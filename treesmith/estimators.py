@@ -515,9 +515,22 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         criterion = resolve_criterion(self.criterion, self._task)
         criterion.validate_targets(y)
-        stats = criterion.sample_statistics(y, sample_weight)
-        check_finite_sums(stats, "y (times sample_weight)")
+        stats = self._sample_statistics(criterion, y, sample_weight)
         return self._fit(X, np.zeros(X.shape[0], dtype=np.int64), sample_weight, 0, stats, y=y)
+
+    @staticmethod
+    def _sample_statistics(criterion, y, sample_weight):
+        """The criterion's per-sample statistics, with weights scaled down by a power of two
+        (exact; the tree does not change) when w * y**2 would overflow, and a clear error when
+        y itself is too large for float64 sums."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            stats = criterion.sample_statistics(y, sample_weight)
+            largest = float(sample_weight.max())
+            if largest > 1.0 and not np.all(np.isfinite(np.abs(stats).sum(axis=0))):
+                sample_weight = sample_weight * 2.0 ** -np.ceil(np.log2(largest))
+                stats = criterion.sample_statistics(y, sample_weight)
+        check_finite_sums(stats, y)
+        return stats
 
     def predict(self, X):
         """Mean training label of the reached leaf."""
