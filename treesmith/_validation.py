@@ -6,15 +6,16 @@ so that nothing reaches a compiled kernel with a value it cannot handle.
 Declaring an estimator's parameters
 -----------------------------------
 An estimator lists the allowed values of each constructor parameter once, in a class attribute
-``_parameter_constraints``: a dict ``name -> list of constraints``; a value is valid when it
+``_parameter_table``: a dict ``name -> list of constraints``; a value is valid when it
 satisfies at least one of them (the spirit of scikit-learn's ``_parameter_constraints``, with
-our own small vocabulary)::
+our own small vocabulary and name, so that scikit-learn's machinery never reads our table with
+its vocabulary)::
 
     from numbers import Integral, Real
     from treesmith._validation import Interval, Options, InstanceOf, validate_parameters
 
     class MyForest(BaseEstimator):
-        _parameter_constraints = {
+        _parameter_table = {
             "n_estimators": [Interval(Integral, 1, None)],          # int >= 1
             "max_samples": [None, Interval(Real, 0, 1, closed="right")],
             "bootstrap": ["boolean"],
@@ -26,8 +27,10 @@ our own small vocabulary)::
             validate_parameters(self)        # first thing, before any data is touched
             ...
 
-Subclasses extend the table of their base (``{**Base._parameter_constraints, ...}``); the
-tree estimators' table is ``treesmith.estimators.TREE_PARAMETER_CONSTRAINTS``.
+Subclasses extend the table of their base (``{**Base._parameter_table, ...}``); the
+tree estimators' table is ``treesmith.estimators.TREE_PARAMETER_CONSTRAINTS``. An estimator
+that defines ``_validate_params(self)`` as ``validate_parameters(self)`` also gets its
+parameters checked when a model file is loaded (``treesmith.io`` calls it).
 
 The vocabulary:
 
@@ -230,11 +233,11 @@ def check_parameter(name: str, value, constraints, owner: str | None = None):
 
 
 def validate_parameters(estimator, constraints: dict | None = None) -> None:
-    """Check every parameter of ``estimator`` declared in its ``_parameter_constraints``.
+    """Check every parameter of ``estimator`` declared in its ``_parameter_table``.
 
     Parameters absent from the table are not checked here (their own resolver checks them).
     """
-    table = type(estimator)._parameter_constraints if constraints is None else constraints
+    table = type(estimator)._parameter_table if constraints is None else constraints
     params = estimator.get_params(deep=False)
     owner = type(estimator).__name__
     for name, allowed in table.items():

@@ -59,6 +59,7 @@ class Method:
     description: str
     fit: Callable
     requires: tuple[str, ...] = ()
+    reference: bool = False
 
     def available(self) -> bool:
         """True when every module in ``requires`` imports."""
@@ -74,21 +75,30 @@ class Method:
 METHODS: dict[str, Method] = {}
 
 
-def register_method(name: str, description: str, requires: tuple[str, ...] = ()):
-    """Decorator adding ``fit(X, y, context)`` to the panel under ``name``."""
+def register_method(name: str, description: str, requires: tuple[str, ...] = (),
+                    reference: bool = False):
+    """Decorator adding ``fit(X, y, context)`` to the panel under ``name``; ``reference=True``
+    marks a yardstick (not a method of the papers) that the panel lists last."""
 
     def decorator(fit):
         if name in METHODS:
             raise ValueError(f"method {name!r} is already registered")
-        METHODS[name] = Method(name, description, fit, tuple(requires))
+        METHODS[name] = Method(name, description, fit, tuple(requires), reference)
         return fit
 
     return decorator
 
 
 def available_methods() -> list[str]:
-    """Names of the registered methods whose modules import (the default panel)."""
-    return [name for name, method in METHODS.items() if method.available()]
+    """Names of the registered methods whose modules import (the default panel), the
+    reference rows last."""
+    names = [name for name, method in METHODS.items() if method.available()]
+    return sorted(names, key=lambda name: METHODS[name].reference)
+
+
+def reference_methods() -> list[str]:
+    """Names of the reference rows (majority-class baseline, scikit-learn's tree)."""
+    return [name for name, method in METHODS.items() if method.reference]
 
 
 def get_method(name: str) -> Method:
@@ -194,6 +204,43 @@ def _fit_tsallis_tuned(X, y, context: FitContext):
     with warnings.catch_warnings():  # alpha = 0.5 with beta = 1 is outside the concave range
         warnings.simplefilter("ignore", UserWarning)
         return GridSearchCV(tree, grid, cv=3).fit(X, y).best_estimator_
+
+
+# -- reference rows ------------------------------------------------------------------------------
+# Yardsticks, not methods of the papers: what predicting the majority class scores, and what
+# scikit-learn's own CART scores on the same splits. A method below "majority" has learned
+# nothing a constant could not; one far from "sklearn" may have a bug or a costly trade-off.
+@register_method("majority", "reference: a single leaf predicting the training majority class "
+                 "(its accuracy is the majority-class rate; ROC AUC 0.5)", reference=True)
+def _fit_majority(X, y, context: FitContext):
+    from .estimators import DecisionTreeClassifier
+
+    # min_samples_split above the number of rows: the root is never split. Overrides such as
+    # --criterion cannot change a single leaf, so the context's params are not applied.
+    one_leaf = DecisionTreeClassifier(min_samples_split=len(y) + 2,
+                                      random_state=context.random_state)
+    return one_leaf.fit(X, y)
+
+
+@register_method("sklearn-cart", "reference: scikit-learn's DecisionTreeClassifier (gini, grown "
+                 "until pure, exact thresholds, native NaN support)",
+                 requires=("sklearn.tree",), reference=True)
+def _fit_sklearn_cart(X, y, context: FitContext):
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    return SklearnTree(random_state=context.random_state).fit(X, y)
+
+
+def below_majority(summary) -> tuple[float, list[str]]:
+    """``(majority rate, methods whose mean accuracy is not above it)`` from a summary with a
+    "majority" row; ``(nan, [])`` without one."""
+    rows = summary[summary["method"] == "majority"]
+    if rows.empty:
+        return float("nan"), []
+    rate = float(rows["accuracy_mean"].iloc[0])
+    names = [name for name, accuracy in zip(summary["method"], summary["accuracy_mean"])
+             if name not in reference_methods() and accuracy <= rate + 1e-12]
+    return rate, names
 
 
 # -- metrics ------------------------------------------------------------------------------------

@@ -97,13 +97,17 @@ class BaseDecisionTree(BaseEstimator):
         return tags
 
     # -- validation -----------------------------------------------------------------------
-    _parameter_constraints = TREE_PARAMETER_CONSTRAINTS
+    _parameter_table = TREE_PARAMETER_CONSTRAINTS
 
     def _validate_parameters(self):
         """Every declared parameter and the pruning specification, before any data is read
         (so a bad value fails at once, not after the tree has grown)."""
         validate_parameters(self)
         self._pruning_spec()
+
+    def _validate_params(self):
+        """scikit-learn's hook (``treesmith.io`` calls it on loaded models): our table."""
+        self._validate_parameters()
 
     def _stopping_rules(self, n_samples, n_features, total_weight) -> StoppingRules:
         # Counts and depths above what n_samples rows can reach mean "no limit"; they are capped
@@ -266,7 +270,7 @@ class BaseDecisionTree(BaseEstimator):
         elif method is not None:
             params.pop("validation_fraction", None)
             self.tree_ = METHODS[method](self, **params)
-        alpha = self.ccp_alpha  # validated in fit (_parameter_constraints)
+        alpha = self.ccp_alpha  # validated in fit (_parameter_table)
         if alpha > 0.0:
             self.tree_ = METHODS["ccp"](self, alpha)
 
@@ -436,7 +440,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return {"significance": significance, "n_permutations": n_permutations,
                 "significance_over_features": self.significance_test == "max"}
 
-    _parameter_constraints = {
+    _parameter_table = {
         **TREE_PARAMETER_CONSTRAINTS,
         "class_weight": [None, Options({"balanced"}), InstanceOf(dict, "a dict {class: weight}")],
         "significance": [None, Interval(Real, 0.0, 1.0, "neither")],
