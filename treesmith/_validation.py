@@ -148,7 +148,8 @@ class Options:
             return False
 
     def __str__(self) -> str:
-        return "one of " + ", ".join(repr(v) for v in sorted(self.values, key=str))
+        shown = ", ".join(repr(v) for v in sorted(self.values, key=str))
+        return shown if len(self.values) == 1 else f"one of {shown}"
 
 
 @dataclass(frozen=True)
