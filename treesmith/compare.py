@@ -245,14 +245,10 @@ def below_majority(summary) -> tuple[float, list[str]]:
 
 # -- metrics ------------------------------------------------------------------------------------
 def _weights(sample_weight, n_samples: int) -> np.ndarray:
-    if sample_weight is None:
-        return np.full(n_samples, 1.0 / n_samples)
-    weight = np.asarray(sample_weight, dtype=np.float64)
-    if weight.shape != (n_samples,) or np.any(weight < 0) or not np.isfinite(weight).all() \
-            or weight.sum() <= 0:
-        raise ValueError(f"sample_weight must hold {n_samples} non-negative finite numbers "
-                         f"with a positive sum")
-    return weight / weight.sum()
+    """p(x): the normalised sample weights (uniform when None)."""
+    from ._validation import check_sample_weight
+
+    return check_sample_weight(sample_weight, n_samples, normalize=True)
 
 
 def path_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
