@@ -6,10 +6,10 @@ naming the modules it needs, and the panel offers it as soon as those modules im
 runner repeats stratified train/test splits, fits every method on each (in parallel with
 joblib), and measures test accuracy, ROC AUC, expected cost, leaves, depth and fit time.
 
-Expected cost (SPEC §5) is Σ_x p(x)·cost(path of x) over the test set, with p(x) the normalised
-sample weights. It comes from ``treesmith.metrics.expected_cost`` when that module exists and
-from :func:`path_cost` here otherwise (per-test costs: every test on the path pays its
-feature's cost). With unit costs it is the expected number of tests per example, i.e. the mean
+Expected cost (docs/methods.md §5) is Σ_x p(x)·cost(path of x) over the test set, with p(x) the
+normalised sample weights. It comes from ``treesmith.metrics.expected_cost`` when that module
+exists and from :func:`path_cost` here otherwise (per-test costs: every test on the path pays
+its feature's cost). With unit costs it is the expected number of tests per example, i.e. the mean
 path length minus one, which is how it is labelled then.
 """
 
@@ -131,7 +131,7 @@ def base_tree(context: FitContext, **params):
 
 
 # -- the panel ----------------------------------------------------------------------------------
-@register_method("cart", "CART: gini gain, grown until pure (SPEC §4)")
+@register_method("cart", "CART: gini gain, grown until pure (docs/methods.md §4)")
 def _fit_cart(X, y, context: FitContext):
     return base_tree(context, criterion="gini").fit(X, y)
 
@@ -252,7 +252,8 @@ def _weights(sample_weight, n_samples: int) -> np.ndarray:
 
 
 def path_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
-    """Σ_x p(x) · (sum of the costs of the tests on x's path), per-test cost model (SPEC §5).
+    """Σ_x p(x) · (sum of the costs of the tests on x's path), per-test cost model
+    (docs/methods.md §5).
 
     With ``feature_costs=None`` every test costs 1, giving the expected number of tests per
     example (mean path length − 1).

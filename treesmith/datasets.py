@@ -1,4 +1,4 @@
-"""Bundled and user datasets as pandas frames, read offline (SPEC §10).
+"""Bundled and user datasets as pandas frames, read offline (docs/methods.md §10).
 
 ``load_dataset`` accepts
 
@@ -19,11 +19,11 @@ Categorical (text or boolean) columns are one-hot encoded so that every estimato
 them: a column with two levels becomes one indicator ``col=level`` (the later level in sorted
 order), a column with more levels one indicator per level. Missing values stay missing (NaN in
 every indicator of the column). ``Dataset.feature_groups`` maps each source column to the
-columns derived from it, the cost groups of SPEC §5; :func:`align_features` applies the same
-encoding to new data at prediction time, driven by the fitted feature names and, when given,
-the training levels (``Dataset.categories``): a level unseen at fit time becomes a missing
-value (NaN in every indicator of its column, so the tree sends it the learned missing-value
-way) with an :class:`UnseenLevelWarning`, or an error with ``strict=True``.
+columns derived from it, the cost groups of docs/methods.md §5; :func:`align_features`
+applies the same encoding to new data at prediction time, driven by the fitted feature names
+and, when given, the training levels (``Dataset.categories``): a level unseen at fit time
+becomes a missing value (NaN in every indicator of its column, so the tree sends it the
+learned missing-value way) with an :class:`UnseenLevelWarning`, or an error with ``strict=True``.
 """
 
 from __future__ import annotations
