@@ -15,9 +15,8 @@ from sklearn.utils import check_random_state, compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._dtypes import TREE_LEAF
+from ._dtypes import MAX_BINS_LIMIT, TREE_LEAF
 from ._gc import pauses_collector
-from ._dtypes import MAX_BINS_LIMIT
 from ._validation import (
     InstanceOf,
     Interval,
