@@ -448,6 +448,18 @@ def run_catalogue(folder: Path) -> dict:
     assert warm["exit_code"] == 0, warm
     _C().fit(X, y_class).predict_proba(X)
     _R().fit(X, y_reg).predict(X)
+    # What the CLI cases import or load, done once here instead of in every child.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+
+    import treesmith.compare
+    import treesmith.export
+    import treesmith.plotting  # noqa: F401
+    from treesmith.datasets import load_dataset
+
+    load_dataset("sklearn:iris")
     context = multiprocessing.get_context("fork")
     results = {}
     for index, item in enumerate(CASES):
