@@ -653,7 +653,7 @@ def compare(
     rate, weak = below_majority(summary)
     if weak:
         console.print(f"! not above the majority-class rate ({100 * rate:.1f}%): "
-                      f"{', '.join(weak)}", markup=False)
+                      f"{', '.join(weak)}", markup=False, soft_wrap=True)
     paths = write_report(runs, summary, out_dir, title=title, cost_label=cost_label)
     for path in paths.values():
         console.print(f"wrote {path}", markup=False)

@@ -486,10 +486,13 @@ def write_report(runs, summary, out_dir, *, title: str, cost_label: str = UNIT_C
     runs.to_csv(paths["runs"], index=False)
     summary.to_csv(paths["summary_csv"], index=False)
     n_repeats = int(summary["n_repeats"].max())
+    rate, weak = below_majority(summary)
+    note = (f"\nNot above the majority-class rate ({100 * rate:.1f}%): {', '.join(weak)}.\n"
+            if weak else "")
     paths["summary_md"].write_text(
         f"# {title}\n\nMean ± standard deviation over {n_repeats} stratified train/test "
         f"splits; accuracy and ROC AUC on the test part; {cost_label} on the test part.\n\n"
-        + markdown_table(summary, cost_label), encoding="utf-8")
+        + markdown_table(summary, cost_label) + note, encoding="utf-8")
     ax = plot_accuracy_vs_cost(summary, runs=runs, cost_label=cost_label, title=title)
     ax.figure.savefig(paths["plot"], dpi=120)
     plt.close(ax.figure)
