@@ -474,7 +474,8 @@ def predict(
             warnings.simplefilter("always", UnseenLevelWarning)
             X = align_features(frame, names, metadata.get("categories"), strict=strict)
         for warning in caught:
-            error_console.print(f"treesmith: warning: {warning.message}", markup=False,
+            error_console.print(f"treesmith: warning: {warning.message} (--strict makes this "
+                                "an error)", markup=False,
                                 soft_wrap=True)
     else:
         if frame.shape[1] != estimator.n_features_in_:
