@@ -527,7 +527,10 @@ def check_y_values(y, task: str):
     if flat.dtype.kind == "f":
         missing = np.isnan(flat)
     elif flat.dtype.kind == "O":
-        missing = _missing_cells(flat).astype(bool) if flat.size else np.zeros(0, bool)
+        try:  # numpy's elementwise comparisons: fast for str, int and float cells
+            missing = np.asarray((flat == None) | (flat != flat), dtype=bool)  # noqa: E711
+        except (TypeError, ValueError):  # a cell such as pandas.NA has no truth value
+            missing = _missing_cells(flat).astype(bool) if flat.size else np.zeros(0, bool)
     else:
         return y
     if missing.any():
@@ -535,10 +538,16 @@ def check_y_values(y, task: str):
         raise ValueError(f"y has missing values (None or NaN) at rows {_some(rows)}; a tree "
                          "needs a label for every row: drop those rows or fill them in.")
     if flat.dtype.kind == "O" and task == "classification":
-        kinds = {type(v).__name__ for v in flat[: min(flat.size, 100_000)]}
-        numeric = {"int", "float", "bool"} | {k for k in kinds if k.startswith(("int", "float",
-                                                                                 "uint"))}
-        if len(kinds) > 1 and not kinds <= numeric:
-            raise ValueError(f"y mixes label types {sorted(kinds)}; class labels must all be "
-                             "strings or all numbers (e.g. y.astype(str)).")
+        # A sample of about 1000 labels finds the usual mix (numbers and text); a rarer one
+        # fails in np.unique, which the classifier reports with check_label_types.
+        check_label_types(flat[:: max(1, flat.size // 1000)])
     return y
+
+
+def check_label_types(labels) -> None:
+    """Raise when class labels mix text and numbers (they cannot be sorted into classes)."""
+    kinds = {type(v).__name__ for v in np.asarray(labels, dtype=object).reshape(-1)}
+    numeric = {k for k in kinds if k.startswith(("int", "float", "uint", "bool"))}
+    if len(kinds) > 1 and not kinds <= numeric:
+        raise ValueError(f"y mixes label types {sorted(kinds)}; class labels must all be "
+                         "strings or all numbers (e.g. y.astype(str)).")

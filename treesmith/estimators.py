@@ -25,6 +25,7 @@ from ._validation import (
     check_class_weight,
     check_finite_sums,
     check_fraction,
+    check_label_types,
     check_int,
     check_sample_weight,
     check_X_frame,
@@ -454,7 +455,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self._validate_parameters()
         X, y = self._validate_X_y(X, y)
         check_classification_targets(y)
-        self.classes_, y_code = np.unique(y, return_inverse=True)
+        try:
+            self.classes_, y_code = np.unique(y, return_inverse=True)
+        except TypeError:  # labels that do not sort: text mixed with numbers
+            check_label_types(y)
+            raise
         self.n_classes_ = len(self.classes_)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if self.class_weight is not None:
