@@ -90,3 +90,22 @@ def test_float32_input_is_binned_like_float64():
     a = BinMapper(max_bins=32).fit(X)
     b = BinMapper(max_bins=32).fit(X.astype(np.float64))
     assert np.array_equal(a.transform(X), b.transform(X.astype(np.float64)))
+
+
+def test_zero_weight_rows_do_not_move_the_edges():
+    """A zero sample weight means the same as dropping the row: its value neither adds an edge
+    (exact binning) nor moves a quantile edge."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 2))
+    X[:, 1] = np.round(X[:, 1], 1)  # few distinct values: exact binning
+    weight = rng.integers(0, 3, size=3000).astype(float)
+    kept = weight > 0
+    with_zeros = BinMapper(max_bins=64, random_state=0).fit(X, sample_weight=weight)
+    dropped = BinMapper(max_bins=64, random_state=0).fit(X[kept])
+    for j in range(2):
+        np.testing.assert_array_equal(with_zeros.bin_thresholds_[j], dropped.bin_thresholds_[j])
+    np.testing.assert_array_equal(with_zeros.is_exact_, dropped.is_exact_)
+    # Rows of zero weight are still binned (with the edges of the weighted rows).
+    assert with_zeros.transform(X).shape == X.shape
+    with pytest.raises(ValueError, match="one weight per row"):
+        BinMapper().fit(X, sample_weight=weight[:10])

@@ -149,3 +149,31 @@ def test_summary_and_tables():
     assert table[0].startswith("| method | accuracy | ROC AUC |")
     assert table[2] == "| a | 0.850 ± 0.071 | 0.800 ± 0.000 | 3.00 ± 1.41 | 4.0 ± 1.4 | " \
                        "2.5 ± 0.7 | 0.020 ± 0.014 |"
+
+
+def test_reference_rows_are_last_and_measure_the_majority_rate():
+    from treesmith.compare import below_majority, reference_methods
+
+    assert reference_methods() == ["majority", "sklearn-cart"]
+    assert available_methods()[-2:] == ["majority", "sklearn-cart"]
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"noise": rng.normal(size=200)})
+    y = np.where(np.arange(200) < 140, "good", "bad")  # 70% majority, nothing to learn
+    runs = run_comparison(X, y, ["cart", "majority", "sklearn-cart"], n_repeats=2, n_jobs=1)
+    summary = summarise(runs)
+    majority = summary[summary["method"] == "majority"].iloc[0]
+    assert majority["accuracy_mean"] == pytest.approx(0.7, abs=0.02)
+    assert majority["roc_auc_mean"] == 0.5 and majority["n_leaves_mean"] == 1
+    assert majority["expected_cost_mean"] == 0.0
+    assert below_majority(summary)[0] == majority["accuracy_mean"]
+    crafted = pd.DataFrame({"method": ["cart", "c45", "majority", "sklearn-cart"],
+                            "accuracy_mean": [0.65, 0.75, 0.70, 0.60]})
+    assert below_majority(crafted) == (0.70, ["cart"])  # reference rows are not flagged
+    assert below_majority(crafted.iloc[:2])[1] == []
+
+
+def test_sklearn_reference_is_scikit_learns_tree(iris):
+    X, y = iris
+    fitted = get_method("sklearn-cart").fit(X, y, FitContext(random_state=1))
+    assert type(fitted).__module__.startswith("sklearn.tree")
+    assert fitted.get_params()["random_state"] == 1

@@ -5,7 +5,14 @@ import pandas as pd
 import pytest
 from sklearn import datasets as sk_datasets
 
-from treesmith.datasets import Dataset, align_features, encode_features, list_datasets, load_dataset
+from treesmith.datasets import (
+    Dataset,
+    UnseenLevelWarning,
+    align_features,
+    encode_features,
+    list_datasets,
+    load_dataset,
+)
 
 
 def test_list_datasets_names_every_source_once():
@@ -150,11 +157,16 @@ def test_align_features_reproduces_the_encoding_on_new_rows():
                           "c": [1.0, 2.0, np.nan, 4.0]})
     X, _ = encode_features(frame)
     pd.testing.assert_frame_equal(align_features(frame, X.columns), X)
-    # A subset of rows in another order, one level unseen at fit time.
+    # A subset of rows in another order, one level unseen at fit time: it becomes missing
+    # (NaN in every indicator of its column), with a warning naming the column and value.
     new = pd.DataFrame({"c": [7.0, 8.0], "a": ["z", "w"], "b": [False, True]})
-    aligned = align_features(new, X.columns)
+    with pytest.warns(UnseenLevelWarning, match=r"column 'a' .* 'w'"):
+        aligned = align_features(new, X.columns)
     assert list(aligned.columns) == list(X.columns)
-    np.testing.assert_array_equal(aligned.to_numpy(), [[0, 0, 1, 0, 7], [0, 0, 0, 1, 8]])
+    np.testing.assert_array_equal(aligned.to_numpy(),
+                                  [[0, 0, 1, 0, 7], [np.nan, np.nan, np.nan, 1, 8]])
+    with pytest.raises(ValueError, match=r"column 'a' has 1 value\(s\) not seen"):
+        align_features(new, X.columns, strict=True)
     with pytest.raises(ValueError, match="lacks 1 feature"):
         align_features(new.drop(columns=["c"]), X.columns)
 
@@ -163,3 +175,29 @@ def test_dataset_repr_for_regression():
     data = Dataset(name="n", X=pd.DataFrame({"a": [1.0, 2.0]}), y=np.array([1.0, 2.0]),
                    task="regression", description="d")
     assert repr(data) == "Dataset(name='n', task='regression', n_samples=2, n_features=1)"
+
+
+def test_two_level_column_unseen_level_is_caught_with_the_training_levels(tmp_path):
+    frame = pd.DataFrame({"smoker": ["yes", "no", "no", "yes"], "label": [1, 0, 0, 1]})
+    data = load_dataset(str(_write(tmp_path, frame)))
+    assert data.categories == {"smoker": ["no", "yes"]}
+    new = pd.DataFrame({"smoker": ["Yes", "no", "1", None]})
+    with pytest.warns(UnseenLevelWarning, match=r"'1', 'Yes'"):
+        aligned = align_features(new, data.X.columns, data.categories)
+    np.testing.assert_array_equal(aligned["smoker=yes"], [np.nan, 0, np.nan, np.nan])
+
+
+def test_numeric_column_with_a_few_text_cells_is_an_error_naming_them(tmp_path):
+    # Regression: one "?" turned a numeric column into one indicator per distinct value.
+    values = [str(v) for v in range(60)]
+    values[7] = "?"
+    frame = pd.DataFrame({"x": values, "label": [v % 2 for v in range(60)]})
+    path = _write(tmp_path, frame)
+    with pytest.raises(ValueError, match=r"column 'x' holds numbers in 59 rows .*rows 7: '\?'"):
+        load_dataset(path)
+    data = load_dataset(path, na_values=["?"])
+    assert list(data.X.columns) == ["x"] and np.isnan(data.X["x"][7])
+    # An all-text column stays categorical; a text column of numbers is numeric.
+    X, groups = encode_features(pd.DataFrame({"a": ["1", "2", " 3"], "b": ["p", "q", "7"]}))
+    assert groups == {"a": ["a"], "b": ["b=7", "b=p", "b=q"]}
+    np.testing.assert_array_equal(X["a"], [1.0, 2.0, 3.0])

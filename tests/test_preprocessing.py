@@ -147,3 +147,17 @@ def test_gain_rules_same_tree_on_coalesced_and_duplicated_data(criterion, split_
     assert np.array_equal(a.threshold, b.threshold, equal_nan=True)
     assert np.allclose(a.weighted_n_node_samples, b.weighted_n_node_samples)
     assert np.array_equal(on_dup.predict(X_dup), on_coalesced.predict(X_dup))
+
+
+def test_parameters_and_weights_are_checked_by_the_validation_room():
+    X = np.arange(12.0).reshape(6, 2)
+    for params, name in [({"n_bins": 1}, "n_bins"), ({"n_bins": 2.5}, "n_bins"),
+                         ({"drop_binary": "yes"}, "drop_binary"),
+                         ({"random_state": -3}, "random_state")]:
+        with pytest.raises(ValueError, match=f"KMeansBinarizer: {name} must be"):
+            KMeansBinarizer(**params).fit(X)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative; it is negative "
+                                         r"at rows 2"):
+        coalesce(X, np.zeros(6), sample_weight=[1, 1, -1, 1, 1, 1])
+    _, _, weight, _ = coalesce(X, np.zeros(6), sample_weight=np.zeros(6))
+    assert weight.sum() == 0  # all-zero weights are legal for coalescing

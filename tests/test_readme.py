@@ -39,3 +39,25 @@ def test_readme_main_job_runs_as_written(tmp_path):
         assert (out / name).stat().st_size > 0
     for method in ("cart", "c45", "cart-pruned", "cc45", "ec45", "pe-spruned", "tsallis-tuned"):
         assert method in completed.stdout
+
+
+def readme_python_blocks():
+    """Every ```python block of the README, in order."""
+    text = (ROOT / "README.md").read_text()
+    return [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
+
+
+def test_readme_has_python_blocks():
+    assert len(readme_python_blocks()) >= 3
+
+
+def test_every_readme_python_block_runs(tmp_path, monkeypatch):
+    """The README's Python blocks run as written, in order, in one namespace (a reader pastes
+    them into one session); a block that fails names itself."""
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "__readme__"}
+    for number, block in enumerate(readme_python_blocks(), start=1):
+        code = compile(block, f"README.md python block {number}", "exec")
+        exec(code, namespace)  # noqa: S102 - the README is ours
+    # The lazy-prediction example pays only for the features its paths test.
+    assert len(namespace["pred"]) == 3 and (namespace["paid"] >= 0).all()

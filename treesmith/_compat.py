@@ -8,7 +8,6 @@ _EXTRAS = {
     "matplotlib": "plot",
     "typer": "cli",
     "rich": "cli",
-    "tqdm": "cli",
     "dask": "dask",
     "distributed": "dask",
 }

@@ -105,13 +105,24 @@ class BinMapper(TransformerMixin, BaseEstimator):
         ):
             raise ValueError(f"subsample must be a positive int or None, got {self.subsample!r}.")
 
-    def fit(self, X, y=None, feature_names=None):
-        """Compute bin edges from ``X`` (float64 array, NaN allowed, ±inf rejected)."""
+    def fit(self, X, y=None, feature_names=None, sample_weight=None):
+        """Compute bin edges from ``X`` (float64 array, NaN allowed, ±inf rejected).
+
+        Rows whose ``sample_weight`` is 0 are ignored: a zero weight must mean the same as
+        dropping the row, and their values would otherwise move the edges (and so the
+        thresholds a tree can choose)."""
         self._validate_params()
         X = as_float_array(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got shape {X.shape}.")
         check_no_infinity(X, feature_names)
+        if sample_weight is not None:
+            weight = np.asarray(sample_weight)
+            if weight.shape != (X.shape[0],):
+                raise ValueError(f"sample_weight must have one weight per row of X "
+                                 f"({X.shape[0]}), got shape {weight.shape}.")
+            if not np.all(weight > 0):
+                X = X[weight > 0]
         n_samples, n_features = X.shape
         rng = check_random_state(self.random_state)
         exact_only = self.max_bins is None
@@ -202,5 +213,6 @@ class BinMapper(TransformerMixin, BaseEstimator):
         map_to_bins(X, thresholds, offsets, self.missing_values_bin_idx_, out)
         return out
 
-    def fit_transform(self, X, y=None, feature_names=None):
-        return self.fit(X, feature_names=feature_names).transform(X, feature_names=feature_names)
+    def fit_transform(self, X, y=None, feature_names=None, sample_weight=None):
+        return self.fit(X, feature_names=feature_names, sample_weight=sample_weight).transform(
+            X, feature_names=feature_names)

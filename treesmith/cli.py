@@ -58,6 +58,11 @@ def _one_line_errors(command):
             return command(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit):
             raise
+        except BrokenPipeError:
+            # The reader stopped (``treesmith predict … | head -3``): not an error. Point
+            # stdout at /dev/null so that the interpreter's final flush stays quiet too.
+            _silence_stdout()
+            raise typer.Exit(code=0) from None
         except Exception as error:
             if os.environ.get("TREESMITH_DEBUG"):
                 raise
@@ -70,12 +75,44 @@ def _one_line_errors(command):
     return wrapper
 
 
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (tests)
+        pass
+
+
+def _version_callback(value: bool):
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("treesmith")
+        except PackageNotFoundError:  # running from a source tree
+            number = "unknown (not installed)"
+        console.print(f"treesmith {number}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", "-V", help="Print the version and exit.", callback=_version_callback,
+        is_eager=True)] = False,
+):
+    """Decision trees that are accurate, small and cheap to evaluate.
+
+    Run [bold]treesmith COMMAND --help[/bold] for the options and examples of a command.
+    """
+
+
 # -- shared helpers ---------------------------------------------------------------------------
-def _load(data: str, target: str | None):
+def _load(data: str, target: str | None, na_values: list[str] | None = None):
     from .datasets import load_dataset
 
     try:
-        return load_dataset(data, target=target)
+        return load_dataset(data, target=target, na_values=na_values or None)
     except FileNotFoundError as error:
         raise CLIError(f"cannot read {data!r}: {error}") from None
 
@@ -91,15 +128,27 @@ def _parse_number(text: str, what: str) -> float | int:
         else value
 
 
-def parse_criterion(spec: str):
-    """``"gini"`` or ``"tsallis:alpha=2.5,beta=2"`` -> a criterion name or object."""
+def parse_criterion(spec: str, task: str | None = None):
+    """``"gini"`` or ``"tsallis:alpha=2.5,beta=2"`` -> a criterion name or object.
+
+    With ``task`` ("classification" or "regression") only that task's criteria are offered,
+    and a misspelt name gets the closest ones ("did you mean …")."""
+    import difflib
+
     from .criteria import registered
 
     name, _, arguments = spec.partition(":")
     name = name.strip()
     registry = registered()
-    if name not in registry:
-        raise CLIError(f"unknown criterion {name!r}; choose from {sorted(registry)}")
+    choices = sorted(n for n, cls in registry.items()
+                     if task is None or getattr(cls, "task", task) == task)
+    if name not in registry or name not in choices:
+        close = difflib.get_close_matches(name, choices, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        other = f" (it is a {registry[name].task} criterion)" if name in registry else ""
+        where = f" for {task}" if task else ""
+        raise CLIError(f"unknown criterion {name!r}{where}{other}{hint or '.'} Choose from "
+                       f"{choices}.")
     if not arguments:
         return name
     params = {}
@@ -113,6 +162,46 @@ def parse_criterion(spec: str):
         return registry[name](**params)
     except TypeError as error:
         raise CLIError(f"criterion {name!r}: {error}") from None
+
+
+def parse_pruning(spec: str):
+    """``"c45"`` or ``"c45:confidence_factor=0.1,subtree_raising=true"`` -> the estimator's
+    ``pruning`` parameter (a name or a dict)."""
+    name, _, arguments = spec.partition(":")
+    name = name.strip()
+    if not arguments:
+        return name
+    params: dict = {"method": name}
+    for item in arguments.split(","):
+        key, separator, value = item.partition("=")
+        if not separator or not key.strip():
+            raise CLIError(f"--pruning parameters must look like method:key=value,key=value; "
+                           f"got {spec!r}")
+        value = value.strip()
+        if value.lower() in ("true", "false"):
+            params[key.strip()] = value.lower() == "true"
+        else:
+            params[key.strip()] = _parse_number(value, f"pruning parameter {key.strip()}")
+    return params
+
+
+def parse_class_weight(spec: str, classes):
+    """``"balanced"`` or ``"yes=5,no=1"`` -> the estimator's ``class_weight``; labels are
+    matched to the classes of the data (numbers as numbers)."""
+    if spec.strip() == "balanced":
+        return "balanced"
+    by_text = {str(label): label for label in classes}
+    weights = {}
+    for item in spec.split(","):
+        label, separator, value = item.rpartition("=")
+        label = label.strip()
+        if not separator or not label:
+            raise CLIError(f"--class-weight must be 'balanced' or LABEL=WEIGHT,…; got {spec!r}")
+        if label not in by_text:
+            raise CLIError(f"--class-weight names class {label!r}, which is not in the data; "
+                           f"classes are {sorted(by_text)}")
+        weights[by_text[label]] = _parse_number(value.strip(), f"weight of class {label!r}")
+    return weights
 
 
 def parse_costs(dataset, costs_file: Path | None, cost_items: list[str]):
@@ -204,6 +293,9 @@ CostsFileOption = Annotated[Path | None, typer.Option(
 CostOption = Annotated[list[str] | None, typer.Option(
     "--cost", help="Cost of one column, COLUMN=VALUE (repeatable; overrides --costs). A "
                    "categorical source column sets all its one-hot columns.")]
+NaValuesOption = Annotated[list[str] | None, typer.Option(
+    "--na-values", help="A CSV cell text that means 'missing' (repeatable), e.g. --na-values "
+                        "'?'.")]
 
 
 # -- fit ------------------------------------------------------------------------------------------
@@ -223,12 +315,33 @@ def fit(
         help="Impurity, overriding the method's: a name (gini, entropy, …) or "
              "name:key=value,… (e.g. tsallis:alpha=2.5,beta=2).")] = None,
     max_depth: Annotated[int | None, typer.Option(help="Maximum tree depth.", min=1)] = None,
+    min_samples_leaf: Annotated[int | None, typer.Option(
+        help="Minimum number of rows in a leaf.", min=1)] = None,
+    max_leaf_nodes: Annotated[int | None, typer.Option(
+        help="Grow best-first up to this many leaves.", min=2)] = None,
+    pruning: Annotated[str | None, typer.Option(
+        help="Post-pruning: rep, tdp, c45, bup or ccp, with parameters as "
+             "method:key=value,… (e.g. c45:confidence_factor=0.1).")] = None,
+    ccp_alpha: Annotated[float | None, typer.Option(
+        help="Minimal cost-complexity pruning at this alpha.", min=0.0)] = None,
+    class_weight: Annotated[str | None, typer.Option(
+        help="'balanced' or LABEL=WEIGHT,… (classification).")] = None,
+    split_rule: Annotated[str | None, typer.Option(
+        help="gain, gain_ratio, cost_benefit, ecart, asr, impure_pairs or balanced.")] = None,
+    cost_model: Annotated[str | None, typer.Option(
+        help="per_test (every test pays) or per_feature (a feature is paid once per path).")
+    ] = None,
+    max_bins: Annotated[int | None, typer.Option(
+        help="Bins per feature (2-65535; 0 = exact binning).", min=0, max=65535)] = None,
     costs_file: CostsFileOption = None,
     cost: CostOption = None,
+    na_values: NaValuesOption = None,
     test_size: Annotated[float, typer.Option(
         help="Fraction held out (stratified) to score the tree; 0 fits on all rows.",
         min=0.0, max=0.9)] = 0.25,
-    seed: Annotated[int, typer.Option(help="Seed of the split and the tree.")] = 0,
+    seed: Annotated[int, typer.Option(
+        "--seed", "--random-state", help="Seed of the split and the tree (random_state).",
+        min=0, max=2**32 - 1)] = 0,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Write the fitted model to this JSON file.")] = None,
     rules: Annotated[bool, typer.Option(help="Print the tree as IF-THEN rules.")] = False,
@@ -241,15 +354,29 @@ def fit(
     from .compare import COST_LABEL, UNIT_COST_LABEL, FitContext, expected_cost, get_method
     from .export import export_text
 
-    dataset = _load(data, target)
+    dataset = _load(data, target, na_values)
     costs = parse_costs(dataset, costs_file, cost or [])
+    classification = dataset.task == "classification"
     params = {}
     if criterion is not None:
-        params["criterion"] = parse_criterion(criterion)
-    if max_depth is not None:
-        params["max_depth"] = max_depth
+        params["criterion"] = parse_criterion(criterion, dataset.task)
+    if pruning is not None:
+        params["pruning"] = parse_pruning(pruning)
+    if class_weight is not None:
+        if not classification:
+            raise CLIError("--class-weight applies to classification; "
+                           f"{dataset.name} is a regression dataset")
+        params["class_weight"] = parse_class_weight(class_weight, np.unique(dataset.y))
+    if max_bins is not None:
+        params["max_bins"] = None if max_bins == 0 else max_bins
+        if max_bins == 1:
+            raise CLIError("--max-bins must be 0 (exact) or in [2, 65535], got 1")
+    for name, value in (("max_depth", max_depth), ("min_samples_leaf", min_samples_leaf),
+                        ("max_leaf_nodes", max_leaf_nodes), ("ccp_alpha", ccp_alpha),
+                        ("split_rule", split_rule), ("cost_model", cost_model)):
+        if value is not None:
+            params[name] = value
     X, y = dataset.X, dataset.y
-    classification = dataset.task == "classification"
     if test_size > 0:
         from sklearn.model_selection import train_test_split
 
@@ -302,7 +429,11 @@ def fit(
         metadata = {"dataset": dataset.name, "target": dataset.target_name,
                     "task": dataset.task, "method": method if classification else "cart",
                     "feature_costs": None if costs is None else costs.tolist(),
-                    "test_size": test_size, "seed": seed}
+                    "test_size": test_size, "seed": seed,
+                    # Training levels of the categorical columns: `predict` recognises
+                    # levels it never saw (see treesmith.datasets.align_features).
+                    "categories": {str(k): [str(v) for v in levels]
+                                   for k, levels in dataset.categories.items()}}
         io.save(estimator, out, metadata=metadata)
         console.print(f"model written to {out}", markup=False)
 
@@ -322,17 +453,30 @@ def predict(
     proba: Annotated[bool, typer.Option(help="Add one probability column per class.")] = False,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Write the CSV here instead of standard output.")] = None,
+    strict: Annotated[bool, typer.Option(
+        help="Fail on a categorical level unseen at fit time (default: warn and treat it as "
+             "missing, so the tree follows the learned missing-value side).")] = False,
+    na_values: NaValuesOption = None,
 ):
     """Predict DATA with a saved model; writes CSV (prediction[, p(class)…]) to stdout."""
+    import warnings
+
     from . import io
-    from .datasets import align_features
+    from .datasets import UnseenLevelWarning, align_features
 
     pd = optional_import("pandas")
     estimator, metadata = io.load(model, return_metadata=True)
-    frame, labels = _prediction_frame(data, target or metadata.get("target"), target)
+    frame, labels = _prediction_frame(data, target or metadata.get("target"), target,
+                                      na_values)
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None:
-        X = align_features(frame, names)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UnseenLevelWarning)
+            X = align_features(frame, names, metadata.get("categories"), strict=strict)
+        for warning in caught:
+            error_console.print(f"treesmith: warning: {warning.message} (--strict makes this "
+                                "an error)", markup=False,
+                                soft_wrap=True)
     else:
         if frame.shape[1] != estimator.n_features_in_:
             raise CLIError(f"the model expects {estimator.n_features_in_} columns, DATA has "
@@ -362,14 +506,15 @@ def predict(
         error_console.print(summary, markup=False)
 
 
-def _prediction_frame(data: str, target: str | None, explicit_target: str | None):
+def _prediction_frame(data: str, target: str | None, explicit_target: str | None,
+                      na_values: list[str] | None = None):
     """(features frame, labels or None) from a bundled name or a CSV file."""
     from .datasets import load_dataset
 
     pd = optional_import("pandas")
     if Path(data).is_file():
         try:
-            frame = pd.read_csv(data)
+            frame = pd.read_csv(data, na_values=na_values or None)
         except Exception as error:  # noqa: BLE001 - any reader failure is a bad input file
             raise CLIError(f"cannot read CSV file {data!r}: {error}") from None
         if explicit_target is not None and explicit_target not in frame.columns:
@@ -455,6 +600,7 @@ def compare(
         help="Parallel worker processes (-1: all cores).")] = -1,
     costs_file: CostsFileOption = None,
     cost: CostOption = None,
+    na_values: NaValuesOption = None,
     out_dir: Annotated[Path, typer.Option(
         help="Folder for summary.csv, summary.md, runs.csv and accuracy_vs_cost.png.")
     ] = Path("treesmith-output"),
@@ -470,6 +616,7 @@ def compare(
         COST_LABEL,
         UNIT_COST_LABEL,
         available_methods,
+        below_majority,
         get_method,
         run_comparison,
         summarise,
@@ -477,7 +624,7 @@ def compare(
         write_report,
     )
 
-    dataset = _load(data, target)
+    dataset = _load(data, target, na_values)
     if dataset.task != "classification":
         raise CLIError(f"compare needs a classification dataset; {dataset.name} is "
                        f"{dataset.task}")
@@ -504,6 +651,10 @@ def compare(
     console.print(title, markup=False)
     console.print(_table("", header, rows))
     console.print(f"* E[cost]: {cost_label}", markup=False)
+    rate, weak = below_majority(summary)
+    if weak:
+        console.print(f"! not above the majority-class rate ({100 * rate:.1f}%): "
+                      f"{', '.join(weak)}", markup=False, soft_wrap=True)
     paths = write_report(runs, summary, out_dir, title=title, cost_label=cost_label)
     for path in paths.values():
         console.print(f"wrote {path}", markup=False)

@@ -6,10 +6,10 @@ naming the modules it needs, and the panel offers it as soon as those modules im
 runner repeats stratified train/test splits, fits every method on each (in parallel with
 joblib), and measures test accuracy, ROC AUC, expected cost, leaves, depth and fit time.
 
-Expected cost (SPEC §5) is Σ_x p(x)·cost(path of x) over the test set, with p(x) the normalised
-sample weights. It comes from ``treesmith.metrics.expected_cost`` when that module exists and
-from :func:`path_cost` here otherwise (per-test costs: every test on the path pays its
-feature's cost). With unit costs it is the expected number of tests per example, i.e. the mean
+Expected cost (docs/methods.md §5) is Σ_x p(x)·cost(path of x) over the test set, with p(x) the
+normalised sample weights. It comes from ``treesmith.metrics.expected_cost`` when that module
+exists and from :func:`path_cost` here otherwise (per-test costs: every test on the path pays
+its feature's cost). With unit costs it is the expected number of tests per example, i.e. the mean
 path length minus one, which is how it is labelled then.
 """
 
@@ -59,6 +59,7 @@ class Method:
     description: str
     fit: Callable
     requires: tuple[str, ...] = ()
+    reference: bool = False
 
     def available(self) -> bool:
         """True when every module in ``requires`` imports."""
@@ -74,21 +75,30 @@ class Method:
 METHODS: dict[str, Method] = {}
 
 
-def register_method(name: str, description: str, requires: tuple[str, ...] = ()):
-    """Decorator adding ``fit(X, y, context)`` to the panel under ``name``."""
+def register_method(name: str, description: str, requires: tuple[str, ...] = (),
+                    reference: bool = False):
+    """Decorator adding ``fit(X, y, context)`` to the panel under ``name``; ``reference=True``
+    marks a yardstick (not a method of the papers) that the panel lists last."""
 
     def decorator(fit):
         if name in METHODS:
             raise ValueError(f"method {name!r} is already registered")
-        METHODS[name] = Method(name, description, fit, tuple(requires))
+        METHODS[name] = Method(name, description, fit, tuple(requires), reference)
         return fit
 
     return decorator
 
 
 def available_methods() -> list[str]:
-    """Names of the registered methods whose modules import (the default panel)."""
-    return [name for name, method in METHODS.items() if method.available()]
+    """Names of the registered methods whose modules import (the default panel), the
+    reference rows last."""
+    names = [name for name, method in METHODS.items() if method.available()]
+    return sorted(names, key=lambda name: METHODS[name].reference)
+
+
+def reference_methods() -> list[str]:
+    """Names of the reference rows (majority-class baseline, scikit-learn's tree)."""
+    return [name for name, method in METHODS.items() if method.reference]
 
 
 def get_method(name: str) -> Method:
@@ -121,7 +131,7 @@ def base_tree(context: FitContext, **params):
 
 
 # -- the panel ----------------------------------------------------------------------------------
-@register_method("cart", "CART: gini gain, grown until pure (SPEC §4)")
+@register_method("cart", "CART: gini gain, grown until pure (docs/methods.md §4)")
 def _fit_cart(X, y, context: FitContext):
     return base_tree(context, criterion="gini").fit(X, y)
 
@@ -196,20 +206,54 @@ def _fit_tsallis_tuned(X, y, context: FitContext):
         return GridSearchCV(tree, grid, cv=3).fit(X, y).best_estimator_
 
 
+# -- reference rows ------------------------------------------------------------------------------
+# Yardsticks, not methods of the papers: what predicting the majority class scores, and what
+# scikit-learn's own CART scores on the same splits. A method below "majority" has learned
+# nothing a constant could not; one far from "sklearn" may have a bug or a costly trade-off.
+@register_method("majority", "reference: a single leaf predicting the training majority class "
+                 "(its accuracy is the majority-class rate; ROC AUC 0.5)", reference=True)
+def _fit_majority(X, y, context: FitContext):
+    from .estimators import DecisionTreeClassifier
+
+    # min_samples_split above the number of rows: the root is never split. Overrides such as
+    # --criterion cannot change a single leaf, so the context's params are not applied.
+    one_leaf = DecisionTreeClassifier(min_samples_split=len(y) + 2,
+                                      random_state=context.random_state)
+    return one_leaf.fit(X, y)
+
+
+@register_method("sklearn-cart", "reference: scikit-learn's DecisionTreeClassifier (gini, grown "
+                 "until pure, exact thresholds, native NaN support)",
+                 requires=("sklearn.tree",), reference=True)
+def _fit_sklearn_cart(X, y, context: FitContext):
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    return SklearnTree(random_state=context.random_state).fit(X, y)
+
+
+def below_majority(summary) -> tuple[float, list[str]]:
+    """``(majority rate, methods whose mean accuracy is not above it)`` from a summary with a
+    "majority" row; ``(nan, [])`` without one."""
+    rows = summary[summary["method"] == "majority"]
+    if rows.empty:
+        return float("nan"), []
+    rate = float(rows["accuracy_mean"].iloc[0])
+    names = [name for name, accuracy in zip(summary["method"], summary["accuracy_mean"])
+             if name not in reference_methods() and accuracy <= rate + 1e-12]
+    return rate, names
+
+
 # -- metrics ------------------------------------------------------------------------------------
 def _weights(sample_weight, n_samples: int) -> np.ndarray:
-    if sample_weight is None:
-        return np.full(n_samples, 1.0 / n_samples)
-    weight = np.asarray(sample_weight, dtype=np.float64)
-    if weight.shape != (n_samples,) or np.any(weight < 0) or not np.isfinite(weight).all() \
-            or weight.sum() <= 0:
-        raise ValueError(f"sample_weight must hold {n_samples} non-negative finite numbers "
-                         f"with a positive sum")
-    return weight / weight.sum()
+    """p(x): the normalised sample weights (uniform when None)."""
+    from ._validation import check_sample_weight
+
+    return check_sample_weight(sample_weight, n_samples, normalize=True)
 
 
 def path_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
-    """Σ_x p(x) · (sum of the costs of the tests on x's path), per-test cost model (SPEC §5).
+    """Σ_x p(x) · (sum of the costs of the tests on x's path), per-test cost model
+    (docs/methods.md §5).
 
     With ``feature_costs=None`` every test costs 1, giving the expected number of tests per
     example (mean path length − 1).
@@ -442,10 +486,13 @@ def write_report(runs, summary, out_dir, *, title: str, cost_label: str = UNIT_C
     runs.to_csv(paths["runs"], index=False)
     summary.to_csv(paths["summary_csv"], index=False)
     n_repeats = int(summary["n_repeats"].max())
+    rate, weak = below_majority(summary)
+    note = (f"\nNot above the majority-class rate ({100 * rate:.1f}%): {', '.join(weak)}.\n"
+            if weak else "")
     paths["summary_md"].write_text(
         f"# {title}\n\nMean ± standard deviation over {n_repeats} stratified train/test "
         f"splits; accuracy and ROC AUC on the test part; {cost_label} on the test part.\n\n"
-        + markdown_table(summary, cost_label), encoding="utf-8")
+        + markdown_table(summary, cost_label) + note, encoding="utf-8")
     ax = plot_accuracy_vs_cost(summary, runs=runs, cost_label=cost_label, title=title)
     ax.figure.savefig(paths["plot"], dpi=120)
     plt.close(ax.figure)

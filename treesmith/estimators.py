@@ -6,24 +6,61 @@ stopping rules, and lets ``TreeGrower`` build the tree. Prediction walks the fla
 
 from __future__ import annotations
 
+import inspect
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state, compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._dtypes import TREE_LEAF
+from ._dtypes import MAX_BINS_LIMIT, TREE_LEAF
 from ._gc import pauses_collector
 from ._validation import (
+    InstanceOf,
+    Interval,
+    Options,
+    RealNotInt,
+    check_class_weight,
+    check_finite_sums,
     check_fraction,
+    check_label_types,
     check_int,
     check_sample_weight,
+    check_X_frame,
+    check_y_values,
+    clamp_count,
     resolve_count_or_fraction,
     resolve_max_features,
+    validate_parameters,
 )
 from .binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
-from .criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
+from .criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, Criterion, resolve_criterion
 from .grower import StoppingRules, TreeGrower
+
+#: Allowed values of the parameters shared by the tree estimators (see treesmith._validation).
+#: Names (criterion, split_rule) and cost specifications are resolved, with their own
+#: messages, by the criterion and rule registries and ``treesmith.costs``.
+TREE_PARAMETER_CONSTRAINTS = {
+    "criterion": [InstanceOf((str, Criterion), "a criterion name or a treesmith.criteria "
+                                               "object")],
+    "max_depth": [Interval(Integral, 1, None), None],
+    "min_samples_split": [Interval(Integral, 2, None), Interval(RealNotInt, 0.0, 1.0, "right")],
+    "min_samples_leaf": [Interval(Integral, 1, None), Interval(RealNotInt, 0.0, 1.0, "neither")],
+    "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, "both")],
+    "min_weight_fraction_split": [Interval(Real, 0.0, 1.0, "left")],
+    "max_features": [None, Interval(Integral, 1, None), Interval(RealNotInt, 0.0, 1.0, "right"),
+                     Options({"sqrt", "log2"})],
+    "max_leaf_nodes": [Interval(Integral, 2, None), None],
+    "min_impurity_decrease": [Interval(Real, 0.0, None)],
+    "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, "both"), None],
+    "random_state": ["random_state"],
+    "cost_model": [Options({"per_test", "per_feature"})],
+    "ccp_alpha": [Interval(Real, 0.0, None)],
+    "pruning": [None, InstanceOf((str, dict), "a method name or a dict {'method': name, "
+                                              "**params}")],
+}
 
 
 class BaseDecisionTree(BaseEstimator):
@@ -60,7 +97,21 @@ class BaseDecisionTree(BaseEstimator):
         return tags
 
     # -- validation -----------------------------------------------------------------------
+    _parameter_table = TREE_PARAMETER_CONSTRAINTS
+
+    def _validate_parameters(self):
+        """Every declared parameter and the pruning specification, before any data is read
+        (so a bad value fails at once, not after the tree has grown)."""
+        validate_parameters(self)
+        self._pruning_spec()
+
+    def _validate_params(self):
+        """scikit-learn's hook (``treesmith.io`` calls it on loaded models): our table."""
+        self._validate_parameters()
+
     def _stopping_rules(self, n_samples, n_features, total_weight) -> StoppingRules:
+        # Counts and depths above what n_samples rows can reach mean "no limit"; they are capped
+        # so that 10**30 reaches the int64 kernels as the same rule, not as an overflow.
         max_depth = check_int("max_depth", self.max_depth, 1, allow_none=True)
         min_samples_split = resolve_count_or_fraction(
             "min_samples_split", self.min_samples_split, n_samples, 2, True)
@@ -72,21 +123,16 @@ class BaseDecisionTree(BaseEstimator):
             "min_weight_fraction_split", self.min_weight_fraction_split, 0.0, 1.0,
             high_inclusive=False)
         max_leaf_nodes = check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
-        if not (isinstance(self.min_impurity_decrease, (int, float, np.floating))
-                and not isinstance(self.min_impurity_decrease, bool)
-                and np.isfinite(self.min_impurity_decrease)
-                and self.min_impurity_decrease >= 0):
-            raise ValueError("min_impurity_decrease must be a float >= 0.0, got "
-                             f"{self.min_impurity_decrease!r}.")
         self.max_features_ = resolve_max_features(self.max_features, n_features)
         return StoppingRules(
-            max_depth=-1 if max_depth is None else max_depth,
+            max_depth=-1 if max_depth is None else clamp_count(max_depth, n_samples),
             min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
             min_samples_leaf=min_samples_leaf,
             min_weight_leaf=leaf_fraction * total_weight,
             min_weight_split=split_fraction * total_weight,
             min_impurity_decrease=float(self.min_impurity_decrease),
-            max_leaf_nodes=-1 if max_leaf_nodes is None else max_leaf_nodes,
+            max_leaf_nodes=-1 if max_leaf_nodes is None else clamp_count(
+                max_leaf_nodes, max(n_samples, 2)),
             max_features=self.max_features_,
             theta=split_fraction,
             **self._significance_rules(),
@@ -120,6 +166,8 @@ class BaseDecisionTree(BaseEstimator):
         return {}
 
     def _validate_X_y(self, X, y):
+        check_X_frame(X)
+        y = check_y_values(y, self._task)
         X, y = self._finite_or_named(lambda: validate_data(
             self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite="allow-nan",
             y_numeric=self._task == REGRESSION_TASK), X)
@@ -134,6 +182,7 @@ class BaseDecisionTree(BaseEstimator):
         ±inf, naming the column (``Tree.apply``), so a separate pass over X (half the time of
         a depth-8 predict on 1e6 x 50) is not needed."""
         check_is_fitted(self, "tree_")
+        check_X_frame(X)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
 
@@ -153,9 +202,14 @@ class BaseDecisionTree(BaseEstimator):
     # -- post-pruning ---------------------------------------------------------------------
     #: Post-pruning methods accepted by ``pruning=`` (REP holds out ``validation_fraction``).
     _pruning_methods = ("rep", "tdp", "c45", "bup", "ccp")
+    #: Parameters the estimator itself passes to the pruning methods (never the user).
+    _pruning_data = ("X", "y", "sample_weight")
 
     def _pruning_spec(self):
-        """``pruning`` as (method, params): None, a method name, or {"method": ..., **params}."""
+        """``pruning`` as (method, params): None, a method name, or {"method": ..., **params}.
+
+        The method must suit the task and every parameter must be one the method accepts;
+        this runs before growth, as ``treesmith.prune`` checks its own arguments."""
         if self.pruning is None:
             return None, {}
         if isinstance(self.pruning, str):
@@ -169,7 +223,18 @@ class BaseDecisionTree(BaseEstimator):
                 f"{self.pruning!r}.")
         if method not in self._pruning_methods:
             raise ValueError(
-                f"pruning method must be one of {list(self._pruning_methods)}, got {method!r}.")
+                f"pruning method must be one of {list(self._pruning_methods)} for "
+                f"{type(self).__name__}, got {method!r}.")
+        from .pruning._prune import METHODS
+
+        accepted = [name for name in list(inspect.signature(METHODS[method]).parameters)[1:]
+                    if name not in self._pruning_data]
+        if method == "rep":
+            accepted = ["validation_fraction"]
+        unknown = sorted(set(params) - set(accepted))
+        if unknown:
+            raise ValueError(f"pruning={self.pruning!r}: method {method!r} accepts "
+                             f"{accepted}, got unknown {unknown}.")
         return method, params
 
     def _validation_rows(self, y, sample_weight, random_state):
@@ -205,10 +270,7 @@ class BaseDecisionTree(BaseEstimator):
         elif method is not None:
             params.pop("validation_fraction", None)
             self.tree_ = METHODS[method](self, **params)
-        alpha = self.ccp_alpha
-        if not (isinstance(alpha, (int, float, np.floating)) and not isinstance(alpha, bool)
-                and np.isfinite(alpha) and alpha >= 0):
-            raise ValueError(f"ccp_alpha must be a float >= 0.0, got {alpha!r}.")
+        alpha = self.ccp_alpha  # validated in fit (_parameter_table)
         if alpha > 0.0:
             self.tree_ = METHODS["ccp"](self, alpha)
 
@@ -235,7 +297,8 @@ class BaseDecisionTree(BaseEstimator):
         rules.rule_parameters = rule.parameters()
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         names = getattr(self, "feature_names_in_", None)
-        X_binned = self.bin_mapper_.fit_transform(X, feature_names=names)
+        X_binned = self.bin_mapper_.fit_transform(X, feature_names=names,
+                                                  sample_weight=sample_weight)
         seed = int(random_state.randint(0, 2**31 - 1))
         held_out = self._validation_rows(y, sample_weight, random_state)
         growth_weight = sample_weight
@@ -384,22 +447,33 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         return {"significance": significance, "n_permutations": n_permutations,
                 "significance_over_features": self.significance_test == "max"}
 
+    _parameter_table = {
+        **TREE_PARAMETER_CONSTRAINTS,
+        "class_weight": [None, Options({"balanced"}), InstanceOf(dict, "a dict {class: weight}")],
+        "significance": [None, Interval(Real, 0.0, 1.0, "neither")],
+        # Each permutation re-scores the node; beyond 10**7 a fit would run for days.
+        "n_permutations": [Interval(Integral, 1, 10**7, "both")],
+        "significance_test": [Options({"feature", "max"})],
+    }
+
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y); NaN in X is a missing value."""
+        self._validate_parameters()
         X, y = self._validate_X_y(X, y)
         check_classification_targets(y)
-        self.classes_, y_code = np.unique(y, return_inverse=True)
+        try:
+            self.classes_, y_code = np.unique(y, return_inverse=True)
+        except TypeError:  # labels that do not sort: text mixed with numbers
+            check_label_types(y)
+            raise
         self.n_classes_ = len(self.classes_)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if self.class_weight is not None:
-            if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
-                raise ValueError(
-                    "class_weight must be None, 'balanced' or a dict {class: weight}, got "
-                    f"{self.class_weight!r}.")
-            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
-            if not sample_weight.sum() > 0:
-                raise ValueError("class_weight gives every sample a zero weight.")
+            check_class_weight(self.class_weight, self.classes_)
+            sample_weight = check_sample_weight(
+                sample_weight * compute_sample_weight(self.class_weight, y), X.shape[0],
+                name="sample_weight * class_weight")
         return self._fit(X, y_code.astype(np.int64), sample_weight, self.n_classes_, y=y)
 
     def predict_proba(self, X):
@@ -428,6 +502,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     _task = REGRESSION_TASK
     _supported_rules = ("gain", "cost_benefit", "balanced")
+    #: Error-based and pessimistic pruning count misclassifications: classification only.
+    _pruning_methods = ("rep", "ccp")
 
     def __init__(self, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0,
@@ -448,13 +524,28 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y); NaN in X is a missing value."""
+        self._validate_parameters()
         X, y = self._validate_X_y(X, y)
         y = np.asarray(y, dtype=np.float64)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         criterion = resolve_criterion(self.criterion, self._task)
         criterion.validate_targets(y)
-        stats = criterion.sample_statistics(y, sample_weight)
+        stats = self._sample_statistics(criterion, y, sample_weight)
         return self._fit(X, np.zeros(X.shape[0], dtype=np.int64), sample_weight, 0, stats, y=y)
+
+    @staticmethod
+    def _sample_statistics(criterion, y, sample_weight):
+        """The criterion's per-sample statistics, with weights scaled down by a power of two
+        (exact; the tree does not change) when w * y**2 would overflow, and a clear error when
+        y itself is too large for float64 sums."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            stats = criterion.sample_statistics(y, sample_weight)
+            largest = float(sample_weight.max())
+            if largest > 1.0 and not np.all(np.isfinite(np.abs(stats).sum(axis=0))):
+                sample_weight = sample_weight * 2.0 ** -np.ceil(np.log2(largest))
+                stats = criterion.sample_statistics(y, sample_weight)
+        check_finite_sums(stats, y)
+        return stats
 
     def predict(self, X):
         """Mean training label of the reached leaf."""

@@ -43,6 +43,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
+from ._validation import Interval, check_sample_weight, validate_parameters
 from .costs import resolve_feature_costs
 
 
@@ -79,6 +80,14 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
     inner k-means edges of binned columns), ``levels_`` (source name → levels).
     """
 
+    #: Declared parameter values (treesmith._validation); categorical and feature_costs are
+    #: resolved against the columns of X.
+    _parameter_table = {
+        "n_bins": [Interval(numbers.Integral, 2, None)],
+        "drop_binary": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_bins=5, categorical="auto", feature_costs=None, drop_binary=True,
                  random_state=None):
         self.n_bins = n_bins
@@ -90,9 +99,7 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
     # -- fitting --------------------------------------------------------------------------
     def fit(self, X, y=None):
         """Learn the bins and levels of every column of ``X``."""
-        if not (isinstance(self.n_bins, numbers.Integral) and not isinstance(self.n_bins, bool)
-                and self.n_bins >= 2):
-            raise ValueError(f"n_bins must be an int >= 2, got {self.n_bins!r}.")
+        validate_parameters(self)
         columns, names = self._columns(X, reset=True)
         categorical = self._categorical_mask(columns, names)
         source_costs = resolve_feature_costs(self.feature_costs, len(columns),
@@ -267,12 +274,7 @@ def coalesce(X, y, sample_weight=None):
     n = values.shape[0]
     if y.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}.")
-    if sample_weight is None:
-        weight = np.ones(n)
-    else:
-        weight = np.asarray(sample_weight, dtype=np.float64)
-        if weight.shape != (n,) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
-            raise ValueError(f"sample_weight must be {n} finite non-negative weights.")
+    weight = check_sample_weight(sample_weight, n, positive_sum=False, rescale=False)
     keys = np.where(np.isnan(values), np.nan, values + 0.0)  # one NaN, one zero
     keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1])))
     _, first, row_group = np.unique(keys.ravel(), return_index=True, return_inverse=True)
