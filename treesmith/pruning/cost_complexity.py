@@ -38,7 +38,7 @@ from ._estimator import (
 )
 from ._held_out import sequence_losses, steps_applied, weighted_mean_and_se
 from ._node_statistics import resubstitution_risk
-from ._traversal import prune_weakest_link
+from ._traversal import at_most, prune_weakest_link
 
 RISKS = ("impurity", "misclassification")
 RULES = ("min", "1se")
@@ -62,10 +62,11 @@ def cost_complexity_path(tree: Tree, risk: str = "impurity") -> Bunch:
     alphas, risks, leaves, nodes = [], [], [], []
 
     def record(strength, node, state):
+        risk_of_tree, n_leaves = state.risk_and_leaves(0)
         alphas.append(strength)
         nodes.append(node)
-        risks.append(state.subtree_cost[0])
-        leaves.append(int(state.n_leaves[0]))
+        risks.append(risk_of_tree)
+        leaves.append(n_leaves)
 
     prune_weakest_link(tree, resubstitution_risk(tree, risk), record=record)
     return Bunch(
@@ -83,8 +84,10 @@ def prune_tree_ccp(tree: Tree, ccp_alpha: float, risk: str = "impurity") -> Tree
     if isinstance(ccp_alpha, bool) or not isinstance(ccp_alpha, (int, float, np.number)) \
             or np.isnan(ccp_alpha) or ccp_alpha < 0:
         raise ValueError(f"ccp_alpha must be a non-negative number, got {ccp_alpha!r}.")
+    # Strengths within at_most's rounding tolerance of ccp_alpha count as equal to it, so
+    # that a breakpoint read from a path prunes at that breakpoint however it was summed.
     state = prune_weakest_link(tree, resubstitution_risk(tree, risk),
-                               stop=lambda strength: ccp_alpha < strength)
+                               stop=lambda strength: not at_most(strength, ccp_alpha))
     return state.pruned_tree()
 
 
