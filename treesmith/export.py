@@ -122,6 +122,7 @@ class TreeExporter:
         self._path_costs = None
         self._value_range = None
         self._heights = None
+        self._colours = None
 
     def _costs(self, given, source):
         """The costs to show: the given ones, else the fitted ones unless they are all 1
@@ -247,10 +248,12 @@ class TreeExporter:
 
     def fill_colour(self, node: int) -> tuple[float, float, float]:
         """The node's class colour blended with white by :meth:`purity`."""
+        if self._colours is None:  # once per export, not once per node
+            self._colours = class_colours(self.tree.n_classes if self.is_classifier else 1)
         if self.is_classifier:
-            base = class_colours(self.tree.n_classes)[int(np.argmax(self.tree.value[node]))]
+            base = self._colours[int(np.argmax(self.tree.value[node]))]
         else:
-            base = class_colours(1)[0]
+            base = self._colours[0]
         alpha = 0.1 + 0.55 * self.purity(node)
         return tuple(alpha * c + (1 - alpha) for c in base)
 

@@ -172,6 +172,10 @@ class Tree:
             raise ValueError(f"a split feature is outside [0, {self.n_features})")
         if np.any(np.isnan(self.threshold[internal])):
             raise ValueError("a split threshold is NaN")
+        for name in ("value", "class_counts", "weighted_n_node_samples"):
+            if not np.all(np.isfinite(getattr(self, name))):
+                raise ValueError(f"tree array {name!r} holds a non-finite number (predictions "
+                                 f"would be NaN or infinite)")
         finite = np.isfinite(self.impurity)
         scale = max(1.0, float(np.abs(self.impurity[finite]).max(initial=0.0)))
         # rounding may leave an impurity a few ulps below 0 (scikit-learn's trees have -4e-16)
