@@ -27,12 +27,13 @@ current aggregates as its initial ones plus the changes of the collapses inside 
 over the depth-first order (a Fenwick tree). scikit-learn instead bubbles every change up to the
 root and scans all nodes per step, O(n x depth) and O(n^2). The sums are therefore added in
 another order than scikit-learn's: equal to within rounding (1e-12 relative), and strengths
-within ``at_most``'s 1e-10 of each other count as tied (lowest node id first).
+equal to about 1e-10 relative count as tied (lowest node id first; ``_tie_key``).
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -189,13 +190,30 @@ class _RangeSums:
             sums[position] += value
             position += position & -position
 
-    def prefix(self, end: int) -> float:
-        """Sum of positions [0, end)."""
+    def range(self, first: int, end: int) -> float:
+        """Sum of positions [first, end)."""
         total, sums = 0.0, self.sums
-        while end > 0:
-            total += sums[end]
-            end -= end & -end
+        while end != first:  # both walk down to their common prefix
+            if end > first:
+                total += sums[end]
+                end -= end & -end
+            else:
+                total -= sums[first]
+                first -= first & -first
         return total
+
+
+#: Strengths are ranked on 33 bits of mantissa (about 1e-10 relative, ``at_most``'s tolerance),
+#: so strengths equal up to the order of their sums tie, and ties go to the lowest node id.
+_TIE_BITS = 33
+
+
+def _tie_key(strength: float) -> float:
+    """``strength`` rounded to ``_TIE_BITS`` bits of mantissa (the heap's ranking key)."""
+    if strength == 0.0 or not math.isfinite(strength):
+        return strength
+    mantissa, exponent = math.frexp(strength)
+    return math.ldexp(round(mantissa * (1 << _TIE_BITS)), exponent - _TIE_BITS)
 
 
 def _depth_first_ranges(tree: Tree) -> tuple[list[int], list[int]]:
@@ -229,14 +247,14 @@ class WeakestLinkState(PruningState):
         self.first, self.end = _depth_first_ranges(tree)
         self._cost_changes = _RangeSums(tree.node_count)
         self._leaf_changes = _RangeSums(tree.node_count)
+        self._initial_cost = self.subtree_cost.tolist()
+        self._initial_leaves = self.n_leaves.tolist()
 
     def risk_and_leaves(self, node: int) -> tuple[float, int]:
         """R(T_t) and |leaves(T_t)| of the current subtree under ``node``."""
         first, end = self.first[node], self.end[node]
-        cost = float(self.subtree_cost[node]) + (self._cost_changes.prefix(end)
-                                                 - self._cost_changes.prefix(first))
-        leaves = int(self.n_leaves[node]) + int(round(self._leaf_changes.prefix(end)
-                                                      - self._leaf_changes.prefix(first)))
+        cost = self._initial_cost[node] + self._cost_changes.range(first, end)
+        leaves = self._initial_leaves[node] + int(round(self._leaf_changes.range(first, end)))
         return cost, leaves
 
     def strength(self, node: int) -> float:
@@ -270,8 +288,8 @@ def prune_weakest_link(tree: Tree, leaf_cost: np.ndarray,
                        ) -> WeakestLinkState:
     """Breiman's weakest-link cutting: collapse the internal node of smallest g(t), repeatedly.
 
-    One node per step, the lowest id among ties (strengths within ``at_most``'s tolerance),
-    as scikit-learn. Before each step ``stop(g)`` may end the pruning (``g`` is the weakest
+    One node per step, the lowest id among ties (strengths equal to about 1e-10 relative,
+    ``_tie_key``), as scikit-learn. Before each step ``stop(g)`` may end the pruning (``g`` is the weakest
     link's strength); ``record(g, node, state)`` sees the full tree first (``g = 0``,
     ``node = -1``) and then the tree after every step (``state.risk_and_leaves(0)`` gives
     R(T) and its number of leaves). Runs until the root is a leaf otherwise. O(n log n).
@@ -280,40 +298,20 @@ def prune_weakest_link(tree: Tree, leaf_cost: np.ndarray,
     if record is not None:
         record(0.0, -1, state)
     internal = np.flatnonzero(~tree.is_leaf)
-    heap = list(zip(state.link_strength(internal).tolist(), internal.tolist()))
+    heap = [(_tie_key(g), node)
+            for g, node in zip(state.link_strength(internal).tolist(), internal.tolist())]
     heapq.heapify(heap)
-
-    def pop_current():
-        """The heap's smallest entry whose key is its node's current strength."""
-        while heap:
+    while not state.is_leaf[0]:
+        while True:  # the smallest entry whose key is still its node's strength
             key, node = heapq.heappop(heap)
             if not state.in_tree[node] or state.is_leaf[node]:
                 continue
-            current = state.strength(node)
-            if current > key and not at_most(current, key):
+            strength = state.strength(node)
+            current = _tie_key(strength)
+            if current > key:
                 heapq.heappush(heap, (current, node))  # stale: strengths only grow
                 continue
-            return current, node
-        return None
-
-    while not state.is_leaf[0]:
-        strength, node = pop_current()
-        ties = []
-        while heap and at_most(heap[0][0], strength):
-            entry = pop_current()
-            if entry is None:
-                break
-            if at_most(entry[0], strength):
-                ties.append(entry)
-            else:
-                heapq.heappush(heap, entry)
-                break
-        for entry in ties:  # the lowest id among tied strengths, the others back in the heap
-            if entry[1] < node:
-                heapq.heappush(heap, (strength, node))
-                strength, node = entry
-            else:
-                heapq.heappush(heap, entry)
+            break
         if stop is not None and stop(strength):
             break
         state.cut(node)
