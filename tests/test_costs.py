@@ -1,4 +1,4 @@
-"""Feature costs, cost groups, cost models and the cost of a path (treesmith.costs; docs/methods.md §5)."""
+"""Feature costs, cost groups, cost models and the cost of a path (treesmith.costs)."""
 
 import numpy as np
 import pandas as pd

@@ -1,4 +1,5 @@
-"""Feature acquisition costs, cost groups and cost models (docs/methods.md §5), validated and resolved.
+"""Feature acquisition costs, cost groups and cost models (docs/methods.md §5), validated and
+resolved.
 
 * ``feature_costs``: one non-negative finite cost per input column, given by position (an
   array of length ``n_features``) or by name/position (a dict or a pandas Series; columns it
@@ -167,7 +168,7 @@ def group_costs(costs: np.ndarray, groups: np.ndarray) -> np.ndarray:
 
 def resolve_costs(feature_costs, cost_groups, cost_model, n_features: int,
                   feature_names=None) -> ResolvedCosts:
-    """Validate the three cost parameters of docs/methods.md §5 and return the arrays the engine uses.
+    """Validate the three cost parameters (docs/methods.md §5); return the arrays the engine uses.
 
     Returns ``ResolvedCosts(feature_cost, cost_group, cost_model)``: float64 (n_features,),
     int64 (n_features,) ids 0..n_groups-1 (columns without a group get their own id), and the
@@ -213,9 +214,9 @@ def path_cost(tested_features, feature_cost, cost_group=None, cost_model="per_te
     per_test: every test pays the cost of its column, c(path) = Σ_t c(f_t) (the setting of the
     EC4.5/ECART experiments). per_feature: a cost group (a column, or the columns of one
     acquisition) is paid once per path, at its cost, and later tests on it are free (Nan, Wang
-    and Saligrama, "Feature-Budgeted Random Forest", 2015). See docs/methods.md §5. This is the definition; :func:`node_path_costs` computes it for every
-    node of a tree at once, and the growth kernel's marginal cost of a test is
-    ``path_cost(path + [f]) - path_cost(path)``.
+    and Saligrama, "Feature-Budgeted Random Forest", 2015); docs/methods.md §5. This is the
+    definition; :func:`node_path_costs` computes it for every node of a tree at once, and the
+    growth kernel's marginal cost of a test is ``path_cost(path + [f]) - path_cost(path)``.
     """
     feature_cost = np.asarray(feature_cost, dtype=np.float64)
     features = [int(f) for f in tested_features]

@@ -9,7 +9,8 @@ Cost of one example x on its path (:func:`treesmith.costs.path_cost`, computed f
 at once by :func:`treesmith.costs.node_path_costs`, in time linear in the number of nodes):
 **per_test** — Σ over the tests on the path of c(feature); **per_feature** — Σ over the
 distinct cost groups tested on the path of the group's cost.
-Expected cost (the EC4.5/ECART complexity measure; docs/methods.md §5): c(T) = Σ_x p(x)·cost(x), p = normalised sample weights.
+Expected cost (the EC4.5/ECART complexity measure; docs/methods.md §5):
+c(T) = Σ_x p(x)·cost(x), p = normalised sample weights.
 A forest (``estimators_`` of trees) pays, per example, once for each cost group tested on any
 of its paths (docs/methods.md §5).
 
@@ -68,8 +69,8 @@ def path_costs(estimator, X, feature_costs=None, cost_groups=None,
     """Cost paid by each row of ``X`` on its decision path (float64, one per row).
 
     A forest (an estimator with ``estimators_`` of fitted trees and no ``tree_``) is costed as
-    docs/methods.md §5 says: per example, the union of the cost groups tested on its paths in all trees,
-    each paid once (``cost_model`` does not apply).
+    docs/methods.md §5 says: per example, the union of the cost groups tested on its paths in
+    all trees, each paid once (``cost_model`` does not apply).
     """
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         return _forest_costs(estimator, X, feature_costs, cost_groups)

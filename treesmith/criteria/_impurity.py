@@ -195,11 +195,12 @@ def loss_matrix_gini(proportions, params):
     return total
 
 
-# -- Balcan and Sharma 2024, §3: (alpha, beta)-Tsallis, product-gamma, Kearns-Mansour -----------------------
+# -- Balcan and Sharma 2024, §3: (alpha, beta)-Tsallis, product-gamma, Kearns-Mansour --------
 
 @impurity
 def tsallis(proportions, params):
-    """(alpha, beta)-Tsallis (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (Balcan and Sharma 2024, §3, C = 1).
+    """(alpha, beta)-Tsallis (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1), C = 1
+    (Balcan and Sharma 2024, §3).
 
     params = [alpha, beta], beta a positive integer; for |alpha - 1| >= NEAR_ONE
     (``tsallis_near_one`` covers the rest).
@@ -274,7 +275,8 @@ def renyi_near_one(proportions, params):
 
 @impurity
 def tsallis_classic(proportions, params):
-    """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (PIDT paper eq. 4, sign as in docs/methods.md §3);
+    """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (PIDT paper eq. 4, sign as in
+    docs/methods.md §3);
     params = [gamma], |gamma - 1| >= NEAR_ONE."""
     return _tsallis_classic(proportions, params[0])
 

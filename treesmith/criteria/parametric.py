@@ -137,15 +137,18 @@ class LossMatrixGini(Criterion):
 
 @register("tsallis")
 class Tsallis(Criterion):
-    """(alpha, beta)-Tsallis entropy (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (Balcan and Sharma 2024, §3).
+    """(alpha, beta)-Tsallis entropy (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (Balcan and
+    Sharma 2024, §3).
 
-    alpha in [0.001, 100], beta an integer in [1, 100]. alpha -> 1 gives beta * (-sum pi ln pi) (nats; used
-    within 1e-9 of 1); (2, 1) is Gini, (1/2, 2) is Kearns-Mansour. Proven concave for
-    alpha not in (1/beta, 1) (Balcan and Sharma 2024, Prop. 3.2); inside that interval a ConcavityWarning is given.
+    alpha in [0.001, 100], beta an integer in [1, 100]. alpha -> 1 gives beta * (-sum pi ln pi)
+    (nats; used within 1e-9 of 1); (2, 1) is Gini, (1/2, 2) is Kearns-Mansour. Proven concave
+    for alpha not in (1/beta, 1) (Balcan and Sharma 2024, Prop. 3.2); inside that interval a
+    ConcavityWarning is given.
     """
 
     formula = "(1 - (sum_k pi_k^alpha)^beta) / (alpha - 1); alpha->1: beta (-sum pi ln pi)"
-    parameter_ranges = "alpha in [0.001, 100], beta in {1, ..., 100}; concave when alpha not in (1/beta, 1)"
+    parameter_ranges = ("alpha in [0.001, 100], beta in {1, ..., 100}; concave when alpha not in "
+                        "(1/beta, 1)")
     parameter_domains = {"alpha": _exponent(2.0), "beta": _BETA}
     impurity = staticmethod(_impurity.tsallis)
     near_one = ("alpha", _impurity.tsallis_near_one)
@@ -155,8 +158,8 @@ class Tsallis(Criterion):
         alpha, beta = float(self.alpha), float(self.beta)
         if 1.0 / beta < alpha < 1.0 - _impurity.LIMIT_TOLERANCE:
             return (f"alpha={alpha} lies in (1/beta, 1) = ({1.0 / beta:.4g}, 1), where (alpha, "
-                    "beta)-Tsallis is not proven concave (Balcan and Sharma 2024, Prop. 3.2); gains may be "
-                    "negative.")
+                    "beta)-Tsallis is not proven concave (Balcan and Sharma 2024, Prop. 3.2); "
+                    "gains may be negative.")
         return None
 
 
@@ -183,7 +186,8 @@ class TsallisClassic(Criterion):
     """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (PIDT paper, eq. 4).
 
     The PIDT paper prints the denominator as 1 - gamma, which makes the value negative for every
-    gamma; docs/methods.md §3 uses gamma - 1. gamma -> 1 gives -sum pi ln pi (nats). Concave for all
+    gamma; docs/methods.md §3 uses gamma - 1. gamma -> 1 gives -sum pi ln pi (nats). Concave
+    for all
     gamma > 0; gamma = 2 is Gini.
     """
 
@@ -294,8 +298,8 @@ class ABI(Criterion):
 
 @register("product")
 class Product(Criterion):
-    """Product family (prod_k pi_k)^gamma (Balcan and Sharma 2024, §3); binary: gamma = 1/2 is Kearns-Mansour
-    and gamma = 1 Gini, up to constants.
+    """Product family (prod_k pi_k)^gamma (Balcan and Sharma 2024, §3); binary: gamma = 1/2 is
+    Kearns-Mansour and gamma = 1 Gini, up to constants.
 
     Proven concave for two classes (gamma in (0, 1]) and, for K classes, when gamma <= 1/K (a
     power <= 1 of the concave geometric mean). For K > 2 it is zero whenever a class is absent,
@@ -303,7 +307,8 @@ class Product(Criterion):
     """
 
     formula = "(prod_k pi_k)^gamma"
-    parameter_ranges = "gamma in [0.001, 1] (up to 100 allowed); concave for 2 classes, for K classes when gamma <= 1/K"
+    parameter_ranges = ("gamma in [0.001, 1] (up to 100 allowed); concave for 2 classes, for K "
+                        "classes when gamma <= 1/K")
     parameter_domains = {"gamma": _exponent(1.0)}
     impurity = staticmethod(_impurity.product)
     strict_concavity = False  # zero on every face of the simplex when K > 2

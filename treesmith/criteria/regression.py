@@ -1,4 +1,5 @@
-"""Regression criteria computed exactly from additive per-bin statistics (Balcan and Sharma 2024, §3.2).
+"""Regression criteria computed exactly from additive per-bin statistics (Balcan and Sharma,
+"Learning Accurate and Interpretable Decision Trees", 2024, §3.2).
 
 A node's impurity is a function of column sums ``[n, W, S_wy, S_extra]`` with W = sum w,
 S_wy = sum w y and one criterion-specific column, so children are scanned bin by bin and the
@@ -13,7 +14,7 @@ larger child comes from subtraction. All three criteria here are exact from thos
   the same quantity as (2/W) sum w (y^(2-p)/((1-p)(2-p)) - y mu^(1-p)/(1-p) + mu^(2-p)/(2-p)) but
   without its 0/0 at p = 1: E_p is evaluated with ``expm1``, so p -> 1 is continuous.
 
-Balcan and Sharma print the middle term of the Tweedie deviance as y mu / (1 - p); that is a typo for
+Balcan and Sharma print the middle term of the Tweedie deviance as y mu / (1 - p); a typo for
 y mu^(1-p) / (1 - p) (Zhou et al. 2022; scikit-learn's ``mean_tweedie_deviance``), the only form
 for which the stated limits hold. With the paper's factor 2, tweedie(0) = mse exactly and
 tweedie(p -> 1) = 2 x half Poisson deviance (the same splits; the doubled scale shows in impurity
@@ -84,7 +85,8 @@ def _tweedie_extra_column(y, sample_weight, power, out):
 
 @impurity
 def _tweedie(stats, params):
-    """Mean Tweedie deviance 2 (S_extra/W - mu E_p(mu)) / (2 - p) (Balcan and Sharma 2024, §3.2). params = [p]."""
+    """Mean Tweedie deviance 2 (S_extra/W - mu E_p(mu)) / (2 - p) (Balcan and Sharma 2024,
+    §3.2). params = [p]."""
     power = params[0]
     sum_w = stats[1]
     if sum_w <= 0.0:
@@ -131,7 +133,8 @@ class MSE(RegressionCriterion):
 
 @register("poisson")
 class Poisson(RegressionCriterion):
-    """Half Poisson deviance (1/|y|) sum (y ln(y / mean) - y + mean) (Balcan and Sharma 2024, §3.2).
+    """Half Poisson deviance (1/|y|) sum (y ln(y / mean) - y + mean) (Balcan and Sharma 2024,
+    §3.2).
 
     Labels must be non-negative with a positive sum (as scikit-learn's ``poisson``). A split
     that leaves a child with only zero labels is never chosen: its deviance is +inf.

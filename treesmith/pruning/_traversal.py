@@ -12,7 +12,7 @@ Every post-pruning method is a choice of
     never visited: TDP),
   - :func:`prune_weakest_link` (repeatedly the internal node with the smallest
     ``g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1)``: cost-complexity, Breiman et al. 1984
-    ch. 3, seed 004), which serves both "prune at alpha" and "the whole alpha path".
+    ch. 3), which serves both "prune at alpha" and "the whole alpha path".
 
 The aggregates over the current (pruned) subtree ``T_t`` are ``R(T_t)`` = the sum of the leaf
 costs of its leaves, its number of leaves and its number of nodes. The result is always
@@ -289,10 +289,11 @@ def prune_weakest_link(tree: Tree, leaf_cost: np.ndarray,
     """Breiman's weakest-link cutting: collapse the internal node of smallest g(t), repeatedly.
 
     One node per step, the lowest id among ties (strengths equal to about 1e-10 relative,
-    ``_tie_key``), as scikit-learn. Before each step ``stop(g)`` may end the pruning (``g`` is the weakest
-    link's strength); ``record(g, node, state)`` sees the full tree first (``g = 0``,
-    ``node = -1``) and then the tree after every step (``state.risk_and_leaves(0)`` gives
-    R(T) and its number of leaves). Runs until the root is a leaf otherwise. O(n log n).
+    ``_tie_key``), as scikit-learn. Before each step ``stop(g)`` may end the pruning (``g`` is
+    the weakest link's strength); ``record(g, node, state)`` sees the full tree first
+    (``g = 0``, ``node = -1``) and then the tree after every step
+    (``state.risk_and_leaves(0)`` gives R(T) and its number of leaves). Runs until the root is
+    a leaf otherwise. O(n log n).
     """
     state = WeakestLinkState(tree, leaf_cost)
     if record is not None:

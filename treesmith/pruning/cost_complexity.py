@@ -1,4 +1,4 @@
-"""Minimal cost-complexity pruning (Breiman et al. 1984 ch. 3 and 11; seed 004; seed 002 §4).
+"""Minimal cost-complexity pruning (Breiman et al. 1984 ch. 3 and 11; Balcan and Sharma 2024, §4).
 
     R_alpha(T) = R(T) + alpha |leaves(T)|,    g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1).
 
@@ -12,9 +12,9 @@ misclassification cost (``risk="misclassification"``).
 alpha is chosen by K-fold cross-validation over the full tree's breakpoints, evaluated at the
 geometric means ``sqrt(alpha_k alpha_{k+1})`` (CART §3.4.2; ``candidates="cart"``) with the
 minimum or the one-standard-error rule, or exactly over the union of all the folds'
-breakpoints (seed 002 §4: each held-out loss is piecewise constant in alpha, so the minimiser
-lies at a breakpoint; ``candidates="breakpoints"``). :func:`tune_ccp_alpha` is that exact
-minimiser of the average held-out loss over several problem instances (SPEC §8).
+breakpoints (Balcan and Sharma 2024, §4: each held-out loss is piecewise constant in alpha, so
+the minimiser lies at a breakpoint; ``candidates="breakpoints"``). :func:`tune_ccp_alpha` is that exact
+minimiser of the average held-out loss over several problem instances (docs/methods.md §8).
 """
 
 from __future__ import annotations
@@ -244,7 +244,8 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
 
 
 def tune_ccp_alpha(instances, risk: str = "impurity") -> Bunch:
-    """Exact ERM choice of alpha across problem instances (seed 002 §4, Theorem 4.1; SPEC §8).
+    """Exact ERM choice of alpha across problem instances (Balcan and Sharma 2024, §4, Theorem
+    4.1; docs/methods.md §8).
 
     ``instances`` is a sequence of ``(fitted_estimator, X_heldout, y_heldout)`` (optionally a
     fourth item, the held-out sample weights). Each instance's held-out loss is piecewise
