@@ -1,4 +1,4 @@
-"""Feature costs, cost groups and cost models (treesmith.costs, SPEC §5)."""
+"""Feature costs, cost groups, cost models and the cost of a path (treesmith.costs)."""
 
 import numpy as np
 import pandas as pd
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treesmith import _dtypes
-from treesmith.costs import COST_MODELS, group_costs, resolve_costs
+from treesmith.costs import COST_MODELS, group_costs, node_path_costs, path_cost, resolve_costs
 
 NAMES = np.array(["age", "bp", "chol", "smoker=yes"], dtype=object)
 
@@ -111,3 +111,88 @@ def test_group_ids_are_canonical(ids):
     assert np.array_equal(ids[:, None] == ids[None, :], groups[:, None] == groups[None, :])
     first_seen = [g for i, g in enumerate(groups) if g not in groups[:i]]
     assert first_seen == sorted(first_seen)
+
+
+# -- the cost of a path ----------------------------------------------------------------------
+def test_path_cost_by_hand():
+    costs = np.array([2.0, 3.0, 5.0])
+    assert path_cost([0, 1, 0], costs) == 7.0  # per_test: every test pays
+    assert path_cost([0, 1, 0], costs, cost_model="per_feature") == 5.0  # feature 0 once
+    # columns 0 and 1 share one acquisition (equal costs): paid once per path
+    assert path_cost([0, 1], [3.0, 3.0, 5.0], [0, 0, 1], "per_feature") == 3.0
+    assert path_cost([0, 1, 2], [3.0, 3.0, 5.0], [0, 0, 1], "per_feature") == 8.0
+    assert path_cost([], costs) == 0.0
+    assert path_cost([2], costs, cost_model=COST_MODELS["per_feature"]) == 5.0
+    with pytest.raises(ValueError, match="cost_model"):
+        path_cost([0], costs, cost_model="per_leaf")
+
+
+def _ancestors(tree, node):
+    parent = tree.parent()
+    path = []
+    while parent[node] >= 0:
+        node = int(parent[node])
+        path.append(node)
+    return path[::-1]
+
+
+def _random_tree(seed, n_features=5, max_depth=7):
+    from treesmith import DecisionTreeClassifier
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(300, n_features)).astype(float)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.integers(0, 3, 300)) % 3
+    return DecisionTreeClassifier(max_depth=max_depth, random_state=seed).fit(X, y).tree_
+
+
+@pytest.mark.parametrize("model", ["per_test", "per_feature"])
+def test_node_path_costs_equal_the_cost_of_every_path(model):
+    tree = _random_tree(0)
+    costs = np.array([1.0, 2.0, 2.0, 0.0, 7.0])
+    groups = np.array([0, 1, 1, 2, 3])  # columns 1 and 2: one acquisition
+    got = node_path_costs(tree, costs, groups, model)
+    for node in range(tree.node_count):
+        tested = [int(tree.feature[a]) for a in _ancestors(tree, node)]
+        assert got[node] == pytest.approx(path_cost(tested, costs, groups, model), abs=1e-12)
+
+
+def test_growth_kernel_marginal_costs_follow_path_cost():
+    """The growth kernel's cost of a candidate test at a node (_kernels.growth._path_costs) is
+    path_cost(path + [f]) - path_cost(path), for both cost models."""
+    from treesmith._kernels.growth import _path_costs
+
+    tree = _random_tree(1)
+    costs = np.array([1.0, 2.0, 2.0, 0.5, 7.0])
+    groups = np.array([0, 1, 1, 2, 3])
+    parent = tree.parent()
+    for model, code in COST_MODELS.items():
+        for node in range(tree.node_count):
+            out = np.empty(costs.shape[0])
+            paid = np.zeros(groups.max() + 1, dtype=np.bool_)
+            _path_costs(node, parent, tree.feature.astype(np.int64), costs, groups, code,
+                        paid, out)
+            tested = [int(tree.feature[a]) for a in _ancestors(tree, node)]
+            expected = [path_cost(tested + [f], costs, groups, model)
+                        - path_cost(tested, costs, groups, model) for f in range(5)]
+            np.testing.assert_allclose(out, expected, atol=1e-12)
+            assert not paid.any()
+
+
+def test_node_path_costs_of_a_deep_chain_is_one_pass():
+    """A chain of depth 20 000 (the old per-leaf path walk was quadratic: minutes)."""
+    from types import SimpleNamespace
+
+    depth = 20_000
+    left = np.full(2 * depth + 1, -1)
+    right = np.full(2 * depth + 1, -1)
+    internal = np.arange(depth) * 2  # internal node 2i: left leaf 2i+1, right 2i+2
+    left[internal], right[internal] = internal + 1, internal + 2
+    feature = np.full(2 * depth + 1, -2)
+    feature[internal] = np.arange(depth) % 3
+    chain = SimpleNamespace(children_left=left, children_right=right, feature=feature)
+    costs = np.array([1.0, 2.0, 4.0])
+    per_test = node_path_costs(chain, costs)
+    per_feature = node_path_costs(chain, costs, None, "per_feature")
+    assert per_test[-1] == pytest.approx(sum(costs[np.arange(depth) % 3]))
+    assert per_feature[-1] == 7.0 and per_feature[0] == 0.0 and per_feature[1] == 1.0
+    assert per_feature[3] == 3.0 and per_test[5] == 7.0

@@ -41,6 +41,7 @@ from treesmith.criteria import (
     TsallisClassic,
     Tweedie,
     available,
+    describe_available,
     registered,
     resolve_criterion,
 )
@@ -411,14 +412,15 @@ def test_strict_concavity_is_not_claimed_outside_the_proven_range():
 
 
 def test_tsallis_warning_names_the_interval():
-    with pytest.warns(ConcavityWarning, match=r"\(1/beta, 1\) = \(0\.5, 1\).*002 Prop\. 3\.2"):
+    with pytest.warns(ConcavityWarning, match=r"\(1/beta, 1\) = \(0\.5, 1\).*Prop\. 3\.2"):
         Tsallis(0.75, 2)
 
 
 # -- registry, names and the scikit-learn parameter protocol ---------------------------------
 def test_every_family_is_listed_with_formula_and_ranges(capsys):
     rows = available()
-    printed = capsys.readouterr().out
+    assert capsys.readouterr().out == ""  # available() returns; it does not print
+    printed = describe_available()
     names = {row["name"] for row in rows}
     expected = {"Gini", "Entropy", "Misclassification", "LossMatrixGini", "Tsallis", "Renyi",
                 "TsallisClassic", "PE", "PG", "PR", "PT", "GE", "ABI", "Product", "KM96",
@@ -426,8 +428,12 @@ def test_every_family_is_listed_with_formula_and_ranges(capsys):
     assert expected <= names
     for row in rows:
         assert row["formula"] and row["name"] in printed and row["formula"] in printed
-    assert {r["name"] for r in available("regression", print_table=False)} >= {"Poisson",
-                                                                               "Tweedie"}
+    regression = {r["name"] for r in available("regression")}
+    assert regression >= {"Poisson", "Tweedie"} and "Gini" not in regression
+    assert "Tweedie" in describe_available("regression") and "Gini" not in describe_available(
+        "regression")
+    with pytest.raises(ValueError, match="task must be"):
+        available("clustering")
 
 
 @pytest.mark.parametrize("name, cls", [("gini", Gini), ("entropy", Entropy), ("km96", KM96),

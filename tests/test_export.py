@@ -173,7 +173,12 @@ def test_dot_escapes_names_and_writes_files(clinic, tmp_path):
         body = re.sub(r"\\.", "", line)
         assert body.count('"') % 2 == 0, line
     path = tmp_path / "tree.dot"
-    assert export_graphviz(clinic, out_file=path) == path.read_text(encoding="utf-8")
+    # With out_file the lines are streamed to the file and nothing is returned (scikit-learn).
+    assert export_graphviz(clinic, out_file=path) is None
+    assert path.read_text(encoding="utf-8") == export_graphviz(clinic)
+    with open(tmp_path / "tree.txt", "w", encoding="utf-8") as handle:
+        assert export_text(clinic, rules=True, out_file=handle) is None
+    assert (tmp_path / "tree.txt").read_text(encoding="utf-8") == export_text(clinic, rules=True)
 
 
 def test_bad_arguments_are_named(clinic):

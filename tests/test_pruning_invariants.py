@@ -88,10 +88,12 @@ def test_cost_complexity_path_is_monotone(tree, risk):
     errors = [total_risk(tree.collapse(path.pruned_nodes[1:k + 1]), "misclassification")
               for k in range(len(path.ccp_alphas))]
     assert np.all(np.diff(errors) >= -1e-12)
-    # Each breakpoint's pruning equals the path's tree after the last step at that alpha.
+    # Each breakpoint's pruning equals the path's tree after the last step at that alpha
+    # (strengths within 1e-10 relative of alpha count as equal to it, as prune_tree_ccp says).
     running_max = np.maximum.accumulate(path.ccp_alphas)  # strengths may dip by one ulp
     for alpha in np.unique(running_max):
-        last = np.flatnonzero(running_max <= alpha)[-1]
+        tolerance = 1e-10 * np.maximum(np.abs(running_max), abs(alpha))
+        last = np.flatnonzero(running_max <= alpha + tolerance)[-1]
         assert prune_tree_ccp(tree, alpha, risk).n_leaves == path.n_leaves[last]
 
 

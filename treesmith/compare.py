@@ -23,6 +23,7 @@ from importlib import import_module
 import numpy as np
 
 from ._compat import optional_import
+from .costs import node_path_costs
 
 #: Metrics of one fit, in table order: column -> label.
 METRIC_LABELS = {
@@ -264,8 +265,7 @@ def path_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
     if costs.shape != (tree.n_features,):
         raise ValueError(f"feature_costs must have {tree.n_features} entries, got "
                          f"{costs.shape[0] if costs.ndim else costs}")
-    node_cost = np.where(tree.is_leaf, 0.0, costs[np.maximum(tree.feature, 0)])
-    per_example = estimator.decision_path(X) @ node_cost
+    per_example = node_path_costs(tree, costs)[estimator.apply(X)]
     return float(np.dot(_weights(sample_weight, per_example.shape[0]), per_example))
 
 

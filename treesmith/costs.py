@@ -1,4 +1,5 @@
-"""Feature acquisition costs, cost groups and cost models (SPEC §5), validated and resolved.
+"""Feature acquisition costs, cost groups and cost models (docs/methods.md §5), validated and
+resolved.
 
 * ``feature_costs``: one non-negative finite cost per input column, given by position (an
   array of length ``n_features``) or by name/position (a dict or a pandas Series; columns it
@@ -8,10 +9,13 @@
   ``group name -> columns``, or an int array with one group id per column (the fitted
   ``cost_groups_`` form). Groups must be disjoint; unlisted columns form groups of their own.
   The columns of one group must cost the same: the group is paid once, at that cost.
-* ``cost_model``: ``"per_test"`` (every test on the path pays its cost; seed 000) or
-  ``"per_feature"`` (a group is paid once per path, later tests on it are free; seed 003).
+* ``cost_model``: ``"per_test"`` (every test on the path pays its cost, as in the EC4.5/ECART
+  experiments) or ``"per_feature"`` (a group is paid once per path, later tests on it are free,
+  as in Nan, Wang and Saligrama's "Feature-Budgeted Random Forest", 2015).
 
-:func:`resolve_costs` turns the three into the arrays the growth kernel and the metrics use.
+:func:`resolve_costs` turns the three into the arrays the growth kernel and the metrics use;
+:func:`path_cost` defines what one path costs and :func:`node_path_costs` computes it for every
+node of a tree in one pass (the metrics, the exports and ``compare`` all use it).
 """
 
 from __future__ import annotations
@@ -164,7 +168,7 @@ def group_costs(costs: np.ndarray, groups: np.ndarray) -> np.ndarray:
 
 def resolve_costs(feature_costs, cost_groups, cost_model, n_features: int,
                   feature_names=None) -> ResolvedCosts:
-    """Validate the three cost parameters of SPEC §5 and return the arrays the engine uses.
+    """Validate the three cost parameters (docs/methods.md §5); return the arrays the engine uses.
 
     Returns ``ResolvedCosts(feature_cost, cost_group, cost_model)``: float64 (n_features,),
     int64 (n_features,) ids 0..n_groups-1 (columns without a group get their own id), and the
@@ -192,3 +196,90 @@ def resolve_costs(feature_costs, cost_groups, cost_model, n_features: int,
             f"one cost): columns {', '.join(labels)} cost "
             f"{', '.join(f'{costs[k]:g}' for k in members)}.")
     return ResolvedCosts(costs, groups, COST_MODELS[model])
+
+
+# -- the cost of a path (the one definition the metrics, the exports and compare use) ----------
+def _model_name(cost_model) -> str:
+    if isinstance(cost_model, str):
+        return check_cost_model(cost_model)
+    names = [name for name, code in COST_MODELS.items() if code == cost_model]
+    if not names:
+        raise ValueError(f"cost_model must be one of {list(COST_MODELS)}, got {cost_model!r}.")
+    return names[0]
+
+
+def path_cost(tested_features, feature_cost, cost_group=None, cost_model="per_test") -> float:
+    """Cost of evaluating one path whose tests use ``tested_features`` (column ids, root first).
+
+    per_test: every test pays the cost of its column, c(path) = Σ_t c(f_t) (the setting of the
+    EC4.5/ECART experiments). per_feature: a cost group (a column, or the columns of one
+    acquisition) is paid once per path, at its cost, and later tests on it are free (Nan, Wang
+    and Saligrama, "Feature-Budgeted Random Forest", 2015); docs/methods.md §5. This is the
+    definition; :func:`node_path_costs` computes it for every node of a tree at once, and the
+    growth kernel's marginal cost of a test is ``path_cost(path + [f]) - path_cost(path)``.
+    """
+    feature_cost = np.asarray(feature_cost, dtype=np.float64)
+    features = [int(f) for f in tested_features]
+    if _model_name(cost_model) == "per_test":
+        return float(sum(feature_cost[f] for f in features))
+    groups = np.arange(feature_cost.shape[0]) if cost_group is None else np.asarray(cost_group)
+    paid, total = set(), 0.0
+    for f in features:
+        if int(groups[f]) not in paid:
+            paid.add(int(groups[f]))
+            total += float(feature_cost[f])
+    return total
+
+
+def node_path_costs(tree, feature_cost, cost_group=None, cost_model="per_test") -> np.ndarray:
+    """Cost of the tests on the path from the root to every node (the node's own test not
+    included), float64 ``(n_nodes,)``: at a leaf, the cost of classifying an example that
+    reaches it (:func:`path_cost` of its path).
+
+    ``tree`` is any array tree with ``children_left``, ``children_right`` and ``feature``
+    (treesmith's or scikit-learn's ``tree_``; a leaf has ``children_left == -1``). One pass over
+    the nodes, carrying the path's state (O(n_nodes) time and memory, whatever the depth):
+    per_test level by level with NumPy; per_feature as a depth-first walk that counts, per
+    cost group, the tests on the current path.
+    """
+    left = np.asarray(tree.children_left, dtype=np.int64)
+    right = np.asarray(tree.children_right, dtype=np.int64)
+    feature = np.asarray(tree.feature, dtype=np.int64)
+    feature_cost = np.asarray(feature_cost, dtype=np.float64)
+    n_nodes = left.shape[0]
+    internal = left != -1
+    test_cost = np.zeros(n_nodes)
+    test_cost[internal] = feature_cost[feature[internal]]
+    cost = np.zeros(n_nodes)
+    if n_nodes == 0:
+        return cost
+    if _model_name(cost_model) == "per_test":
+        frontier = np.zeros(1, dtype=np.int64)
+        while frontier.size:
+            frontier = frontier[internal[frontier]]
+            for children in (left[frontier], right[frontier]):
+                cost[children] = cost[frontier] + test_cost[frontier]
+            frontier = np.concatenate([left[frontier], right[frontier]])
+        return cost
+    groups = (np.arange(feature_cost.shape[0]) if cost_group is None
+              else np.asarray(cost_group, dtype=np.int64))
+    node_group = np.full(n_nodes, -1, dtype=np.int64)
+    node_group[internal] = groups[feature[internal]]
+    left_list, right_list = left.tolist(), right.tolist()
+    group_list, cost_list = node_group.tolist(), test_cost.tolist()
+    on_path = [0] * (int(groups.max()) + 1 if groups.size else 0)
+    out = [0.0] * n_nodes
+    stack = [0]  # node id to enter, or ~node to leave
+    while stack:
+        node = stack.pop()
+        if node < 0:
+            on_path[group_list[~node]] -= 1
+            continue
+        if left_list[node] == -1:
+            continue
+        group = group_list[node]
+        child_cost = out[node] + (0.0 if on_path[group] else cost_list[node])
+        out[left_list[node]] = out[right_list[node]] = child_cost
+        on_path[group] += 1
+        stack.extend((~node, right_list[node], left_list[node]))
+    return np.asarray(out, dtype=np.float64)

@@ -6,7 +6,14 @@ takes, the training sample count and class distribution, the predicted class wit
 probability, the cost of the test's feature (when the estimator has ``feature_costs_`` or costs
 are passed in) — and a subclass per format lays them out: :class:`TextExporter`,
 :class:`DotExporter` and, in :mod:`treesmith.plotting`, the matplotlib exporter. Every export
-shows every node unless ``max_depth`` truncates it. Producing DOT needs no Graphviz install.
+shows every node unless ``max_depth`` truncates it; the indented text, whose width grows with
+depth, shows ``TEXT_MAX_DEPTH`` levels by default and says so when it cuts. Producing DOT needs
+no Graphviz install.
+
+Every export is one walk over the shown nodes that carries the path's state (indentation,
+per-feature bounds of the rules, the path cost from :func:`treesmith.costs.node_path_costs`),
+so its time and memory are linear in the size of its output; with ``out_file`` the lines are
+written as they are produced.
 """
 
 from __future__ import annotations
@@ -16,7 +23,12 @@ import colorsys
 import numpy as np
 
 from ._dtypes import TREE_LEAF
+from .costs import node_path_costs
 from .tree import Tree
+
+#: Levels :func:`export_text` shows by default (as scikit-learn's ``export_text``): indented
+#: text grows with the square of the depth (a depth-20 000 chain would be ~10 GB).
+TEXT_MAX_DEPTH = 10
 
 #: Qualitative colours for classes (colour-blind-friendly Okabe–Ito order, then generated hues).
 _BASE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
@@ -107,6 +119,10 @@ class TreeExporter:
             raise ValueError("show_distribution must be 'counts', 'proportions' or None, got "
                              f"{show_distribution!r}")
         self.show_distribution = show_distribution
+        self._path_costs = None
+        self._value_range = None
+        self._heights = None
+        self._colours = None
 
     def _costs(self, given, source):
         """The costs to show: the given ones, else the fitted ones unless they are all 1
@@ -175,19 +191,18 @@ class TreeExporter:
             return None
         return float(self.feature_costs[self.tree.feature[node]])
 
-    def path_cost(self, path: list[int]) -> float | None:
-        """Cost of the tests on ``path`` (internal nodes): each test under ``per_test``; each
-        cost group (a feature, or the columns sharing one acquisition) once under
-        ``per_feature`` (SPEC §5)."""
+    def path_cost(self, node: int) -> float | None:
+        """Cost of the tests on the path from the root to ``node`` (its own test excluded):
+        each test under ``per_test``; each cost group (a feature, or the columns sharing one
+        acquisition) once under ``per_feature`` (docs/methods.md §5). None without costs."""
         if self.feature_costs is None:
             return None
-        features = [int(self.tree.feature[node]) for node in path]
-        if self.cost_model == "per_feature":
-            first_of_group = {}
-            for feature in features:
-                first_of_group.setdefault(int(self.cost_groups[feature]), feature)
-            features = list(first_of_group.values())
-        return float(sum(self.feature_costs[j] for j in features))
+        if self._path_costs is None:
+            model = self.cost_model if self.cost_model in ("per_test", "per_feature") \
+                else "per_test"
+            self._path_costs = node_path_costs(self.tree, self.feature_costs, self.cost_groups,
+                                               model)
+        return float(self._path_costs[node])
 
     def n_samples(self, node: int) -> int:
         return int(self.tree.n_node_samples[node])
@@ -225,15 +240,20 @@ class TreeExporter:
                 return 1.0
             top = np.sort(value)[::-1]
             return float((top[0] - top[1]) / (1 - top[1])) if top[1] < 1 else 0.0
-        low, high = self.tree.value[:, 0].min(), self.tree.value[:, 0].max()
+        if self._value_range is None:  # once per export, not once per node
+            self._value_range = (float(self.tree.value[:, 0].min()),
+                                 float(self.tree.value[:, 0].max()))
+        low, high = self._value_range
         return float((value[0] - low) / (high - low)) if high > low else 0.0
 
     def fill_colour(self, node: int) -> tuple[float, float, float]:
         """The node's class colour blended with white by :meth:`purity`."""
+        if self._colours is None:  # once per export, not once per node
+            self._colours = class_colours(self.tree.n_classes if self.is_classifier else 1)
         if self.is_classifier:
-            base = class_colours(self.tree.n_classes)[int(np.argmax(self.tree.value[node]))]
+            base = self._colours[int(np.argmax(self.tree.value[node]))]
         else:
-            base = class_colours(1)[0]
+            base = self._colours[0]
         alpha = 0.1 + 0.55 * self.purity(node)
         return tuple(alpha * c + (1 - alpha) for c in base)
 
@@ -275,12 +295,36 @@ class TreeExporter:
         tree = self.tree
         return f"{tree.n_leaves} leaves, depth {tree.max_depth}, {tree.node_count} nodes"
 
+    def subtree_height(self, node: int) -> int:
+        """Depth of the deepest leaf below ``node``, counted from it (heights of all nodes are
+        computed once, children before parents)."""
+        if self._heights is None:
+            tree = self.tree
+            height = np.zeros(tree.node_count, dtype=np.int64)
+            internal = np.flatnonzero(~tree.is_leaf)
+            left, right = tree.children_left, tree.children_right
+            for parent in internal[::-1].tolist():  # children are stored after their parents
+                height[parent] = 1 + max(height[left[parent]], height[right[parent]])
+            self._heights = height
+        return int(self._heights[node])
+
+    def truncation_note(self) -> str | None:
+        """Why the export stops above some leaves (None when it shows the whole tree)."""
+        if self.max_depth is None or self.tree.max_depth <= self.max_depth:
+            return None
+        return (f"showing depth <= {self.max_depth} of {self.tree.max_depth}; pass "
+                f"max_depth=None for the whole tree")
+
 
 class TextExporter(TreeExporter):
     """Indented text (``|---`` per level, as scikit-learn prints) or one IF-THEN rule per leaf."""
 
     def export(self, rules: bool = False) -> str:
-        return self._rules() if rules else self._tree_text()
+        return "".join(line + "\n" for line in self.lines(rules))
+
+    def lines(self, rules: bool = False):
+        """The export's lines (without newlines), produced one at a time."""
+        return self._rule_lines() if rules else self._tree_lines()
 
     def _branch_line(self, node: int, child: int, go_left: bool) -> str:
         text = self.condition(node, go_left) + self.missing_note(node, go_left)
@@ -291,99 +335,106 @@ class TextExporter(TreeExporter):
         text += f"  n={self.n_samples(child)}" + (f" {distribution}" if distribution else "")
         return text
 
-    def _tree_text(self) -> str:
+    def _tree_lines(self):
         header = f"# {self.summary()}"
         if self.is_classifier and self.show_distribution is not None:
             header += f"; {self.show_distribution} per class: [{', '.join(self.class_names)}]"
-        lines = [header]
+        note = self.truncation_note()
+        if note:
+            header += f"; {note}"
+        yield header
         distribution = self.distribution(0)
-        lines.append(f"root  n={self.n_samples(0)}" + (f" {distribution}" if distribution
-                                                        else ""))
-        self._subtree(0, 0, lines)
-        return "\n".join(lines) + "\n"
+        yield f"root  n={self.n_samples(0)}" + (f" {distribution}" if distribution else "")
+        yield from self._subtree_lines(0)
 
-    def _subtree(self, node: int, level: int, lines: list[str]) -> None:
+    def _subtree_lines(self, node: int):
         # An explicit stack (deep trees would exhaust Python's recursion limit); a right
         # branch is printed only once the whole left subtree has been.
-        stack = [("node", node, level)]
+        stack = [("node", node, 0)]
         while stack:
             kind, node, level = stack.pop()
             indent = "|   " * level
             if kind == "right":
                 right = int(self.tree.children_right[node])
-                lines.append(f"{indent}|--- {self._branch_line(node, right, False)}")
+                yield f"{indent}|--- {self._branch_line(node, right, False)}"
                 stack.append(("node", right, level + 1))
             elif self.shown_as_leaf(node):
                 if not self.is_leaf(node):
-                    lines.append(f"{indent}|--- truncated branch of depth "
-                                 f"{self._subtree_depth(node)}")
+                    yield f"{indent}|--- truncated branch of depth {self.subtree_height(node)}"
                 prefix = "class: " if self.is_classifier else ""
-                lines.append(f"{indent}|--- {prefix}{self.prediction_text(node)}")
+                yield f"{indent}|--- {prefix}{self.prediction_text(node)}"
             else:
                 left = int(self.tree.children_left[node])
-                lines.append(f"{indent}|--- {self._branch_line(node, left, True)}")
+                yield f"{indent}|--- {self._branch_line(node, left, True)}"
                 stack.append(("right", node, level))
                 stack.append(("node", left, level + 1))
 
-    def _subtree_depth(self, node: int) -> int:
-        depth = 0
-        stack = [(node, 0)]
-        while stack:
-            current, level = stack.pop()
-            depth = max(depth, level)
-            if not self.is_leaf(current):
-                stack.append((int(self.tree.children_left[current]), level + 1))
-                stack.append((int(self.tree.children_right[current]), level + 1))
-        return depth
-
-    def _rules(self) -> str:
-        lines = []
-        for leaf, path in self._leaf_paths():
-            conditions = self._merged_conditions(path)
+    def _rule_lines(self):
+        note = self.truncation_note()
+        if note:
+            yield f"# {note}; a rule ending in a truncated branch is marked [truncated]"
+        for leaf, conditions in self._leaf_conditions():
             body = " AND ".join(conditions) if conditions else "TRUE"
             rule = f"IF {body} THEN {self.prediction_text(leaf)}"
-            cost = self.path_cost([node for node, _ in path])
+            cost = self.path_cost(leaf)
             if cost is not None:
                 rule += f"  [cost {self.number(cost)}]"
-            lines.append(rule)
-        return "\n".join(lines) + "\n"
+            if not self.is_leaf(leaf):
+                rule += "  [truncated]"
+            yield rule
 
-    def _leaf_paths(self):
-        """(shown leaf, [(ancestor, went_left), ...]) in depth-first order."""
-        stack = [(0, [])]
+    def _leaf_conditions(self):
+        """(shown leaf, its merged conditions) in depth-first order, left before right.
+
+        One walk carrying, per feature, the interval and missing-value state of the current
+        path (``_merged_conditions``'s state), updated on the way down and restored on the way
+        up: linear in the number of nodes plus the size of the output, whatever the depth."""
+        state = {}      # feature -> [low, high, missing, present] on the current path
+        order = []      # features in order of first test on the current path
+        stack = [("enter", 0, None)]
         while stack:
-            node, path = stack.pop()
-            if self.shown_as_leaf(node):
-                yield node, path
+            action, node, saved = stack.pop()
+            if action == "restore":
+                feature, previous = saved
+                if previous is None:
+                    del state[feature]
+                    order.pop()
+                else:
+                    state[feature] = previous
                 continue
-            stack.append((int(self.tree.children_right[node]), path + [(node, False)]))
-            stack.append((int(self.tree.children_left[node]), path + [(node, True)]))
+            if action == "go":
+                feature, went_left, parent = saved
+                previous = state.get(feature)
+                bounds = list(previous) if previous is not None else [-np.inf, np.inf, True, True]
+                if previous is None:
+                    order.append(feature)
+                threshold = float(self.tree.threshold[parent])
+                bounds[2] = bounds[2] and self.missing_goes_left(parent) == went_left
+                if np.isinf(threshold):
+                    bounds[3] = bounds[3] and went_left == (threshold > 0)
+                elif went_left:
+                    bounds[1] = min(bounds[1], threshold)
+                else:
+                    bounds[0] = max(bounds[0], threshold)
+                state[feature] = bounds
+                stack.append(("restore", node, (feature, previous)))
+                stack.append(("enter", node, None))
+                continue
+            if self.shown_as_leaf(node):
+                yield node, self._conditions(order, state)
+                continue
+            feature = int(self.tree.feature[node])
+            stack.append(("go", int(self.tree.children_right[node]), (feature, False, node)))
+            stack.append(("go", int(self.tree.children_left[node]), (feature, True, node)))
 
-    def _merged_conditions(self, path) -> list[str]:
+    def _conditions(self, order, state) -> list[str]:
         """One condition per feature: ``lo < x <= hi``, with ``or missing`` when every test on
         the feature sends missing values the way the path goes, or ``x is (not) missing``."""
-        order, state = [], {}
-        for node, went_left in path:
-            feature = int(self.tree.feature[node])
-            threshold = float(self.tree.threshold[node])
-            if feature not in state:
-                order.append(feature)
-                state[feature] = {"low": -np.inf, "high": np.inf, "missing": True,
-                                  "present": True}
-            bounds = state[feature]
-            bounds["missing"] &= self.missing_goes_left(node) == went_left
-            if np.isinf(threshold):
-                bounds["present"] &= went_left == (threshold > 0)
-            elif went_left:
-                bounds["high"] = min(bounds["high"], threshold)
-            else:
-                bounds["low"] = max(bounds["low"], threshold)
         conditions = []
         for feature in order:
-            bounds = state[feature]
+            low, high, missing, present = state[feature]
             name = self.feature_names[feature]
-            low, high = bounds["low"], bounds["high"]
-            if not bounds["present"]:
+            if not present:
                 conditions.append(f"{name} is missing")
                 continue
             if np.isfinite(low) and np.isfinite(high):
@@ -394,9 +445,9 @@ class TextExporter(TreeExporter):
                 text = f"{name} > {self.number(low)}"
             else:
                 text = f"{name} is not missing"
-                if bounds["missing"]:
+                if missing:
                     continue  # no constraint at all
-            conditions.append(f"({text} or missing)" if bounds["missing"] else text)
+            conditions.append(f"({text} or missing)" if missing else text)
         return conditions
 
 
@@ -414,33 +465,58 @@ class DotExporter(TreeExporter):
         return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
     def export(self) -> str:
+        return "".join(line + "\n" for line in self.lines())
+
+    def lines(self):
+        """The DOT text's lines (without newlines), produced one at a time."""
         style = ", ".join(s for s in ("filled" if self.filled else "",
                                       "rounded" if self.rounded else "") if s) or "solid"
         font = self.escape(self.fontname)
-        out = ["digraph Tree {",
-               f'node [shape=box, style="{style}", fontname="{font}"] ;',
-               f'edge [fontname="{font}"] ;',
-               f'graph [label="{self.escape(self.summary())}", labelloc=t, fontname="{font}"] ;']
+        summary = self.summary()
+        note = self.truncation_note()
+        if note:
+            summary += f" ({note})"
+        yield "digraph Tree {"
+        yield f'node [shape=box, style="{style}", fontname="{font}"] ;'
+        yield f'edge [fontname="{font}"] ;'
+        yield f'graph [label="{self.escape(summary)}", labelloc=t, fontname="{font}"] ;'
         for node in self.walk():
             label = self.escape("\n".join(self.node_lines(node)))
             attributes = f'label="{label}"'
             if self.filled:
                 red, green, blue = (round(255 * c) for c in self.fill_colour(node))
                 attributes += f', fillcolor="#{red:02x}{green:02x}{blue:02x}"'
-            out.append(f"{node} [{attributes}] ;")
+            yield f"{node} [{attributes}] ;"
             if not self.shown_as_leaf(node):
                 for child, answer in ((self.tree.children_left[node], "yes"),
                                       (self.tree.children_right[node], "no")):
-                    out.append(f'{node} -> {int(child)} [label="{answer}"] ;')
-        out.append("}")
-        return "\n".join(out) + "\n"
+                    yield f'{node} -> {int(child)} [label="{answer}"] ;'
+        yield "}"
+
+
+def _write_lines(lines, out_file) -> None:
+    """Write ``lines`` (each without its newline) to a path or an open text file, as they come."""
+    if hasattr(out_file, "write"):
+        for line in lines:
+            out_file.write(line + "\n")
+        return
+    with open(out_file, "w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(line + "\n")
 
 
 def export_text(estimator, *, feature_names=None, class_names=None, feature_costs=None,
-                precision: int | None = 3, max_depth: int | None = None,
-                show_distribution: str | None = "counts", rules: bool = False) -> str:
+                precision: int | None = 3, max_depth: int | None = TEXT_MAX_DEPTH,
+                show_distribution: str | None = "counts", rules: bool = False,
+                out_file=None) -> str | None:
     """The tree as indented text, or with ``rules=True`` as one ``IF … THEN class (p, n)`` line
     per leaf.
+
+    ``max_depth`` defaults to ``TEXT_MAX_DEPTH`` (10) levels: deeper branches are shown as
+    ``truncated branch of depth d`` (rules ending there are marked ``[truncated]``) and the
+    first line says what was cut; pass ``max_depth=None`` for the whole tree. With ``out_file``
+    (a path or an open text file) the lines are written as they are produced and None is
+    returned, so a large export never sits in memory.
 
     Each branch line gives the test in original units (``feature <= threshold``), ``or missing``
     on the side missing values take, the test's cost when costs are known, and the sample count
@@ -451,14 +527,18 @@ def export_text(estimator, *, feature_names=None, class_names=None, feature_cost
     exporter = TextExporter(estimator, feature_names=feature_names, class_names=class_names,
                             feature_costs=feature_costs, precision=precision,
                             max_depth=max_depth, show_distribution=show_distribution)
+    if out_file is not None:
+        _write_lines(exporter.lines(rules), out_file)
+        return None
     return exporter.export(rules=rules)
 
 
 def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names=None,
                     feature_costs=None, precision: int | None = 3, max_depth: int | None = None,
                     show_distribution: str | None = "counts", filled: bool = True,
-                    rounded: bool = True, fontname: str = "helvetica") -> str:
-    """The tree in Graphviz DOT; written to ``out_file`` (a path or text file) when given.
+                    rounded: bool = True, fontname: str = "helvetica") -> str | None:
+    """The tree in Graphviz DOT; returned, or written line by line to ``out_file`` (a path or
+    an open text file) with None returned, as scikit-learn's ``export_graphviz`` does.
 
     Nodes show the test, the side missing values take, the test's cost, the sample count,
     class distribution and predicted class; edges are labelled ``yes`` (test true, left) and
@@ -468,11 +548,7 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
                            feature_costs=feature_costs, precision=precision, max_depth=max_depth,
                            show_distribution=show_distribution, filled=filled, rounded=rounded,
                            fontname=fontname)
-    text = exporter.export()
     if out_file is not None:
-        if hasattr(out_file, "write"):
-            out_file.write(text)
-        else:
-            with open(out_file, "w", encoding="utf-8") as handle:
-                handle.write(text)
-    return text
+        _write_lines(exporter.lines(), out_file)
+        return None
+    return exporter.export()

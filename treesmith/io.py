@@ -20,12 +20,18 @@ constructors; nothing is unpickled, imported by name from the file, or evaluated
 against the schema and the tree invariants (:meth:`Tree.validate` plus the checks below), and
 anything wrong raises :class:`ModelFileError` (a ``ValueError``) with one clear sentence.
 
+Decoding is bounded by the file: every array's dtype is on a whitelist, every dimension and
+all decoded arrays together are limited by what the file's size can justify
+(``DECODE_BASE_BYTES + DECODE_BYTES_PER_FILE_BYTE`` x its size), so a small file cannot make
+the loader allocate gigabytes (a ``<U999999`` dtype over empty strings, a shape of 2**62).
+
 Floats are written with Python's shortest round-trip representation, so a loaded model gives
 bit-identical predictions. Pickle and joblib keep working on the estimators themselves.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import math
 import os
@@ -39,6 +45,13 @@ FORMAT_NAME = "treesmith-model"
 SCHEMA_VERSION = 1
 #: Files larger than this are refused before parsing (a guard against memory exhaustion).
 MAX_FILE_BYTES = 1 << 30
+
+#: The decoded arrays of one file may take this many bytes plus
+#: ``DECODE_BYTES_PER_FILE_BYTE`` per byte of the file (for :func:`from_dict`, of its JSON
+#: text). A float written as JSON takes at least 2 bytes and decodes to 8; a string array takes
+#: 4 bytes per character of its widest string for every entry.
+DECODE_BASE_BYTES = 64 << 20
+DECODE_BYTES_PER_FILE_BYTE = 16
 
 #: Estimator classes a model file may name: name -> module that defines it.
 _ESTIMATOR_MODULES = {
@@ -63,6 +76,23 @@ class ModelFileError(ValueError):
 
 class _Unencodable(TypeError):
     """A value that has no JSON form in this schema."""
+
+
+class _DecodeBudget:
+    """Bytes the arrays still to be decoded may take (see ``DECODE_BASE_BYTES``)."""
+
+    def __init__(self, source_bytes: int):
+        self.source_bytes = int(source_bytes)
+        self.remaining = DECODE_BASE_BYTES + DECODE_BYTES_PER_FILE_BYTE * self.source_bytes
+
+    def spend(self, n_bytes: int, where: str) -> None:
+        if n_bytes > self.remaining:
+            _fail(where, f"the array would take {n_bytes} bytes, more than a model file of "
+                         f"{self.source_bytes} bytes can justify")
+        self.remaining -= n_bytes
+
+
+_BUDGET: contextvars.ContextVar = contextvars.ContextVar("treesmith_model_decode_budget")
 
 
 # -- the classes a file may instantiate -----------------------------------------------------
@@ -263,10 +293,17 @@ def _decode_array(obj: dict, where: str) -> np.ndarray:
         _fail(where, f"unsupported array dtype {str(dtype_text)[:30]!r}")
     if (not isinstance(shape, list) or len(shape) > 8 or not all(
             isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)):
-        _fail(where, "an array shape must be a list of non-negative integers")
-    if not isinstance(data, list) or math.prod(shape) != len(data):
-        _fail(where, f"array data must be a list of {math.prod(shape)} values")
+        _fail(where, "an array shape must be a list of at most 8 non-negative integers")
+    if not isinstance(data, list):
+        _fail(where, "array data must be a list")
     dtype = np.dtype(dtype_text)
+    budget = _BUDGET.get(None) or _DecodeBudget(0)
+    # An empty array may have any shape; bound every axis (and the product of the non-zero
+    # ones) before numpy sees them, so no shape can ask for more than the file justifies.
+    extent = math.prod(n for n in shape if n)
+    if math.prod(shape) != len(data):
+        _fail(where, f"array data must be a list of {math.prod(shape)} values")
+    budget.spend(max(extent, len(data)) * max(dtype.itemsize, 1), where)
     kind = dtype.kind
     if kind == "f":
         values = [_decode_float_token(v, where) for v in data]
@@ -338,6 +375,10 @@ def _decode(value, where: str, depth: int = 0):
             key = _decode(key, f"{where}.key", depth + 1)
             if not isinstance(key, (str, int, float, bool, type(None), tuple)):
                 _fail(where, "a dict key must be a scalar")
+            try:
+                hash(key)
+            except TypeError:
+                _fail(where, "a dict key must be hashable (a tuple key may hold only scalars)")
             decoded[key] = _decode(item, f"{where}[{key!r}]", depth + 1)
         return decoded
     if tag == "tree":
@@ -465,13 +506,60 @@ def _check_estimator(estimator, where: str = "attributes"):
         classes = getattr(estimator, "classes_", None)
         if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size < 1:
             _fail(where, "classes_ must be a non-empty 1-D array")
-        if len(set(classes.tolist())) != classes.size:
+        values = classes.tolist()
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        if not (numbers or all(isinstance(v, str) for v in values)
+                or all(isinstance(v, bool) for v in values)):
+            _fail(where, "classes_ must hold labels of one kind: all numbers, all strings or "
+                         "all booleans")
+        if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+            _fail(where, "classes_ holds a non-finite number")
+        if len(set(values)) != classes.size:
             _fail(where, "classes_ holds duplicates")
+        if any(b <= a for a, b in zip(values, values[1:])):
+            _fail(where, "classes_ must be sorted in increasing order (as fit stores them)")
         if getattr(estimator, "n_classes_", None) != classes.size or tree.n_classes != \
                 classes.size:
             _fail(where, "n_classes_, classes_ and the tree disagree on the number of classes")
     elif tree.n_classes != 0:
         _fail(where, "a regressor needs a regression tree (n_classes = 0)")
+    _check_cost_attributes(estimator, n_features, where)
+    _check_fitted_parameter_objects(estimator, n_features, where)
+
+
+def _check_cost_attributes(estimator, n_features: int, where: str) -> None:
+    """feature_costs_ / cost_groups_ / cost_model_ as fit stores them (the metrics index with
+    them and size arrays by the largest group id)."""
+    from .costs import COST_MODELS
+
+    costs = getattr(estimator, "feature_costs_", None)
+    if costs is not None and not (isinstance(costs, np.ndarray) and costs.dtype.kind == "f"
+                                  and costs.shape == (n_features,)
+                                  and np.all(np.isfinite(costs)) and np.all(costs >= 0)):
+        _fail(where, f"feature_costs_ must hold {n_features} finite non-negative floats")
+    groups = getattr(estimator, "cost_groups_", None)
+    if groups is not None and not (isinstance(groups, np.ndarray) and groups.dtype.kind in "iu"
+                                   and groups.shape == (n_features,)
+                                   and np.all((groups >= 0) & (groups < n_features))):
+        _fail(where, f"cost_groups_ must hold {n_features} group ids in [0, {n_features})")
+    model = getattr(estimator, "cost_model_", None)
+    if model is not None and model not in COST_MODELS:
+        _fail(where, f"cost_model_ must be one of {list(COST_MODELS)} or null")
+
+
+def _check_fitted_parameter_objects(estimator, n_features: int, where: str) -> None:
+    from .criteria import Criterion
+
+    criterion = getattr(estimator, "criterion_", None)
+    if criterion is not None and not isinstance(criterion, Criterion):
+        _fail(where, "criterion_ must be a criterion")
+    max_features = getattr(estimator, "max_features_", None)
+    if max_features is not None and not (isinstance(max_features, int) and not isinstance(
+            max_features, bool) and 1 <= max_features <= n_features):
+        _fail(where, f"max_features_ must be an integer in [1, {n_features}]")
+    n_outputs = getattr(estimator, "n_outputs_", None)
+    if n_outputs is not None and n_outputs != 1:
+        _fail(where, "n_outputs_ must be 1")
 
 
 def from_dict(model: dict):
@@ -479,11 +567,47 @@ def from_dict(model: dict):
 
     Raises :class:`ModelFileError` for anything that is not a valid model of this schema.
     """
-    estimator, _ = _from_dict(model)
+    estimator, _ = _from_dict(model, _json_size(model))
     return estimator
 
 
-def _from_dict(model):
+def _json_size(value) -> int:
+    """An upper estimate of the length of ``value`` written as JSON (for the decode budget of a
+    dict that did not come from a file); iterative, so deep nesting cannot overflow it."""
+    size, pending = 0, [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            size += 2 + 4 * len(item)
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            size += 2 + len(item)
+            pending.extend(item)
+        elif isinstance(item, str):
+            size += len(item) + 2
+        else:
+            size += 24
+    return size
+
+
+def _from_dict(model, source_bytes: int):
+    """Decode within a budget of ``source_bytes``; anything numpy or Python raises on a
+    malformed value the checks did not foresee still comes out as a ModelFileError."""
+    token = _BUDGET.set(_DecodeBudget(source_bytes))
+    try:
+        return _decode_model(model)
+    except ModelFileError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError, MemoryError,
+            RecursionError, AttributeError) as error:
+        raise ModelFileError(f"invalid model file: {type(error).__name__}: "
+                             f"{str(error)[:200]}") from None
+    finally:
+        _BUDGET.reset(token)
+
+
+def _decode_model(model):
     if not isinstance(model, dict):
         raise ModelFileError(f"invalid model file: expected a JSON object, found "
                              f"{type(model).__name__}")
@@ -555,7 +679,7 @@ def loads(text) -> tuple:
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ModelFileError(f"model file is not valid JSON (truncated or corrupted?): "
                              f"{message[:200]}") from None
-    return _from_dict(model)
+    return _from_dict(model, len(text))
 
 
 def load(path, return_metadata: bool = False):

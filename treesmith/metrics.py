@@ -1,15 +1,18 @@
-"""Complexity of a fitted tree: what evaluating it costs (SPEC §5, seed 000 §3).
+"""Complexity of a fitted tree: what evaluating it costs (docs/methods.md §5).
 
 Every function works on any fitted tree estimator exposing ``tree_`` (``children_left``,
 ``feature``, ``threshold``; treesmith's or scikit-learn's) and ``decision_path``. The costs
 default to the estimator's fitted ``feature_costs_`` / ``cost_groups_`` / ``cost_model_``
 (unit costs, one group per feature and ``"per_test"`` when it has none).
 
-Cost of one example x on its path: **per_test** — Σ over the tests on the path of c(feature);
-**per_feature** — Σ over the distinct cost groups tested on the path of the group's cost.
-Expected cost (seed 000 §3): c(T) = Σ_x p(x)·cost(x), p = normalised sample weights.
+Cost of one example x on its path (:func:`treesmith.costs.path_cost`, computed for every leaf
+at once by :func:`treesmith.costs.node_path_costs`, in time linear in the number of nodes):
+**per_test** — Σ over the tests on the path of c(feature); **per_feature** — Σ over the
+distinct cost groups tested on the path of the group's cost.
+Expected cost (the EC4.5/ECART complexity measure; docs/methods.md §5):
+c(T) = Σ_x p(x)·cost(x), p = normalised sample weights.
 A forest (``estimators_`` of trees) pays, per example, once for each cost group tested on any
-of its paths (SPEC §5).
+of its paths (docs/methods.md §5).
 
 :func:`predict_lazy` evaluates a tree while acquiring features on demand, asking for a value
 only when the example's path reaches a test on it, and reports the cost actually paid.
@@ -22,7 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .costs import check_cost_model, group_costs, resolve_cost_groups, resolve_feature_costs
+from .costs import (
+    check_cost_model,
+    group_costs,
+    node_path_costs,
+    resolve_cost_groups,
+    resolve_feature_costs,
+)
 
 _LEAF = -1
 
@@ -60,15 +69,15 @@ def path_costs(estimator, X, feature_costs=None, cost_groups=None,
     """Cost paid by each row of ``X`` on its decision path (float64, one per row).
 
     A forest (an estimator with ``estimators_`` of fitted trees and no ``tree_``) is costed as
-    SPEC §5 says: per example, the union of the cost groups tested on its paths in all trees,
-    each paid once (``cost_model`` does not apply).
+    docs/methods.md §5 says: per example, the union of the cost groups tested on its paths in
+    all trees, each paid once (``cost_model`` does not apply).
     """
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         return _forest_costs(estimator, X, feature_costs, cost_groups)
     tree = _fitted_tree(estimator)
-    paths = sp.csr_matrix(estimator.decision_path(X))
-    return _costs_of_paths(paths, tree, *_cost_setting(
+    leaf_cost = node_path_costs(tree, *_cost_setting(
         estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
+    return leaf_cost[np.asarray(estimator.apply(X), dtype=np.int64)]
 
 
 def _forest_costs(forest, X, feature_costs, cost_groups) -> np.ndarray:
@@ -100,18 +109,6 @@ def _n_features(estimator, tree) -> int:
     return int(n if n is not None else tree.n_features)
 
 
-def _costs_of_paths(paths, tree, costs, groups, model) -> np.ndarray:
-    """Per-row cost of a CSR node-indicator matrix (rows = examples or root-leaf paths)."""
-    n_nodes = paths.shape[1]
-    internal, features = _node_features(tree)
-    if model == "per_test":
-        node_cost = np.zeros(n_nodes)
-        node_cost[internal] = costs[features]
-        return np.asarray(paths @ node_cost, dtype=np.float64).ravel()
-    tested = _tested_groups(paths, tree, groups)
-    return np.asarray(tested @ group_costs(costs, groups), dtype=np.float64).ravel()
-
-
 def _normalised_weight(sample_weight, n_samples) -> np.ndarray:
     if sample_weight is None:
         return np.full(n_samples, 1.0 / n_samples)
@@ -125,7 +122,7 @@ def _normalised_weight(sample_weight, n_samples) -> np.ndarray:
 
 def expected_cost(estimator, X, sample_weight=None, feature_costs=None, cost_groups=None,
                   cost_model=None) -> float:
-    """c(T) = Σ_x p(x)·cost(x) over the rows of ``X`` (seed 000 §3; SPEC §5).
+    """c(T) = Σ_x p(x)·cost(x) over the rows of ``X`` (docs/methods.md §5).
 
     ``p`` is ``sample_weight`` normalised to sum 1 (uniform when None). The costs, groups and
     cost model default to the fitted estimator's; pass them to evaluate another setting.
@@ -141,33 +138,14 @@ def max_cost(estimator, X=None, feature_costs=None, cost_groups=None,
     """Worst cost of evaluating the tree: over the rows of ``X``, or over every root-to-leaf
     path of the tree when ``X`` is None."""
     tree = _fitted_tree(estimator)
-    setting = _cost_setting(estimator, _n_features(estimator, tree), feature_costs,
-                            cost_groups, cost_model)
+    node_cost = node_path_costs(tree, *_cost_setting(
+        estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
     if X is None:
-        return float(_costs_of_paths(_leaf_paths(tree), tree, *setting).max())
-    cost = _costs_of_paths(sp.csr_matrix(estimator.decision_path(X)), tree, *setting)
-    if cost.shape[0] == 0:
+        return float(node_cost[np.asarray(tree.children_left) == _LEAF].max())
+    leaves = np.asarray(estimator.apply(X), dtype=np.int64)
+    if leaves.shape[0] == 0:
         raise ValueError("X has no rows: the maximum cost is undefined.")
-    return float(cost.max())
-
-
-def _leaf_paths(tree) -> sp.csr_matrix:
-    """Indicator matrix (one row per leaf) of the nodes on each root-to-leaf path."""
-    left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
-    n_nodes = left.shape[0]
-    parent = np.full(n_nodes, -1, dtype=np.int64)
-    internal = np.flatnonzero(left != _LEAF)
-    parent[left[internal]] = internal
-    parent[right[internal]] = internal
-    rows, cols = [], []
-    for row, leaf in enumerate(np.flatnonzero(left == _LEAF)):
-        node = leaf
-        while node != -1:
-            rows.append(row)
-            cols.append(node)
-            node = parent[node]
-    n_leaves = int(np.count_nonzero(left == _LEAF))
-    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_leaves, n_nodes))
+    return float(node_cost[leaves].max())
 
 
 def expected_depth(estimator, X, sample_weight=None) -> float:

@@ -2,8 +2,12 @@
 
 The layout follows scikit-learn's ``Tree``: children are stored after their parents,
 ``children_left[i] == TREE_LEAF`` marks a leaf, and the arrays pickle as they are. Every
-consumer (prediction, pruning, export, model files) works on this one structure, and
-:meth:`Tree.validate` checks its invariants whenever a tree is built from outside data.
+consumer (prediction, pruning, export, model files) works on this one structure.
+
+A tree is immutable: :meth:`Tree.validate` checks its invariants when it is built, and the node
+arrays are read-only views of private copies, so the compiled traversal (which has no bounds
+checks) can only ever walk a validated tree. An edited tree is a new tree:
+:meth:`Tree.collapse` for pruning, or ``Tree.from_arrays(**tree.to_arrays() edited)``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,21 @@ NODE_ARRAYS = (
 )
 
 
+_TWO_DIMENSIONAL = ("value", "class_counts")
+
+
+def _read_only_copy(name: str, array) -> np.ndarray:
+    """A read-only view of a private copy of ``array``: the view cannot be made writable again
+    (its base is read-only), and nothing outside the tree holds the copy."""
+    if not isinstance(array, np.ndarray):
+        raise ValueError(f"tree array {name!r} must be a numpy array, got {type(array).__name__}")
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"tree array {name!r} must be numeric, got dtype {array.dtype}")
+    private = np.array(array, copy=True)
+    private.flags.writeable = False
+    return private.view()
+
+
 class Tree:
     """Array-based binary decision tree.
 
@@ -49,16 +68,45 @@ class Tree:
             (``(n_nodes, 0)`` for regression).
         depth : int64, depth of the node (root 0).
 
-    The arrays are treated as immutable once the tree is built: pruning and loading make new
-    trees, and prediction keeps a packed copy of the traversal fields.
+    The tree is immutable once built: the arrays are read-only views of copies taken at
+    construction, and assigning a node array (or ``n_features``/``n_classes``) raises. To edit,
+    take writable copies with :meth:`to_arrays` and build a new tree with :meth:`from_arrays`,
+    which validates it; pruning uses :meth:`collapse`. Prediction keeps a packed copy of the
+    traversal fields, built once from the validated arrays.
     """
 
     def __init__(self, n_features: int, n_classes: int, **arrays):
-        self.n_features = int(n_features)
-        self.n_classes = int(n_classes)  # 0 for regression
+        missing = [name for name in NODE_ARRAYS if name not in arrays]
+        unknown = sorted(set(arrays) - set(NODE_ARRAYS))
+        if missing or unknown:
+            raise ValueError(f"a tree needs exactly the arrays {list(NODE_ARRAYS)}; missing "
+                             f"{missing}, unknown {unknown}")
+        set_attribute = super().__setattr__
+        set_attribute("n_features", int(n_features))
+        set_attribute("n_classes", int(n_classes))  # 0 for regression
         for name in NODE_ARRAYS:
-            setattr(self, name, arrays[name])
+            set_attribute(name, _read_only_copy(name, arrays[name]))
         self.validate()
+
+    def __setattr__(self, name, value):
+        if name in NODE_ARRAYS or name in ("n_features", "n_classes"):
+            raise AttributeError(
+                f"Tree.{name} is read-only: a fitted tree is immutable. Edit copies from "
+                f"tree.to_arrays() and build a new tree with Tree.from_arrays(n_features, "
+                f"n_classes, **arrays) (validated), or use tree.collapse(nodes) to prune.")
+        super().__setattr__(name, value)
+
+    @classmethod
+    def from_arrays(cls, n_features: int, n_classes: int, **arrays) -> "Tree":
+        """A validated tree from node arrays (copied; the caller's arrays are not kept).
+
+        Raises ``ValueError`` naming the broken invariant (a child before its parent, a
+        feature outside ``[0, n_features)``, a cycle, ...)."""
+        return cls(n_features, n_classes, **arrays)
+
+    def to_arrays(self) -> dict:
+        """Writable copies of the node arrays, keyed by name (for :meth:`from_arrays`)."""
+        return {name: np.array(getattr(self, name), copy=True) for name in NODE_ARRAYS}
 
     # -- structure ------------------------------------------------------------------------
     @property
@@ -91,16 +139,22 @@ class Tree:
         return parent
 
     def validate(self) -> None:
-        """Check shapes, dtypes and the tree invariants; raise ``ValueError`` saying which failed."""
-        n = self.children_left.shape[0]
+        """Check shapes, dtypes and the tree invariants; raise ``ValueError`` saying which failed.
+
+        Children after their parents (so every walk from the root ends: no cycle), indices in
+        range, one parent per node, split features in ``[0, n_features)``, thresholds not NaN,
+        impurities finite and non-negative (up to rounding). O(n_nodes log n_nodes)."""
+        if self.n_features < 1 or self.n_classes < 0:
+            raise ValueError(f"a tree needs n_features >= 1 and n_classes >= 0, got "
+                             f"{self.n_features} and {self.n_classes}")
+        n = self.children_left.shape[0] if self.children_left.ndim == 1 else 0
         if n < 1:
             raise ValueError("a tree needs at least one node (the root)")
         for name in NODE_ARRAYS:
             array = getattr(self, name)
-            if not isinstance(array, np.ndarray) or array.shape[0] != n:
-                raise ValueError(f"tree array {name!r} must have one entry per node ({n})")
-        if self.value.ndim != 2 or self.class_counts.ndim != 2:
-            raise ValueError("tree arrays 'value' and 'class_counts' must be 2-D")
+            if array.ndim != (2 if name in _TWO_DIMENSIONAL else 1) or array.shape[0] != n:
+                raise ValueError(f"tree array {name!r} must have one entry per node ({n})"
+                                 + (" and be 2-D" if name in _TWO_DIMENSIONAL else ""))
         left, right = self.children_left, self.children_right
         leaf = left == TREE_LEAF
         if not np.array_equal(leaf, right == TREE_LEAF):
@@ -118,6 +172,21 @@ class Tree:
             raise ValueError(f"a split feature is outside [0, {self.n_features})")
         if np.any(np.isnan(self.threshold[internal])):
             raise ValueError("a split threshold is NaN")
+        for name in ("value", "class_counts", "weighted_n_node_samples"):
+            if not np.all(np.isfinite(getattr(self, name))):
+                raise ValueError(f"tree array {name!r} holds a non-finite number (predictions "
+                                 f"would be NaN or infinite)")
+        finite = np.isfinite(self.impurity)
+        scale = max(1.0, float(np.abs(self.impurity[finite]).max(initial=0.0)))
+        # rounding may leave an impurity a few ulps below 0 (scikit-learn's trees have -4e-16)
+        bad = np.flatnonzero(~finite | (self.impurity < -1e-9 * scale))
+        if bad.size:
+            node = int(bad[0])
+            raise ValueError(
+                f"node {node} has impurity {float(self.impurity[node])!r} at proportions "
+                f"{np.round(self.value[node], 6).tolist()} ({bad.size} such node(s)): an "
+                f"impurity must be finite and >= 0; a criterion failed there (a Custom "
+                f"criterion that raised, or returned NaN, inf or a negative value)")
 
     # -- prediction -----------------------------------------------------------------------
     def _cached(self, name, build):
@@ -129,10 +198,23 @@ class Tree:
         return cached
 
     def _packed(self):
-        """Traversal records (``_kernels.predict.NODE_RECORD``), built once per tree."""
-        return self._cached("_packed_nodes", lambda: _predict.pack_nodes(
-            self.children_left, self.children_right, self.feature, self.threshold,
-            self.missing_go_left))
+        """Traversal records (``_kernels.predict.NODE_RECORD``), built once per tree from arrays
+        validated again first: the compiled walk has no bounds checks."""
+        def build():
+            self.validate()
+            return _predict.pack_nodes(self.children_left, self.children_right, self.feature,
+                                       self.threshold, self.missing_go_left)
+
+        return self._cached("_packed_nodes", build)
+
+    def _rows(self, X) -> np.ndarray:
+        """``X`` as float rows with one column per feature of the tree (checked: the walk
+        reads ``row[feature]`` unchecked)."""
+        X = as_float_array(X)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"X must be a 2-D array with {self.n_features} columns (the tree's "
+                             f"n_features), got shape {X.shape}")
+        return X
 
     def apply(self, X: np.ndarray, feature_names=None) -> np.ndarray:
         """Index of the leaf each row of ``X`` (float32/float64) reaches.
@@ -140,7 +222,7 @@ class Tree:
         Values are compared with the float64 thresholds in float64; NaN takes the learned
         missing side, and ±inf raises a ValueError naming the column (``feature_names`` or
         ``x0, x1, ...``), checked during the same pass over X."""
-        X = as_float_array(X)
+        X = self._rows(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         if _predict.apply_rows(X, self._packed(), out):
             check_no_infinity(X, feature_names)
@@ -148,7 +230,7 @@ class Tree:
 
     def decision_path(self, X: np.ndarray, feature_names=None) -> sp.csr_matrix:
         """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
-        X = as_float_array(X)
+        X = self._rows(X)
         lengths = np.empty(X.shape[0], dtype=np.int64)
         if _predict.path_lengths(X, self._packed(), lengths):
             check_no_infinity(X, feature_names)

@@ -1,18 +1,25 @@
-"""Impurity criteria: a registry of compiled h(proportions, params) functions (SPEC §3).
+"""Impurity criteria: a registry of compiled h(proportions, params) functions (docs/methods.md §3).
 
 Choose one by name (``criterion="gini"``) or by object (``criterion=Tsallis(alpha=2.45, beta=2)``);
-``available()`` lists every family with its formula and parameter ranges. ``Custom(func, **params)``
-compiles a plain Python impurity with Numba so it runs inside the same kernels.
+``available()`` lists every family with its formula and parameter ranges
+(``print(describe_available())`` shows them as a table). ``Custom(func, **params)`` compiles a
+plain Python impurity with Numba so it runs inside the same kernels; a new built-in family is a
+:class:`Criterion` subclass declaring its parameters and compiled function, registered with
+``register`` (docs/how-to-add-an-impurity.md).
 """
 
 from ._base import (
     ConcavityWarning,
     Criterion,
+    Parameter,
     RegressionCriterion,
     available,
+    describe_available,
+    register,
     registered,
     resolve_criterion,
 )
+from ._compiled import impurity
 from .classification import KM96, Entropy, Gini, Misclassification
 from .custom import Custom
 from .parametric import (
@@ -33,8 +40,12 @@ from .regression import MSE, Poisson, Tweedie
 __all__ = [
     "ConcavityWarning",
     "Criterion",
+    "Parameter",
     "RegressionCriterion",
     "available",
+    "describe_available",
+    "impurity",
+    "register",
     "registered",
     "resolve_criterion",
     "Gini",

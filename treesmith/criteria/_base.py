@@ -13,11 +13,15 @@ pointer, so one cached kernel serves every impurity, built-in or user-defined.
 
 from __future__ import annotations
 
+import inspect
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
 from .._parameters import ParameterObject
+from ._checks import check_number
+from ._compiled import compiled
 
 CLASSIFICATION_TASK = "classification"
 REGRESSION_TASK = "regression"
@@ -29,10 +33,33 @@ _LISTED: list[type] = []
 class ConcavityWarning(UserWarning):
     """A criterion is used with parameters outside the range where it is proven concave.
 
-    Concavity is what makes every split's impurity decrease non-negative (Breiman's property A,
-    seed 001 §2.1; seed 002 Prop. 3.2). Outside it, gains can be negative and the greedy
-    growth may stop early or prefer odd splits; the choice is allowed, but the user is told.
+    Concavity is what makes every split's impurity decrease non-negative (Breiman et al. 1984;
+    Balcan and Sharma, "Learning Accurate and Interpretable Decision Trees", 2024, Prop. 3.2).
+    Outside it, gains can be negative and the greedy growth may stop early or prefer odd
+    splits; the choice is allowed, but the user is told.
     """
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One real parameter of a criterion family: its default and its domain.
+
+    The domain is an interval (``low``/``high``, each bound open or closed; None = unbounded),
+    optionally of integers. :meth:`check` raises a ``ValueError`` naming the parameter and the
+    interval, e.g. ``alpha must be a real number in [0.001, 100], got 1e+300.``
+    """
+
+    default: float
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = True
+    high_open: bool = False
+    integer: bool = False
+
+    def check(self, name: str, value) -> float:
+        return check_number(name, value, low=self.low, high=self.high, low_open=self.low_open,
+                            high_open=self.high_open, integer=self.integer)
+
 
 
 def register(*names: str, by_name: bool = True):
@@ -55,20 +82,63 @@ def register(*names: str, by_name: bool = True):
 
 
 class Criterion(ParameterObject):
-    """Base class of every impurity criterion.
+    """Base class of every impurity criterion: one implementation of the parameter protocol.
 
-    Subclasses set ``task``, ``formula`` and ``parameter_ranges`` (documentation shown by
-    :func:`treesmith.criteria.available`), store their parameters as attributes named in
-    ``_param_names`` and implement :meth:`impurity_function`.
+    A family declares, as class attributes:
+
+    * ``parameter_domains``: ``{name: Parameter(default, low, high, ...)}`` in positional order.
+      The base then provides the constructor (``Family(1.5, 2)`` or ``Family(alpha=1.5)``,
+      defaults filled in, with a real signature for ``help``), ``get_params``/``set_params``,
+      the parameter checks, equality and hashing.
+    * ``impurity``: its compiled ``h(vector, params)`` (``staticmethod`` of an ``@impurity``
+      function; ``params`` in the order of ``parameter_domains``), and optionally
+      ``near_one = (parameter name, variant)``: the variant used when that parameter is within
+      ``_impurity.NEAR_ONE`` of 1 (a removable singularity).
+    * ``strict_concavity``: True or False for every parameter value, or ``"where proven"``
+      (strictly concave wherever :meth:`concavity_caveat` finds nothing); None = unknown.
+    * ``task``, ``formula`` and ``parameter_ranges``: what :func:`available` shows.
+
+    Families with other kinds of parameters (a loss matrix, a user function) override the
+    constructor, ``_check_parameters`` and ``impurity_function`` as needed.
     """
 
     task: str = CLASSIFICATION_TASK
     formula: str = ""
     parameter_ranges: str = "no parameters"
+    parameter_domains: dict[str, Parameter] = {}
+    impurity = None
+    near_one: tuple | None = None
+    strict_concavity: bool | str | None = None
 
-    def __init__(self, **params):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "parameter_domains" in cls.__dict__:
+            cls._param_names = tuple(cls.parameter_domains)
+            if "__init__" not in cls.__dict__:
+                cls.__signature__ = inspect.Signature([
+                    inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                      default=domain.default)
+                    for name, domain in cls.parameter_domains.items()])
+
+    def __init__(self, *args, **params):
+        names = self._param_names
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__} takes at most {len(names)} positional "
+                            f"parameter(s) {list(names)}, got {len(args)}.")
+        given = dict(zip(names, args))
         for name, value in params.items():
-            setattr(self, name, value)
+            if name not in names:
+                raise TypeError(f"{type(self).__name__} has no parameter {name!r}; valid: "
+                                f"{list(names)}.")
+            if name in given:
+                raise TypeError(f"{type(self).__name__} got {name!r} twice.")
+            given[name] = value
+        for name in names:
+            if name not in given:
+                if name not in self.parameter_domains:
+                    raise TypeError(f"{type(self).__name__} needs the parameter {name!r}.")
+                given[name] = self.parameter_domains[name].default
+            setattr(self, name, given[name])
         self._check_on_change(stacklevel=4)
 
     def _check_on_change(self, stacklevel: int) -> None:
@@ -78,14 +148,35 @@ class Criterion(ParameterObject):
         if caveat:
             warnings.warn(f"{self!r}: {caveat}", ConcavityWarning, stacklevel=stacklevel)
 
+    def _check_parameters(self) -> None:
+        for name, domain in self.parameter_domains.items():
+            domain.check(name, getattr(self, name))
+
     # -- what the engine needs ------------------------------------------------------------
     def impurity_function(self):
         """The compiled ``h(vector, params) -> float`` (a Numba dispatcher, shared signature).
 
-        Built-in criteria compile it here, on first use, for this criterion only
+        Compiled here, on first use, for this criterion only
         (``treesmith.criteria._compiled.compiled``); nothing is compiled at import.
         """
-        raise NotImplementedError
+        if self.impurity is None:
+            raise NotImplementedError(f"{type(self).__name__} declares no impurity function")
+        if self.near_one is not None:
+            from ._impurity import NEAR_ONE
+
+            name, variant = self.near_one
+            if abs(float(getattr(self, name)) - 1.0) < NEAR_ONE:
+                return compiled(variant)
+        return compiled(self.impurity)
+
+    def strictly_concave(self) -> bool | None:
+        """Whether h is strictly concave on the simplex for these parameters (None: unknown).
+
+        The engine then skips cuts inside runs of same-class bins
+        (``treesmith.grower.skips_same_class_runs``); when unknown it decides by name."""
+        if self.strict_concavity == "where proven":
+            return self.concavity_caveat() is None
+        return self.strict_concavity
 
     def validate(self, n_classes: int | None = None) -> None:
         """Check the parameters (and, for classification, that they fit ``n_classes``).
@@ -108,11 +199,6 @@ class Criterion(ParameterObject):
     def concavity_caveat(self, n_classes: int | None = None) -> str | None:
         """Why concavity is not proven for these parameters (and ``n_classes``), or None."""
         return None
-
-    # ``strictly_concave()`` (defined by the families that can tell) says whether h is strictly
-    # concave on the simplex for these parameters; the engine then skips cuts inside runs of
-    # same-class bins (treesmith.grower.skips_same_class_runs). Without it the engine decides
-    # by name (gini, entropy), so a criterion that cannot tell simply does not define it.
 
     # -- conveniences ---------------------------------------------------------------------
     def __call__(self, vector) -> float:
@@ -187,12 +273,16 @@ def registered() -> dict[str, type]:
     return dict(_REGISTRY)
 
 
-def available(task: str | None = None, print_table: bool = True) -> list[dict]:
-    """List every registered criterion family with its formula and parameter ranges.
+def available(task: str | None = None) -> list[dict]:
+    """Every listed criterion family with its formula and parameter ranges.
 
-    Returns one dict per family (name, aliases, task, formula, parameters) and prints them as
-    a table unless ``print_table=False``.
+    One dict per family (name, aliases, task, formula, parameters), optionally only those of
+    ``task`` ("classification" or "regression"). :func:`describe_available` formats them as a
+    table to print.
     """
+    if task not in (None, CLASSIFICATION_TASK, REGRESSION_TASK):
+        raise ValueError(f"task must be None, {CLASSIFICATION_TASK!r} or {REGRESSION_TASK!r}, "
+                         f"got {task!r}.")
     rows = []
     for cls in _LISTED:
         if task is not None and cls.task != task:
@@ -206,10 +296,18 @@ def available(task: str | None = None, print_table: bool = True) -> list[dict]:
                 "parameters": cls.parameter_ranges,
             }
         )
-    if print_table:
-        width = max(len(r["name"]) for r in rows) + 2
-        for r in rows:
-            print(f"{r['name']:<{width}}[{r['task']}] {r['formula']}")
-            names = f"criterion={r['aliases']!r}" if r["aliases"] else "object only"
-            print(f"{'':<{width}}{names}; parameters: {r['parameters']}")
     return rows
+
+
+def describe_available(task: str | None = None) -> str:
+    """:func:`available` as a text table: ``print(describe_available())``."""
+    rows = available(task)
+    if not rows:
+        return ""
+    width = max(len(r["name"]) for r in rows) + 2
+    lines = []
+    for r in rows:
+        lines.append(f"{r['name']:<{width}}[{r['task']}] {r['formula']}")
+        names = f"criterion={r['aliases']!r}" if r["aliases"] else "object only"
+        lines.append(f"{'':<{width}}{names}; parameters: {r['parameters']}")
+    return "\n".join(lines) + "\n"

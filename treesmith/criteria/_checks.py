@@ -30,3 +30,13 @@ def check_number(name, value, *, low=None, high=None, low_open=True, high_open=F
     if high is not None and (number > high or (high_open and number == high)):
         raise ValueError(expected + ".")
     return number
+
+
+#: Domain of the exponents of the parameterised families (alpha, beta, gamma of Tsallis, Renyi,
+#: PE, PG, PR, PT, GE, ABI, Product): [EXPONENT_LOW, EXPONENT_HIGH]. Outside it the families
+#: degenerate numerically: with an exponent of 1e-300 every pi^a rounds to 1 (the impurity only
+#: counts the classes present), and with 1e300 every power of a proportion underflows to 0 or a
+#: power of an entropy above 1 overflows to inf, so all impure nodes look alike and the split
+#: choice is rounding noise. Within it, powers of proportions down to 1e-3 stay normal floats.
+EXPONENT_LOW = 1e-3
+EXPONENT_HIGH = 100.0

@@ -10,6 +10,8 @@ the C entry point of that same compile (``treesmith._kernels.pointers``, which a
 not a separate ``numba.cfunc``).
 """
 
+import os
+
 from numba import njit
 from numba.core import errors
 from numba.core.ccallback import CFunc
@@ -20,9 +22,11 @@ from .._kernels.pointers import FunctionPointer
 
 
 def impurity(function):
-    """Decorator of a built-in impurity ``h(vector, params) -> float``: a lazily compiled,
-    disk-cached Numba function (see :func:`compiled`)."""
-    return njit(cache=True, nogil=True)(function)
+    """Decorator of an impurity ``h(vector, params) -> float``: a lazily compiled Numba function
+    (see :func:`compiled`), cached on disk when it is defined in a file (Numba cannot cache a
+    function typed into an interpreter or run with ``exec``)."""
+    cacheable = os.path.isfile(getattr(getattr(function, "__code__", None), "co_filename", ""))
+    return njit(cache=cacheable, nogil=True)(function)
 
 
 def compiled(function):

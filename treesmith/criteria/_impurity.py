@@ -1,4 +1,4 @@
-"""Compiled impurity functions h(pi, params) of every classification family (SPEC §3).
+"""Compiled impurity functions h(pi, params) of every classification family (docs/methods.md §3).
 
 Each public function is an ``@impurity``, compiled for the shared signature ``IMPURITY_SIGNATURE``
 (or loaded from Numba's disk cache) when a criterion first uses it, so importing this module
@@ -147,11 +147,11 @@ def _nonnegative_power(value, exponent):
     return _power(value, exponent) if value > 0.0 else 0.0
 
 
-# -- classic impurities (Breiman et al. 1984; seed 004) --------------------------------------
+# -- classic impurities (Breiman et al. 1984) --------------------------------------
 
 @impurity
 def gini(proportions, params):
-    """Gini index 1 - sum_k pi_k^2 (Breiman et al. 1984; seed 004)."""
+    """Gini index 1 - sum_k pi_k^2 (Breiman et al. 1984)."""
     return _gini(proportions)
 
 
@@ -178,7 +178,7 @@ def misclassification(proportions, params):
 
 @impurity
 def loss_matrix_gini(proportions, params):
-    """Loss-matrix Gini sum_{k != k'} L[k, k'] pi_k pi_k' (seed 004; CART §4.4).
+    """Loss-matrix Gini sum_{k != k'} L[k, k'] pi_k pi_k' (Breiman et al. 1984, CART §4.4).
 
     ``params`` is the K x K loss matrix flattened in C order (zero diagonal), K the length of
     ``proportions``. The size is not checked here (a check costs as much as the sum); the
@@ -195,11 +195,12 @@ def loss_matrix_gini(proportions, params):
     return total
 
 
-# -- seed 002 §3: (alpha, beta)-Tsallis, product-gamma, Kearns-Mansour -----------------------
+# -- Balcan and Sharma 2024, §3: (alpha, beta)-Tsallis, product-gamma, Kearns-Mansour --------
 
 @impurity
 def tsallis(proportions, params):
-    """(alpha, beta)-Tsallis (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (seed 002 §3, C = 1).
+    """(alpha, beta)-Tsallis (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1), C = 1
+    (Balcan and Sharma 2024, §3).
 
     params = [alpha, beta], beta a positive integer; for |alpha - 1| >= NEAR_ONE
     (``tsallis_near_one`` covers the rest).
@@ -217,7 +218,7 @@ def tsallis(proportions, params):
 def tsallis_near_one(proportions, params):
     """(alpha, beta)-Tsallis for |alpha - 1| < NEAR_ONE, without cancellation:
     -expm1(beta log1p(sum_k pi_k^alpha - 1)) / (alpha - 1), and within LIMIT_TOLERANCE the
-    limit beta * (-sum_k pi_k ln pi_k) (seed 002 App. B)."""
+    limit beta * (-sum_k pi_k ln pi_k) (Balcan and Sharma 2024, App. B)."""
     alpha = params[0]
     beta = params[1]
     if abs(alpha - 1.0) <= LIMIT_TOLERANCE:
@@ -231,7 +232,7 @@ def tsallis_near_one(proportions, params):
 def km96(proportions, params):
     """Kearns-Mansour (1996) criterion = tsallis(1/2, 2) = 2((sum_k sqrt(pi_k))^2 - 1)
     = 2 sum_{i != j} sqrt(pi_i pi_j) (ordered pairs); binary: 4 sqrt(pi (1 - pi))
-    (seed 002 Prop. 3.1)."""
+    (Balcan and Sharma 2024, Prop. 3.1)."""
     total = 0.0
     for k in range(proportions.shape[0]):
         total += np.sqrt(proportions[k])
@@ -241,7 +242,7 @@ def km96(proportions, params):
 
 @impurity
 def product(proportions, params):
-    """Product family (prod_k pi_k)^gamma (seed 002 §3, C = 1). params = [gamma]."""
+    """Product family (prod_k pi_k)^gamma (Balcan and Sharma 2024, §3, C = 1). params = [gamma]."""
     gamma = params[0]
     value = 1.0
     for k in range(proportions.shape[0]):
@@ -257,7 +258,7 @@ def product(proportions, params):
     return np.exp(gamma * log_value)
 
 
-# -- seed 001 §2: Renyi, Tsallis and the parameterised impurities ----------------------------
+# -- PIDT paper §2: Renyi, Tsallis and the parameterised impurities ----------------------------
 
 @impurity
 def renyi(proportions, params):
@@ -274,7 +275,8 @@ def renyi_near_one(proportions, params):
 
 @impurity
 def tsallis_classic(proportions, params):
-    """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (001 eq. 4, sign as in SPEC §3);
+    """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (PIDT paper eq. 4, sign as in
+    docs/methods.md §3);
     params = [gamma], |gamma - 1| >= NEAR_ONE."""
     return _tsallis_classic(proportions, params[0])
 

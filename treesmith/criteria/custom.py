@@ -24,6 +24,9 @@ from ._checks import check_number
 
 #: A probed value further below 0 than this is "negative"; a pure node further from 0 is refused.
 PROBE_TOLERANCE = 1e-12
+#: What the guarded impurity returns to the kernels when the user function fails (see
+#: ``_wrapper_factory``).
+FAILED = -np.inf
 
 #: (func, number of parameters) -> compiled wrapper, so that clones and copies of a Custom
 #: criterion (scikit-learn clones per fold) compile once per process.
@@ -61,33 +64,56 @@ def _wrapper_factory(n_params: int):
 
     The wrapper is a closure on purpose: the engine compiles closures on demand instead of
     caching them on disk (the user's function has no stable file to cache against).
+
+    It is also the guard between user code and the kernels, which cannot raise: an exception
+    (an index out of bounds included, the user function being bounds-checked) or a value that
+    is NaN, infinite or below ``-PROBE_TOLERANCE`` becomes ``FAILED`` (-inf). A child with
+    impurity -inf gives its split an infinite gain, so the split is taken and the failing node
+    lands in the fitted tree, whose construction refuses a non-finite impurity and names the
+    node and its proportions (:meth:`treesmith.tree.Tree.validate`): the fit raises instead of
+    silently growing another tree. Values in ``[-PROBE_TOLERANCE, 0)`` (rounding) become 0.
     """
     args = "".join(f", params[{i}]" for i in range(n_params))
     source = ("def factory(user_function):\n"
               "    def impurity(proportions, params):\n"
-              f"        return user_function(proportions{args})\n"
+              "        try:\n"
+              f"            value = float(user_function(proportions{args}))\n"
+              "        except Exception:\n"
+              "            return FAILED\n"
+              "        if value >= 0.0 and value < INFINITY:\n"
+              "            return value\n"
+              "        if value >= -TOLERANCE:\n"
+              "            return 0.0\n"
+              "        return FAILED\n"
               "    return impurity\n")
-    namespace = {}
+    namespace = {"FAILED": FAILED, "INFINITY": np.inf, "TOLERANCE": PROBE_TOLERANCE}
     exec(source, namespace)  # noqa: S102 - a fixed template; no user text is executed
     return namespace["factory"]
 
 
+def _user_dispatcher(func):
+    """``func`` compiled in nopython mode with bounds checks (an out-of-range index raises
+    IndexError instead of reading arbitrary memory) and NumPy's error model (a division by zero
+    gives inf/nan, never an exception). An already jitted function is compiled again from its
+    Python source with its own options plus these."""
+    options = dict(func.targetoptions) if isinstance(func, Dispatcher) else {}
+    options.update(nogil=True, error_model="numpy", boundscheck=True)
+    for option in ("cache", "nopython", "forceobj"):
+        options.pop(option, None)
+    return numba.njit(**options)(_python_function(func))
+
+
 def _compile(func, n_params: int):
-    """The dispatcher ``h(proportions, params)`` with IMPURITY_SIGNATURE that calls ``func``."""
+    """``(user, h)``: the bounds-checked user function (a dispatcher, called from Python by the
+    probe so that its exceptions surface with their message) and the guarded dispatcher
+    ``h(proportions, params)`` with IMPURITY_SIGNATURE that the kernels call."""
     try:
         cached = _COMPILED.get((func, n_params))
     except TypeError:  # unhashable callable: compile without caching
         cached = None
     if cached is not None:
         return cached
-    # NumPy's error model: a division by zero gives inf/nan (refused by the probe), never an
-    # exception inside the engine's kernels, which cannot raise. An already jitted function is
-    # compiled again from its Python source with its own options plus this one.
-    options = dict(func.targetoptions) if isinstance(func, Dispatcher) else {}
-    options.update(nogil=True, error_model="numpy")
-    for option in ("cache", "nopython", "forceobj"):
-        options.pop(option, None)
-    user_function = numba.njit(**options)(_python_function(func))
+    user_function = _user_dispatcher(func)
     wrapper = _wrapper_factory(n_params)(user_function)
     try:
         compiled = numba.njit(IMPURITY_SIGNATURE, nogil=True)(wrapper)
@@ -98,10 +124,10 @@ def _compile(func, n_params: int):
             f"{_first_lines(error)}"
         ) from error
     try:
-        _COMPILED[(func, n_params)] = compiled
+        _COMPILED[(func, n_params)] = (user_function, compiled)
     except TypeError:
         pass
-    return compiled
+    return user_function, compiled
 
 
 def _first_lines(error, n_lines=3, max_chars=500) -> str:
@@ -124,9 +150,12 @@ class Custom(Criterion):
     it names them (``def h(p, alpha, beta)`` with ``Custom(h, beta=2, alpha=1)`` calls
     ``h(p, 1.0, 2.0)``), otherwise in the order given. Every parameter must be a finite real.
 
-    At construction the function is compiled and probed on pure, uniform, face and random
-    distributions for 2, 3 and 5 classes; it is refused (ValueError) if it does not compile,
-    returns a non-finite or negative value, or is not 0 on a pure node.
+    At construction the function is compiled (with bounds checks, so an index out of range
+    raises IndexError rather than reading arbitrary memory) and probed on pure, uniform, face
+    and random distributions for 2, 3 and 5 classes; it is refused (ValueError) if it does not
+    compile, raises, returns a non-finite or negative value, or is not 0 on a pure node.
+    During a fit, a failure on proportions outside the probes (an exception, NaN, inf or a
+    negative value) makes the fit raise ValueError naming the node and its proportions.
     """
 
     formula = "func(pi, *params): any numba-compilable Python function of the proportions"
@@ -187,6 +216,9 @@ class Custom(Criterion):
 
     # -- compilation and probing ----------------------------------------------------------
     def impurity_function(self):
+        return self._compile()[1]
+
+    def _compile(self):
         if self._compiled is None:
             self._compiled = _compile(self.func, len(self._ordered_parameters()))
         return self._compiled
@@ -195,15 +227,17 @@ class Custom(Criterion):
         if not callable(self.func):
             raise ValueError(
                 f"func must be a callable func(proportions, *params), got {self.func!r}.")
-        params = self.parameters()
-        function = self.impurity_function()
+        params = self.parameters()[:len(self._ordered_parameters())]
+        user_function = self._compile()[0]
         for proportions in _PROBES:
-            try:
-                value = function(proportions, params)
+            try:  # bounds-checked: a bad index raises here instead of crashing the process
+                value = float(user_function(proportions, *params))
             except Exception as error:
                 raise ValueError(
                     f"Custom criterion: func {_name(self.func)} raised {type(error).__name__} on "
-                    f"proportions {proportions.tolist()}: {error}"
+                    f"proportions {np.round(proportions, 6).tolist()}: {_first_lines(error)} "
+                    f"(checked with bounds checks on; in a fit, such a failure stops the fit "
+                    f"with an error naming the node)"
                 ) from error
             where = f"on proportions {np.round(proportions, 6).tolist()}"
             if not np.isfinite(value):

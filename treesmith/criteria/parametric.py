@@ -1,24 +1,40 @@
-"""Parameterised classification criteria (SPEC §3): the families of seeds 001 §2, 002 §3, 004.
+"""Parameterised classification criteria (docs/methods.md §3): Renyi, Tsallis and the
+parameterised impurities PE, PG, PR, PT, GE, ABI of the parameterised-impurity (PIDT) paper; the
+(alpha, beta)-Tsallis and product families of Balcan and Sharma, "Learning Accurate and
+Interpretable Decision Trees" (2024); CART's loss-matrix Gini (Breiman et al. 1984).
 
-Every class stores its constructor arguments as given (scikit-learn's ``clone`` checks identity),
-validates them with a ValueError naming the parameter, and emits a :class:`ConcavityWarning`
-when they are legal but outside the range where the family is proven concave. Defaults recover
-the classic member of the family (e.g. ``Tsallis()`` is Gini, ``PE()`` is entropy), so the
-registered string names are usable too; the canonical way is the object with its parameters.
+Each family declares its parameters (``parameter_domains``) and compiled impurity; the base
+class (:class:`treesmith.criteria.Criterion`) stores constructor arguments as given
+(scikit-learn's ``clone`` checks identity), validates them with a ValueError naming the
+parameter, and emits a :class:`ConcavityWarning` when they are legal but outside the range where
+the family is proven concave. Exponents live in [EXPONENT_LOW, EXPONENT_HIGH] = [0.001, 100]
+(``_checks``), where the families are numerically meaningful. Defaults recover the classic
+member of the family (e.g. ``Tsallis()`` is Gini, ``PE()`` is entropy), so the registered string
+names are usable too; the canonical way is the object with its parameters.
 """
 
 import numpy as np
 
 from . import _impurity
-from ._base import Criterion, register
-from ._checks import check_number
+from ._base import Criterion, Parameter, register
+from ._checks import EXPONENT_HIGH, EXPONENT_LOW
 from ._compiled import compiled
+
+
+def _exponent(default: float) -> Parameter:
+    """An exponent of a family: a real in [EXPONENT_LOW, EXPONENT_HIGH]."""
+    return Parameter(default, low=EXPONENT_LOW, high=EXPONENT_HIGH, low_open=False)
+
+
+#: Tsallis' outer exponent beta: a positive integer, at most 100 (beyond, (sum pi^alpha)^beta
+#: underflows for every impure node).
+_BETA = Parameter(1, low=1.0, high=100.0, low_open=False, integer=True)
 
 
 def _power_caveat(name, value, what):
     if value > 1.0:
         return (f"{name}={value} > 1: {what}^{name} is proven concave only for {name} in (0, 1] "
-                f"(seed 001 §2.2); gains may be negative.")
+                f"(PIDT paper §2.2); gains may be negative.")
     return None
 
 
@@ -27,19 +43,6 @@ def _renyi_caveat(gamma):
         return (f"gamma={gamma} > 1: Renyi entropy is concave only for gamma in (0, 1] in general "
                 f"(for two classes up to gamma = 2); gains may be negative.")
     return None
-
-
-class _StrictlyConcaveInProvenRange(Criterion):
-    """A family that is strictly concave on the simplex wherever its concavity is proven."""
-
-    def strictly_concave(self):
-        return bool(self.concavity_caveat() is None)
-
-
-def _near_one_variant(exponent, direct, near_one):
-    """The compiled function for this exponent: the fast direct power sum, or the variant that
-    stays accurate (and reaches the analytic limit) when the exponent is within NEAR_ONE of 1."""
-    return compiled(near_one if abs(float(exponent) - 1.0) < _impurity.NEAR_ONE else direct)
 
 
 def _first(*caveats):
@@ -51,7 +54,7 @@ def _first(*caveats):
 
 @register("loss_matrix_gini")
 class LossMatrixGini(Criterion):
-    """Loss-matrix Gini sum_{k != k'} L[k, k'] pi_k pi_k' (seed 004; Breiman et al. §4.4).
+    """Loss-matrix Gini sum_{k != k'} L[k, k'] pi_k pi_k' (Breiman et al. 1984, §4.4).
 
     ``matrix[k, k']`` is the cost of classifying a class-k object as k' (rows and columns in the
     order of the estimator's ``classes_``): square, finite, non-negative, zero diagonal, one row
@@ -133,215 +136,156 @@ class LossMatrixGini(Criterion):
 
 
 @register("tsallis")
-class Tsallis(_StrictlyConcaveInProvenRange):
-    """(alpha, beta)-Tsallis entropy (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (seed 002 §3).
+class Tsallis(Criterion):
+    """(alpha, beta)-Tsallis entropy (1 - (sum_k pi_k^alpha)^beta) / (alpha - 1) (Balcan and
+    Sharma 2024, §3).
 
-    alpha > 0, beta a positive integer. alpha -> 1 gives beta * (-sum pi ln pi) (nats; used
-    within 1e-9 of 1); (2, 1) is Gini, (1/2, 2) is Kearns-Mansour. Proven concave for
-    alpha not in (1/beta, 1) (002 Prop. 3.2); inside that interval a ConcavityWarning is given.
+    alpha in [0.001, 100], beta an integer in [1, 100]. alpha -> 1 gives beta * (-sum pi ln pi)
+    (nats; used within 1e-9 of 1); (2, 1) is Gini, (1/2, 2) is Kearns-Mansour. Proven concave
+    for alpha not in (1/beta, 1) (Balcan and Sharma 2024, Prop. 3.2); inside that interval a
+    ConcavityWarning is given.
     """
 
     formula = "(1 - (sum_k pi_k^alpha)^beta) / (alpha - 1); alpha->1: beta (-sum pi ln pi)"
-    parameter_ranges = "alpha > 0, beta in {1, 2, ...}; concave when alpha not in (1/beta, 1)"
-    _param_names = ("alpha", "beta")
-
-    def __init__(self, alpha=2.0, beta=1):
-        super().__init__(alpha=alpha, beta=beta)
-
-    def _check_parameters(self):
-        check_number("alpha", self.alpha, low=0.0)
-        check_number("beta", self.beta, low=1.0, low_open=False, integer=True)
+    parameter_ranges = ("alpha in [0.001, 100], beta in {1, ..., 100}; concave when alpha not in "
+                        "(1/beta, 1)")
+    parameter_domains = {"alpha": _exponent(2.0), "beta": _BETA}
+    impurity = staticmethod(_impurity.tsallis)
+    near_one = ("alpha", _impurity.tsallis_near_one)
+    strict_concavity = "where proven"
 
     def concavity_caveat(self, n_classes=None):
         alpha, beta = float(self.alpha), float(self.beta)
         if 1.0 / beta < alpha < 1.0 - _impurity.LIMIT_TOLERANCE:
             return (f"alpha={alpha} lies in (1/beta, 1) = ({1.0 / beta:.4g}, 1), where (alpha, "
-                    "beta)-Tsallis is not proven concave (seed 002 Prop. 3.2); gains may be "
-                    "negative.")
+                    "beta)-Tsallis is not proven concave (Balcan and Sharma 2024, Prop. 3.2); "
+                    "gains may be negative.")
         return None
-
-    def impurity_function(self):
-        return _near_one_variant(self.alpha, _impurity.tsallis, _impurity.tsallis_near_one)
 
 
 @register("renyi")
-class Renyi(_StrictlyConcaveInProvenRange):
-    """Renyi entropy log2(sum_k pi_k^gamma) / (1 - gamma) in bits (seed 001 eq. 3).
+class Renyi(Criterion):
+    """Renyi entropy log2(sum_k pi_k^gamma) / (1 - gamma) in bits (PIDT paper, eq. 3).
 
     Measured in bits so that gamma -> 1 is exactly ``entropy`` (the limit is used within 1e-9).
     """
 
     formula = "log2(sum_k pi_k^gamma) / (1 - gamma); gamma->1: entropy (bits)"
-    parameter_ranges = "gamma > 0; concave for gamma <= 1 (binary: <= 2)"
-    _param_names = ("gamma",)
-
-    def __init__(self, gamma=1.0):
-        super().__init__(gamma=gamma)
-
-    def _check_parameters(self):
-        check_number("gamma", self.gamma, low=0.0)
+    parameter_ranges = "gamma in [0.001, 100]; concave for gamma <= 1 (binary: <= 2)"
+    parameter_domains = {"gamma": _exponent(1.0)}
+    impurity = staticmethod(_impurity.renyi)
+    near_one = ("gamma", _impurity.renyi_near_one)
+    strict_concavity = "where proven"
 
     def concavity_caveat(self, n_classes=None):
         return _renyi_caveat(float(self.gamma))
 
-    def impurity_function(self):
-        return _near_one_variant(self.gamma, _impurity.renyi, _impurity.renyi_near_one)
-
 
 @register("tsallis_classic")
-class TsallisClassic(_StrictlyConcaveInProvenRange):
-    """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (seed 001 eq. 4).
+class TsallisClassic(Criterion):
+    """Tsallis entropy (1 - sum_k pi_k^gamma) / (gamma - 1) (PIDT paper, eq. 4).
 
-    Seed 001 prints the denominator as 1 - gamma, which makes the value negative for every
-    gamma; SPEC §3's gamma - 1 is used. gamma -> 1 gives -sum pi ln pi (nats). Concave for all
+    The PIDT paper prints the denominator as 1 - gamma, which makes the value negative for every
+    gamma; docs/methods.md §3 uses gamma - 1. gamma -> 1 gives -sum pi ln pi (nats). Concave
+    for all
     gamma > 0; gamma = 2 is Gini.
     """
 
     formula = "(1 - sum_k pi_k^gamma) / (gamma - 1); gamma->1: -sum pi ln pi"
-    parameter_ranges = "gamma > 0 (concave for all)"
-    _param_names = ("gamma",)
-
-    def __init__(self, gamma=2.0):
-        super().__init__(gamma=gamma)
-
-    def _check_parameters(self):
-        check_number("gamma", self.gamma, low=0.0)
-
-    def impurity_function(self):
-        return _near_one_variant(self.gamma, _impurity.tsallis_classic,
-                                 _impurity.tsallis_classic_near_one)
+    parameter_ranges = "gamma in [0.001, 100] (concave for all)"
+    parameter_domains = {"gamma": _exponent(2.0)}
+    impurity = staticmethod(_impurity.tsallis_classic)
+    near_one = ("gamma", _impurity.tsallis_classic_near_one)
+    strict_concavity = "where proven"
 
 
 @register("pe")
-class PE(_StrictlyConcaveInProvenRange):
-    """Parameterised entropy entropy^alpha, entropy in bits (seed 001 eq. 5); PE(1) = entropy."""
+class PE(Criterion):
+    """Parameterised entropy entropy^alpha, entropy in bits (PIDT paper, eq. 5); PE(1) = entropy."""
 
     formula = "(-sum_k pi_k log2 pi_k)^alpha"
-    parameter_ranges = "alpha in (0, 1] (alpha > 1 allowed, not concave)"
-    _param_names = ("alpha",)
-
-    def __init__(self, alpha=1.0):
-        super().__init__(alpha=alpha)
-
-    def _check_parameters(self):
-        check_number("alpha", self.alpha, low=0.0)
+    parameter_ranges = "alpha in [0.001, 1] (up to 100 allowed, not concave)"
+    parameter_domains = {"alpha": _exponent(1.0)}
+    impurity = staticmethod(_impurity.parameterised_entropy)
+    strict_concavity = "where proven"
 
     def concavity_caveat(self, n_classes=None):
         return _power_caveat("alpha", float(self.alpha), "entropy")
 
-    def impurity_function(self):
-        return compiled(_impurity.parameterised_entropy)
-
 
 @register("pg")
-class PG(_StrictlyConcaveInProvenRange):
-    """Parameterised Gini gini^alpha (seed 001 eq. 6); PG(1) = Gini."""
+class PG(Criterion):
+    """Parameterised Gini gini^alpha (PIDT paper, eq. 6); PG(1) = Gini."""
 
     formula = "(1 - sum_k pi_k^2)^alpha"
-    parameter_ranges = "alpha in (0, 1] (alpha > 1 allowed, not concave)"
-    _param_names = ("alpha",)
-
-    def __init__(self, alpha=1.0):
-        super().__init__(alpha=alpha)
-
-    def _check_parameters(self):
-        check_number("alpha", self.alpha, low=0.0)
+    parameter_ranges = "alpha in [0.001, 1] (up to 100 allowed, not concave)"
+    parameter_domains = {"alpha": _exponent(1.0)}
+    impurity = staticmethod(_impurity.parameterised_gini)
+    strict_concavity = "where proven"
 
     def concavity_caveat(self, n_classes=None):
         return _power_caveat("alpha", float(self.alpha), "gini")
 
-    def impurity_function(self):
-        return compiled(_impurity.parameterised_gini)
-
 
 @register("pr")
-class PR(_StrictlyConcaveInProvenRange):
-    """Parameterised Renyi renyi_gamma^alpha, Renyi in bits (seed 001 eq. 7)."""
+class PR(Criterion):
+    """Parameterised Renyi renyi_gamma^alpha, Renyi in bits (PIDT paper, eq. 7)."""
 
     formula = "(log2(sum_k pi_k^gamma) / (1 - gamma))^alpha"
-    parameter_ranges = "alpha in (0, 1], gamma > 0; concave for gamma <= 1"
-    _param_names = ("alpha", "gamma")
-
-    def __init__(self, alpha=1.0, gamma=1.0):
-        super().__init__(alpha=alpha, gamma=gamma)
-
-    def _check_parameters(self):
-        check_number("alpha", self.alpha, low=0.0)
-        check_number("gamma", self.gamma, low=0.0)
+    parameter_ranges = "alpha in [0.001, 1], gamma in [0.001, 100]; concave for gamma <= 1"
+    parameter_domains = {"alpha": _exponent(1.0), "gamma": _exponent(1.0)}
+    impurity = staticmethod(_impurity.parameterised_renyi)
+    near_one = ("gamma", _impurity.parameterised_renyi_near_one)
+    strict_concavity = "where proven"
 
     def concavity_caveat(self, n_classes=None):
         return _first(_power_caveat("alpha", float(self.alpha), "renyi"),
                       _renyi_caveat(float(self.gamma)))
 
-    def impurity_function(self):
-        return _near_one_variant(self.gamma, _impurity.parameterised_renyi,
-                                 _impurity.parameterised_renyi_near_one)
-
 
 @register("pt")
-class PT(_StrictlyConcaveInProvenRange):
-    """Parameterised Tsallis tsallis_classic_gamma^alpha (seed 001 eq. 8)."""
+class PT(Criterion):
+    """Parameterised Tsallis tsallis_classic_gamma^alpha (PIDT paper, eq. 8)."""
 
     formula = "((1 - sum_k pi_k^gamma) / (gamma - 1))^alpha"
-    parameter_ranges = "alpha in (0, 1], gamma > 0"
-    _param_names = ("alpha", "gamma")
-
-    def __init__(self, alpha=1.0, gamma=2.0):
-        super().__init__(alpha=alpha, gamma=gamma)
-
-    def _check_parameters(self):
-        check_number("alpha", self.alpha, low=0.0)
-        check_number("gamma", self.gamma, low=0.0)
+    parameter_ranges = "alpha in [0.001, 1], gamma in [0.001, 100]"
+    parameter_domains = {"alpha": _exponent(1.0), "gamma": _exponent(2.0)}
+    impurity = staticmethod(_impurity.parameterised_tsallis)
+    near_one = ("gamma", _impurity.parameterised_tsallis_near_one)
+    strict_concavity = "where proven"
 
     def concavity_caveat(self, n_classes=None):
         return _power_caveat("alpha", float(self.alpha), "tsallis")
 
-    def impurity_function(self):
-        return _near_one_variant(self.gamma, _impurity.parameterised_tsallis,
-                                 _impurity.parameterised_tsallis_near_one)
-
 
 @register("ge")
-class GE(_StrictlyConcaveInProvenRange):
-    """Gini-entropy gini^alpha + entropy^beta, entropy in bits (seed 001 eq. 9)."""
+class GE(Criterion):
+    """Gini-entropy gini^alpha + entropy^beta, entropy in bits (PIDT paper, eq. 9)."""
 
     formula = "(1 - sum_k pi_k^2)^alpha + (-sum_k pi_k log2 pi_k)^beta"
-    parameter_ranges = "alpha, beta in (0, 1]"
-    _param_names = ("alpha", "beta")
-
-    def __init__(self, alpha=1.0, beta=1.0):
-        super().__init__(alpha=alpha, beta=beta)
-
-    def _check_parameters(self):
-        check_number("alpha", self.alpha, low=0.0)
-        check_number("beta", self.beta, low=0.0)
+    parameter_ranges = "alpha, beta in [0.001, 1] (up to 100 allowed, not concave)"
+    parameter_domains = {"alpha": _exponent(1.0), "beta": _exponent(1.0)}
+    impurity = staticmethod(_impurity.gini_entropy)
+    strict_concavity = "where proven"
 
     def concavity_caveat(self, n_classes=None):
         return _first(_power_caveat("alpha", float(self.alpha), "gini"),
                       _power_caveat("beta", float(self.beta), "entropy"))
 
-    def impurity_function(self):
-        return compiled(_impurity.gini_entropy)
-
 
 @register("abi")
-class ABI(_StrictlyConcaveInProvenRange):
-    """Alpha-beta impurity sum_k pi_k^alpha (1 - pi_k)^beta (seed 001 eq. 10); ABI(1, 1) = Gini.
+class ABI(Criterion):
+    """Alpha-beta impurity sum_k pi_k^alpha (1 - pi_k)^beta (PIDT paper, eq. 10); ABI(1, 1) = Gini.
 
     Concave for alpha, beta in (0, 1]: each term's second derivative is
     f [alpha(alpha-1)/x^2 + beta(beta-1)/(1-x)^2 - 2 alpha beta / (x(1-x))] <= 0.
     """
 
     formula = "sum_k pi_k^alpha (1 - pi_k)^beta"
-    parameter_ranges = "alpha, beta in (0, 1]"
-    _param_names = ("alpha", "beta")
-
-    def __init__(self, alpha=1.0, beta=1.0):
-        super().__init__(alpha=alpha, beta=beta)
-
-    def _check_parameters(self):
-        check_number("alpha", self.alpha, low=0.0)
-        check_number("beta", self.beta, low=0.0)
+    parameter_ranges = "alpha, beta in [0.001, 1] (up to 100 allowed, not concave)"
+    parameter_domains = {"alpha": _exponent(1.0), "beta": _exponent(1.0)}
+    impurity = staticmethod(_impurity.alpha_beta_impurity)
+    strict_concavity = "where proven"
 
     def concavity_caveat(self, n_classes=None):
         for name in ("alpha", "beta"):
@@ -351,14 +295,11 @@ class ABI(_StrictlyConcaveInProvenRange):
                         "(0, 1]; gains may be negative.")
         return None
 
-    def impurity_function(self):
-        return compiled(_impurity.alpha_beta_impurity)
-
 
 @register("product")
 class Product(Criterion):
-    """Product family (prod_k pi_k)^gamma (seed 002 §3); binary: gamma = 1/2 is Kearns-Mansour
-    and gamma = 1 Gini, up to constants.
+    """Product family (prod_k pi_k)^gamma (Balcan and Sharma 2024, §3); binary: gamma = 1/2 is
+    Kearns-Mansour and gamma = 1 Gini, up to constants.
 
     Proven concave for two classes (gamma in (0, 1]) and, for K classes, when gamma <= 1/K (a
     power <= 1 of the concave geometric mean). For K > 2 it is zero whenever a class is absent,
@@ -366,27 +307,19 @@ class Product(Criterion):
     """
 
     formula = "(prod_k pi_k)^gamma"
-    parameter_ranges = "gamma in (0, 1]; concave for 2 classes, for K classes when gamma <= 1/K"
-    _param_names = ("gamma",)
-
-    def __init__(self, gamma=1.0):
-        super().__init__(gamma=gamma)
-
-    def _check_parameters(self):
-        check_number("gamma", self.gamma, low=0.0)
-
-    def strictly_concave(self):
-        return False  # zero on every face of the simplex when K > 2
+    parameter_ranges = ("gamma in [0.001, 1] (up to 100 allowed); concave for 2 classes, for K "
+                        "classes when gamma <= 1/K")
+    parameter_domains = {"gamma": _exponent(1.0)}
+    impurity = staticmethod(_impurity.product)
+    strict_concavity = False  # zero on every face of the simplex when K > 2
 
     def concavity_caveat(self, n_classes=None):
         gamma = float(self.gamma)
         if gamma > 1.0:
             return (f"gamma={gamma} > 1: the product family is proven concave only for gamma in "
-                    "(0, 1] (seed 002 §3); gains may be negative.")
+                    "(0, 1] (Balcan and Sharma 2024, §3); gains may be negative.")
         if n_classes is not None and n_classes > 2 and gamma > 1.0 / n_classes:
             return (f"gamma={gamma} > 1/K with K={n_classes} classes: (prod pi_k)^gamma is "
                     "proven concave only for two classes or gamma <= 1/K; gains may be negative.")
         return None
 
-    def impurity_function(self):
-        return compiled(_impurity.product)

@@ -1,4 +1,5 @@
-"""Regression criteria computed exactly from additive per-bin statistics (seed 002 §3.2).
+"""Regression criteria computed exactly from additive per-bin statistics (Balcan and Sharma,
+"Learning Accurate and Interpretable Decision Trees", 2024, §3.2).
 
 A node's impurity is a function of column sums ``[n, W, S_wy, S_extra]`` with W = sum w,
 S_wy = sum w y and one criterion-specific column, so children are scanned bin by bin and the
@@ -13,7 +14,7 @@ larger child comes from subtraction. All three criteria here are exact from thos
   the same quantity as (2/W) sum w (y^(2-p)/((1-p)(2-p)) - y mu^(1-p)/(1-p) + mu^(2-p)/(2-p)) but
   without its 0/0 at p = 1: E_p is evaluated with ``expm1``, so p -> 1 is continuous.
 
-Seed 002 prints the middle term of the Tweedie deviance as y mu / (1 - p); that is a typo for
+Balcan and Sharma print the middle term of the Tweedie deviance as y mu / (1 - p); a typo for
 y mu^(1-p) / (1 - p) (Zhou et al. 2022; scikit-learn's ``mean_tweedie_deviance``), the only form
 for which the stated limits hold. With the paper's factor 2, tweedie(0) = mse exactly and
 tweedie(p -> 1) = 2 x half Poisson deviance (the same splits; the doubled scale shows in impurity
@@ -25,9 +26,8 @@ A node whose labels are all zero has mean 0; its deviance is 0 (pure), computed 
 import numpy as np
 from numba import njit
 
-from ._base import RegressionCriterion, register
-from ._checks import check_number
-from ._compiled import compiled, impurity
+from ._base import Parameter, RegressionCriterion, register
+from ._compiled import impurity
 
 #: Within this distance of p = 1 the Tweedie log-power E_p is the natural log.
 _POWER_LIMIT_TOLERANCE = 1e-12
@@ -85,7 +85,8 @@ def _tweedie_extra_column(y, sample_weight, power, out):
 
 @impurity
 def _tweedie(stats, params):
-    """Mean Tweedie deviance 2 (S_extra/W - mu E_p(mu)) / (2 - p) (seed 002 §3.2). params = [p]."""
+    """Mean Tweedie deviance 2 (S_extra/W - mu E_p(mu)) / (2 - p) (Balcan and Sharma 2024,
+    §3.2). params = [p]."""
     power = params[0]
     sum_w = stats[1]
     if sum_w <= 0.0:
@@ -122,9 +123,7 @@ class MSE(RegressionCriterion):
     """Mean squared error (weighted variance of the node's labels)."""
 
     formula = "(1/|y|) sum (y - mean(y))^2"
-
-    def impurity_function(self):
-        return compiled(_mse)
+    impurity = staticmethod(_mse)
 
     def sample_statistics(self, y, sample_weight):
         y, sample_weight, stats = _base_statistics(y, sample_weight, 4)
@@ -134,7 +133,8 @@ class MSE(RegressionCriterion):
 
 @register("poisson")
 class Poisson(RegressionCriterion):
-    """Half Poisson deviance (1/|y|) sum (y ln(y / mean) - y + mean) (seed 002 §3.2).
+    """Half Poisson deviance (1/|y|) sum (y ln(y / mean) - y + mean) (Balcan and Sharma 2024,
+    §3.2).
 
     Labels must be non-negative with a positive sum (as scikit-learn's ``poisson``). A split
     that leaves a child with only zero labels is never chosen: its deviance is +inf.
@@ -142,9 +142,7 @@ class Poisson(RegressionCriterion):
 
     formula = "(1/|y|) sum (y log(y/mean) - y + mean), y >= 0"
     parameter_ranges = "no parameters; y >= 0, sum(y) > 0"
-
-    def impurity_function(self):
-        return compiled(_half_poisson_deviance)
+    impurity = staticmethod(_half_poisson_deviance)
 
     def validate_targets(self, y):
         y = _check_non_negative(y, "'poisson'")
@@ -161,7 +159,7 @@ class Poisson(RegressionCriterion):
 
 @register("tweedie")
 class Tweedie(RegressionCriterion):
-    """Mean Tweedie deviance with power p in [0, 1] (seed 002 §3.2).
+    """Mean Tweedie deviance with power p in [0, 1] (Balcan and Sharma 2024, §3.2).
 
     (2/|y|) sum (max(y,0)^(2-p)/((1-p)(2-p)) - y mean^(1-p)/(1-p) + mean^(2-p)/(2-p));
     p = 0 is mse, p -> 1 twice the half Poisson deviance. For p > 0 labels must be >= 0.
@@ -170,16 +168,8 @@ class Tweedie(RegressionCriterion):
     formula = ("(2/|y|) sum (y^(2-p)/((1-p)(2-p)) - y mean^(1-p)/(1-p) + mean^(2-p)/(2-p)); "
                "p=0: mse, p->1: 2 x half Poisson")
     parameter_ranges = "power p in [0, 1]; y >= 0 when p > 0"
-    _param_names = ("power",)
-
-    def __init__(self, power=0.5):
-        super().__init__(power=power)
-
-    def _check_parameters(self):
-        check_number("power", self.power, low=0.0, high=1.0, low_open=False)
-
-    def impurity_function(self):
-        return compiled(_tweedie)
+    parameter_domains = {"power": Parameter(0.5, low=0.0, high=1.0, low_open=False)}
+    impurity = staticmethod(_tweedie)
 
     def validate_targets(self, y):
         self._check_parameters()

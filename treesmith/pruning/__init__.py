@@ -1,4 +1,4 @@
-"""Pruning of fitted trees (SPEC §6, §8).
+"""Pruning of fitted trees (docs/methods.md §6, §8).
 
 ``prune(estimator, method, **params)`` returns a *new* fitted estimator (a deep copy whose
 ``tree_`` is pruned; the original is untouched). Methods and their parameters:

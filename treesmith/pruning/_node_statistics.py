@@ -43,7 +43,8 @@ def training_errors(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
 
 
 def resubstitution_risk(tree: Tree, risk: str) -> np.ndarray:
-    """R(t) of every node as a leaf, as a share of the root's weight (SPEC §6; seed 004).
+    """R(t) of every node as a leaf, as a share of the root's weight (docs/methods.md §6;
+    Breiman et al. 1984).
 
     * ``"impurity"``: R(t) = w(t)/w(root) * impurity(t), scikit-learn's choice, for which the
       path equals ``cost_complexity_pruning_path``.

@@ -1,4 +1,5 @@
-"""Pessimistic pruning based on tree size, bottom-up (BUP; Mansour 1997, as seed 002 §4 writes it).
+"""Pessimistic pruning based on tree size, bottom-up (BUP; Mansour 1997, as Balcan and Sharma
+2024, §4 write it).
 
 Bottom-up, node h with n_h training objects is replaced by a leaf when
 
@@ -6,7 +7,7 @@ Bottom-up, node h with n_h training objects is replaced by a leaf when
 
 e_leaf the training error rate of h as a leaf, e_h that of the (already pruned) subtree rooted at
 h, t_h the number of nodes of that subtree and a the number of features (natural logarithm).
-c1 and c2 are the tunable parameters of seed 002 Theorem 4.2 (tune them with
+c1 and c2 are the tunable parameters of Balcan and Sharma 2024, Theorem 4.2 (tune them with
 ``select_pruning_parameters``). The defaults c1 = 0.1, c2 = 0 are what 5-fold CV chose most
 often on the training parts of iris, wine, breast cancer and digits; the constants of
 Mansour's uniform bound (c1 of order 1, c2 = log(1/delta)) prune far more (digits: 8 leaves,

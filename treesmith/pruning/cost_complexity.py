@@ -1,4 +1,4 @@
-"""Minimal cost-complexity pruning (Breiman et al. 1984 ch. 3 and 11; seed 004; seed 002 §4).
+"""Minimal cost-complexity pruning (Breiman et al. 1984 ch. 3 and 11; Balcan and Sharma 2024, §4).
 
     R_alpha(T) = R(T) + alpha |leaves(T)|,    g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1).
 
@@ -12,9 +12,9 @@ misclassification cost (``risk="misclassification"``).
 alpha is chosen by K-fold cross-validation over the full tree's breakpoints, evaluated at the
 geometric means ``sqrt(alpha_k alpha_{k+1})`` (CART §3.4.2; ``candidates="cart"``) with the
 minimum or the one-standard-error rule, or exactly over the union of all the folds'
-breakpoints (seed 002 §4: each held-out loss is piecewise constant in alpha, so the minimiser
-lies at a breakpoint; ``candidates="breakpoints"``). :func:`tune_ccp_alpha` is that exact
-minimiser of the average held-out loss over several problem instances (SPEC §8).
+breakpoints (Balcan and Sharma 2024, §4: each held-out loss is piecewise constant in alpha, so
+the minimiser lies at a breakpoint; ``candidates="breakpoints"``). :func:`tune_ccp_alpha` is that exact
+minimiser of the average held-out loss over several problem instances (docs/methods.md §8).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from ._estimator import (
 )
 from ._held_out import sequence_losses, steps_applied, weighted_mean_and_se
 from ._node_statistics import resubstitution_risk
-from ._traversal import prune_weakest_link
+from ._traversal import at_most, prune_weakest_link
 
 RISKS = ("impurity", "misclassification")
 RULES = ("min", "1se")
@@ -62,10 +62,11 @@ def cost_complexity_path(tree: Tree, risk: str = "impurity") -> Bunch:
     alphas, risks, leaves, nodes = [], [], [], []
 
     def record(strength, node, state):
+        risk_of_tree, n_leaves = state.risk_and_leaves(0)
         alphas.append(strength)
         nodes.append(node)
-        risks.append(state.subtree_cost[0])
-        leaves.append(int(state.n_leaves[0]))
+        risks.append(risk_of_tree)
+        leaves.append(n_leaves)
 
     prune_weakest_link(tree, resubstitution_risk(tree, risk), record=record)
     return Bunch(
@@ -83,8 +84,10 @@ def prune_tree_ccp(tree: Tree, ccp_alpha: float, risk: str = "impurity") -> Tree
     if isinstance(ccp_alpha, bool) or not isinstance(ccp_alpha, (int, float, np.number)) \
             or np.isnan(ccp_alpha) or ccp_alpha < 0:
         raise ValueError(f"ccp_alpha must be a non-negative number, got {ccp_alpha!r}.")
+    # Strengths within at_most's rounding tolerance of ccp_alpha count as equal to it, so
+    # that a breakpoint read from a path prunes at that breakpoint however it was summed.
     state = prune_weakest_link(tree, resubstitution_risk(tree, risk),
-                               stop=lambda strength: ccp_alpha < strength)
+                               stop=lambda strength: not at_most(strength, ccp_alpha))
     return state.pruned_tree()
 
 
@@ -241,7 +244,8 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
 
 
 def tune_ccp_alpha(instances, risk: str = "impurity") -> Bunch:
-    """Exact ERM choice of alpha across problem instances (seed 002 §4, Theorem 4.1; SPEC §8).
+    """Exact ERM choice of alpha across problem instances (Balcan and Sharma 2024, §4, Theorem
+    4.1; docs/methods.md §8).
 
     ``instances`` is a sequence of ``(fitted_estimator, X_heldout, y_heldout)`` (optionally a
     fourth item, the held-out sample weights). Each instance's held-out loss is piecewise

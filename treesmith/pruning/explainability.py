@@ -1,4 +1,4 @@
-"""The explainability objective: held-out error + eta * |leaves| (seed 002 §5).
+"""The explainability objective: held-out error + eta * |leaves| (Balcan and Sharma 2024, §5).
 
     L_eta(T) = L(T, D_heldout) + eta |leaves(T)|
 

@@ -1,4 +1,5 @@
-"""Cross-validated choice of a pruning method's parameters (SPEC §8; seed 002 §4).
+"""Cross-validated choice of a pruning method's parameters (docs/methods.md §8; Balcan and
+Sharma 2024, §4).
 
 Seed 002 tunes the confidence parameters (c1, c2) of pessimistic pruning from data; the same
 K-fold search serves TDP's number of standard errors and C4.5's confidence factor. Each fold
