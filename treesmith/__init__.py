@@ -21,13 +21,14 @@ __version__ = "0.1.0"
 # and lets optional dependencies stay optional).
 _LAZY = {
     "prune": "treesmith.pruning",
-    "select_ccp_alpha": "treesmith.pruning",
-    "tune_ccp_alpha": "treesmith.pruning",
-    "select_by_explainability": "treesmith.pruning",
-    "select_pruning_parameters": "treesmith.pruning",
+    "select_ccp_alpha": "treesmith.model_selection",
+    "tune_ccp_alpha": "treesmith.model_selection",
+    "select_by_explainability": "treesmith.model_selection",
+    "select_pruning_parameters": "treesmith.model_selection",
     "expected_cost": "treesmith.metrics",
     "predict_lazy": "treesmith.metrics",
-    "select_lambda": "treesmith.rules",
+    "select_lambda": "treesmith.model_selection",
+    "learn_parameters": "treesmith.model_selection",
     "coalesce": "treesmith.preprocessing",
     "KMeansBinarizer": "treesmith.preprocessing",
     "ModelFileError": "treesmith.io",
@@ -45,6 +46,7 @@ _LAZY = {
     "datasets": "treesmith.datasets",
     "pruning": "treesmith.pruning",
     "preprocessing": "treesmith.preprocessing",
+    "model_selection": "treesmith.model_selection",
 }
 
 
