@@ -16,16 +16,27 @@ the instances, on joblib or on a ``dask.distributed`` cluster.
 
 from .ccp_alpha import CCPSelection, select_ccp_alpha, tune_ccp_alpha
 from .explainability import ExplainabilitySelection, select_by_explainability
+from .instances import Instance, cv_instances, split_instances
 from .lambda_selection import LambdaSelection, select_lambda
+from .learning import LearnedParameters, learn_parameters
 from .pruning_parameters import select_pruning_parameters
+from .space import Exact, PessimisticRay, Range
 
 __all__ = [
     "CCPSelection",
+    "Exact",
     "ExplainabilitySelection",
+    "Instance",
     "LambdaSelection",
+    "LearnedParameters",
+    "PessimisticRay",
+    "Range",
+    "cv_instances",
+    "learn_parameters",
     "select_by_explainability",
     "select_ccp_alpha",
     "select_lambda",
     "select_pruning_parameters",
+    "split_instances",
     "tune_ccp_alpha",
 ]
