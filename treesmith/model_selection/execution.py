@@ -104,17 +104,46 @@ def connect(scheduler, timeout: float = 10.0):
 
 
 def run_dask(estimator, instances, tasks, loss, exact, client, retries, progress):
-    """Run ``tasks`` on ``client``: instances scattered once, results streamed back."""
+    """Run ``tasks`` on ``client``, yielding ``(task, results)`` as they finish.
+
+    The instances are scattered once, to every worker (a worker that dies does not take the
+    only copy with it); a task whose instance was lost all the same is resubmitted with the
+    instance scattered again, at most ``retries`` times. A task that raises (a failed fit) is
+    retried ``retries`` times by dask, then its error is raised here.
+    """
     from distributed import as_completed
 
-    scattered = client.scatter(list(instances))
-    futures = [client.submit(run_task, estimator, scattered[task.instance_idx], task, loss,
+    scattered = client.scatter(list(instances), broadcast=True)
+
+    def submit(task):
+        return client.submit(run_task, estimator, scattered[task.instance_idx], task, loss,
                              exact, pure=False, retries=retries)
-               for task in tasks]
+
+    pending = {submit(task): task for task in tasks}
+    resubmitted: dict[tuple, int] = {}
+    queue = as_completed(list(pending))
+    done = 0
     try:
-        for done, (_, outcome) in enumerate(as_completed(futures, with_results=True), start=1):
-            if progress is not None:
-                progress(done, len(tasks))
-            yield outcome
+        for future in queue:
+            task = pending.pop(future)
+            if future.status == "finished":
+                done += 1
+                if progress is not None:
+                    progress(done, len(tasks))
+                yield future.result()
+                continue
+            if future.status == "error":
+                future.result()  # raises the task's own error
+            key = (task.instance_idx, task.point_idx)
+            resubmitted[key] = resubmitted.get(key, 0) + 1
+            if resubmitted[key] > retries:
+                raise RuntimeError(f"task {key} was lost {resubmitted[key]} times "
+                                   f"({future.status}); the cluster keeps losing workers.")
+            if scattered[task.instance_idx].status != "finished":
+                scattered[task.instance_idx] = client.scatter(instances[task.instance_idx],
+                                                              broadcast=True)
+            future = submit(task)
+            pending[future] = task
+            queue.add(future)
     finally:
-        client.cancel(futures + scattered)
+        client.cancel(list(pending) + list(scattered))
