@@ -173,7 +173,7 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
                      held_out=None, refine: int = 0, backend: str = "joblib", n_jobs=None,
                      scheduler=None, scheduler_timeout: float = 10.0,
                      batch_size: int | None = None, retries: int = 2,
-                     progress=None) -> LearnedParameters:
+                     inner_threads: int | None = None, progress=None) -> LearnedParameters:
     """Learn ``estimator``'s parameters by ERM over problem ``instances``.
 
     Parameters
@@ -196,6 +196,8 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
         fit). Results are identical whatever the backend.
     batch_size : grid points per task (default: about four tasks per worker).
     retries : dask retries of a failed task.
+    inner_threads : threads of the engine's parallel kernels inside each fit; default 1 when
+        the search itself runs on several workers, else numba's current setting.
     progress : ``callable(done, total)`` called as tasks finish.
 
     Ties between equal average losses go to the larger exact value (the smaller tree), then to
@@ -214,6 +216,9 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
         raise ValueError(f"refine must be an integer >= 0, got {refine!r}.")
     if refine and not any(r is not None for r in search.ranges):
         raise ValueError("refine needs at least one Range axis in space.")
+    if inner_threads is not None and (isinstance(inner_threads, bool)
+                                      or not isinstance(inner_threads, int) or inner_threads < 1):
+        raise ValueError(f"inner_threads must be an integer >= 1, got {inner_threads!r}.")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
                                    or batch_size < 1):
         raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}.")
@@ -231,14 +236,17 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     client, owned = (connect(scheduler, scheduler_timeout) if backend == "dask" else (None, False))
     try:
         n_workers = _resolve_workers(backend, n_jobs, client)
+        threads = inner_threads if inner_threads is not None else (
+            1 if n_workers > 1 or backend == "dask" else None)
 
         def run(points_to_fit, problems, exact):
             tasks = _tasks(len(problems), points_to_fit, batch_size, n_workers)
             if backend == "dask":
                 stream = run_dask(estimator, problems, tasks, loss, exact, client, retries,
-                                  progress)
+                                  progress, threads)
             else:
-                stream = run_joblib(estimator, problems, tasks, loss, exact, n_jobs, progress)
+                stream = run_joblib(estimator, problems, tasks, loss, exact, n_jobs, progress,
+                                    threads)
             table = [[None] * len(points_to_fit) for _ in problems]
             for task, results in stream:
                 for point_idx, result in zip(task.point_idx, results):
