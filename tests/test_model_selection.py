@@ -126,6 +126,57 @@ def test_integer_ranges_stay_integer():
     assert Range(0.01, 1, 3, log=True).values().tolist() == pytest.approx([0.01, 0.1, 1])
 
 
+FAMILIES = [  # (estimator, space): every family's parameters reach the fit
+    (treesmith.DecisionTreeClassifier(criterion=treesmith.criteria.Product(), max_depth=3),
+     {"criterion__gamma": [0.3, 1.0]}),
+    (treesmith.DecisionTreeClassifier(criterion=treesmith.criteria.PR(), max_depth=3),
+     {"criterion__alpha": [0.5, 1.0], "criterion__gamma": [0.5, 2.0]}),
+    (treesmith.DecisionTreeClassifier(split_rule=treesmith.rules.ECART(), max_depth=3),
+     {"split_rule__lam": [0.0, 10.0]}),
+    (treesmith.DecisionTreeClassifier(pruning={"method": "bup"}),
+     {"pruning__c1": [0.0, 0.5], "pruning__c2": [0.0, 2.0]}),
+    (treesmith.DecisionTreeClassifier(pruning={"method": "c45"}),
+     {"pruning__confidence_factor": [0.05, 0.25]}),
+    (treesmith.DecisionTreeClassifier(significance=0.05, n_permutations=49, random_state=0),
+     {"significance": [None, 0.01]}),
+]
+
+
+@pytest.mark.parametrize("estimator, space", FAMILIES)
+def test_every_family_is_searched_through_its_estimator_parameters(estimator, space):
+    X, y = load_iris(return_X_y=True)
+    instances = split_instances(X, y, n_splits=2, random_state=3)
+    result = learn_parameters(estimator, space, instances)
+    for k, params in enumerate(result.params):
+        expected = [direct_loss(estimator, params, i) for i in instances]
+        np.testing.assert_allclose(result.losses[:, k], expected)
+    assert len({repr(p) for p in result.params}) == len(result.params)
+    if "pruning__c1" in space:  # nested keys of the dict parameter, the method kept
+        assert result.params[0]["pruning"] == {"method": "bup", "c1": 0.0, "c2": 0.0}
+
+
+def test_regression_families_and_other_scikit_learn_estimators():
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 3))
+    y = np.exp(X[:, 0]) + rng.poisson(1.0, size=150)
+    instances = [(X[:100], y[:100], X[100:], y[100:])]
+    tweedie = treesmith.DecisionTreeRegressor(criterion=treesmith.criteria.Tweedie(),
+                                              max_depth=3, random_state=0)
+    result = learn_parameters(tweedie, {"criterion__power": [0.0, 0.5, 1.0]}, instances)
+    for k, params in enumerate(result.params):
+        model = clone(tweedie).set_params(**params).fit(X[:100], y[:100])
+        assert result.losses[0, k] == pytest.approx(np.mean((model.predict(X[100:])
+                                                             - y[100:]) ** 2))
+    # Any estimator with set_params works on a grid (explainability needs a tree_).
+    Xi, yi = load_iris(return_X_y=True)
+    other = learn_parameters(SklearnTree(random_state=0), {"max_depth": [1, 2, 3]},
+                             split_instances(Xi, yi, n_splits=2), scoring="explainability",
+                             eta=0.01)
+    assert other.best_params["max_depth"] in (2, 3)
+
+
 # -- exact axes -----------------------------------------------------------------------------
 def test_exact_ccp_alpha_matches_fitting_at_every_breakpoint(wine_instances):
     estimator = treesmith.DecisionTreeClassifier(random_state=0)
