@@ -25,6 +25,8 @@ from .parameters import check_parameter_names, check_parameter_values, settable
 from .scoring import check_scoring
 from .space import Exact, PessimisticRay, check_space
 
+#: A larger grid is refused before anything is built (8 bytes x points x instances per table).
+MAX_GRID_POINTS = 1_000_000
 #: Losses closer than this are ties (sums of the same per-instance losses in another order).
 TIE_TOLERANCE = 1e-12
 
@@ -102,8 +104,8 @@ class LearnedParameters:
             _, ax = plt.subplots(figsize=(6, 4))
         image = ax.imshow(shown, origin="lower", aspect="auto",
                           cmap="viridis" if accuracy else "viridis_r")
-        ax.set_xticks(range(len(x_values)), [f"{v:g}" for v in x_values], rotation=90)
-        ax.set_yticks(range(len(y_values)), [f"{v:g}" for v in y_values])
+        ax.set_xticks(range(len(x_values)), [_label(v) for v in x_values], rotation=90)
+        ax.set_yticks(range(len(y_values)), [_label(v) for v in y_values])
         ax.set_xlabel(x)
         ax.set_ylabel(y)
         best = self.values[self.best_index]
@@ -133,8 +135,17 @@ class LearnedParameters:
 
 
 def _sorted_unique(values) -> list:
-    return sorted(set(values), key=lambda v: (isinstance(v, str), v if not isinstance(v, str)
-                                              else 0, str(v)))
+    """Distinct values, sorted when they compare (numbers), else in first-seen order."""
+    unique = list(dict.fromkeys(values))
+    try:
+        return sorted(unique)
+    except TypeError:
+        return unique
+
+
+def _label(value) -> str:
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else str(value)
 
 
 def _needs_equal_instances(estimator) -> tuple[bool, bool]:
@@ -146,6 +157,11 @@ def _needs_equal_instances(estimator) -> tuple[bool, bool]:
     labels = isinstance(params.get("class_weight"), dict) \
         or getattr(criterion, "matrix", None) is not None
     return features, labels
+
+
+def _check_count(name: str, value, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
 
 
 def _resolve_workers(backend, n_jobs, client) -> int:
@@ -205,6 +221,9 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     the parameter names and values, the instances, the scheduler — is checked first.
     """
     search = check_space(space)
+    if search.n_grid_points > MAX_GRID_POINTS:
+        raise ValueError(f"space has {search.n_grid_points} grid points; at most "
+                         f"{MAX_GRID_POINTS} (use fewer values, or Range with refine=).")
     check_parameter_names(estimator, search.names + ((search.exact_name,)
                                                       if search.exact_name else ()))
     loss = check_scoring(scoring, eta, estimator)
@@ -212,16 +231,16 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
         raise ValueError("PessimisticRay (bottom-up pessimistic pruning) needs a classifier.")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}.")
-    if isinstance(refine, bool) or not isinstance(refine, int) or refine < 0:
-        raise ValueError(f"refine must be an integer >= 0, got {refine!r}.")
+    _check_count("refine", refine, 0)
     if refine and not any(r is not None for r in search.ranges):
         raise ValueError("refine needs at least one Range axis in space.")
-    if inner_threads is not None and (isinstance(inner_threads, bool)
-                                      or not isinstance(inner_threads, int) or inner_threads < 1):
-        raise ValueError(f"inner_threads must be an integer >= 1, got {inner_threads!r}.")
-    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
-                                   or batch_size < 1):
-        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}.")
+    _check_count("retries", retries, 0)
+    for name, value in (("inner_threads", inner_threads), ("batch_size", batch_size)):
+        if value is not None:
+            _check_count(name, value, 1)
+    if not (isinstance(scheduler_timeout, (int, float)) and scheduler_timeout > 0):
+        raise ValueError(f"scheduler_timeout must be a number of seconds > 0, got "
+                         f"{scheduler_timeout!r}.")
     equal_features, equal_labels = _needs_equal_instances(estimator)
     checks = dict(equal_features=equal_features, equal_labels=equal_labels,
                   test_needs_two_classes=loss.name == "auc")

@@ -18,6 +18,7 @@ At most one exact axis per space; the grid axes are crossed with it.
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -114,7 +115,7 @@ class SearchSpace:
 
     @property
     def n_grid_points(self) -> int:
-        return int(np.prod([len(axis) for axis in self.axes])) if self.axes else 1
+        return math.prod(len(axis) for axis in self.axes)
 
     def grid_points(self, axes=None) -> list[dict]:
         """Every combination of the grid axes, the last axis varying fastest."""
