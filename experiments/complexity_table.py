@@ -71,8 +71,8 @@ def run_split(name, X, y, cost_setting, repeat, lambdas, choose):
 
     from treesmith.metrics import expected_cost
     from treesmith.preprocessing import coalesce
-    from treesmith.rules import select_lambda
-    from treesmith.rules.lambda_selection import validation_auc
+    from treesmith.model_selection import select_lambda
+    from treesmith.model_selection.lambda_selection import validation_auc
 
     rng = np.random.default_rng([repeat, COST_SETTINGS.index(cost_setting), *name.encode()])
     seed = int(rng.integers(2**31 - 1))

@@ -16,7 +16,7 @@ Protocol (seed 002 appendix E.3): iris, digits, breast cancer, wine; entropy spl
 * C4.5      - C4.5 error-based pruning, CF = 0.25,
 * MCCP ERM  - seed 002's own way to learn alpha: across problem instances (here the random
               splits), the exact minimiser of the average held-out error over the union of
-              breakpoints (``treesmith.pruning.tune_ccp_alpha``). Cross-fitted so that no
+              breakpoints (``treesmith.model_selection.tune_ccp_alpha``). Cross-fitted so that no
               split is scored with an alpha learned on its own test part: alpha for the even
               splits is learned on the odd ones and vice versa.
 
@@ -40,12 +40,12 @@ from sklearn import datasets
 from sklearn.model_selection import train_test_split
 
 import treesmith
-from treesmith.pruning import (
-    prune,
+from treesmith.model_selection import (
     select_ccp_alpha,
     select_pruning_parameters,
     tune_ccp_alpha,
 )
+from treesmith.pruning import prune
 
 LOADERS = {
     "iris": datasets.load_iris,

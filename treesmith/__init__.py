@@ -24,13 +24,14 @@ _LAZY = {
     "BayesianTreeRegressor": "treesmith.bayes",
     "plot_trace": "treesmith.bayes",
     "prune": "treesmith.pruning",
-    "select_ccp_alpha": "treesmith.pruning",
-    "tune_ccp_alpha": "treesmith.pruning",
-    "select_by_explainability": "treesmith.pruning",
-    "select_pruning_parameters": "treesmith.pruning",
+    "select_ccp_alpha": "treesmith.model_selection",
+    "tune_ccp_alpha": "treesmith.model_selection",
+    "select_by_explainability": "treesmith.model_selection",
+    "select_pruning_parameters": "treesmith.model_selection",
     "expected_cost": "treesmith.metrics",
     "predict_lazy": "treesmith.metrics",
-    "select_lambda": "treesmith.rules",
+    "select_lambda": "treesmith.model_selection",
+    "learn_parameters": "treesmith.model_selection",
     "coalesce": "treesmith.preprocessing",
     "KMeansBinarizer": "treesmith.preprocessing",
     "ModelFileError": "treesmith.io",
@@ -48,6 +49,7 @@ _LAZY = {
     "datasets": "treesmith.datasets",
     "pruning": "treesmith.pruning",
     "preprocessing": "treesmith.preprocessing",
+    "model_selection": "treesmith.model_selection",
 }
 
 

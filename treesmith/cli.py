@@ -1,4 +1,4 @@
-"""The ``treesmith`` command line: fit, predict, export, compare, datasets, methods.
+"""The ``treesmith`` command line: fit, predict, export, compare, tune, datasets, methods.
 
 Built with Typer and rich. Every command takes a bundled dataset name (``sklearn:iris``,
 ``keel:pima``; see ``treesmith datasets``) or a CSV file. A failure prints one line,
@@ -682,6 +682,11 @@ def methods():
     rows = [[name, method.description, "yes" if method.available() else
              f"no (needs {', '.join(method.requires)})"] for name, method in METHODS.items()]
     console.print(_table("", ["name", "description", "available"], rows, wrap=(1, 2)))
+
+
+from ._cli_tune import register as _register_tune  # noqa: E402 - needs the helpers above
+
+_register_tune(app, _one_line_errors, _examples)
 
 
 def main() -> None:

@@ -146,7 +146,7 @@ def _fit_c45(X, y, context: FitContext):
                  "CART + cost-complexity pruning, alpha by 5-fold CV (seed 004)",
                  requires=("treesmith.pruning",))
 def _fit_pruned_cart(X, y, context: FitContext):
-    from .pruning import select_ccp_alpha
+    from .model_selection import select_ccp_alpha
 
     return select_ccp_alpha(base_tree(context, criterion="gini"), X, y, cv=5).estimator
 
@@ -172,7 +172,7 @@ def _validation_split(X, y, context: FitContext, fraction: float = 0.125):
                  "lambda chosen on a validation part as in seed 000 §6",
                  requires=("treesmith.rules",))
 def _fit_ec45(X, y, context: FitContext):
-    from .rules import select_lambda
+    from .model_selection import select_lambda
 
     X_train, X_val, y_train, y_val = _validation_split(X, y, context)
     tree = base_tree(context, criterion="entropy", min_weight_fraction_split=0.005)

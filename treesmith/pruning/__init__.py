@@ -15,9 +15,10 @@
 "nodes"    turn the given ``nodes`` (ids in ``estimator.tree_``) into leaves.
 =========  ==================================================================================
 
-Choosing alpha: :func:`select_ccp_alpha` (K-fold CV, min or 1-SE rule), :func:`tune_ccp_alpha`
-(exact ERM across problem instances), :func:`select_by_explainability` (held-out error +
-eta * leaves); any other method's parameters: :func:`select_pruning_parameters` (K-fold CV).
+Choosing alpha or any other pruning parameter (``select_ccp_alpha``, ``tune_ccp_alpha``,
+``select_by_explainability``, ``select_pruning_parameters``) lives in
+:mod:`treesmith.model_selection`; the old names here still work for one release, with a
+DeprecationWarning.
 The tree-level functions (``prune_tree_ccp``, ``reduced_error_prune_tree``, ...) work on
 :class:`treesmith.tree.Tree` objects directly.
 """
@@ -27,24 +28,13 @@ from __future__ import annotations
 from ._prune import METHODS, prune
 from ._traversal import PruningState, prune_bottom_up, prune_top_down, prune_weakest_link
 from .bottom_up_pessimistic import bottom_up_pessimistic_prune_tree
-from .cost_complexity import (
-    CCPSelection,
-    cost_complexity_path,
-    cost_complexity_pruning_path,
-    prune_tree_ccp,
-    select_ccp_alpha,
-    tune_ccp_alpha,
-)
+from .cost_complexity import cost_complexity_path, cost_complexity_pruning_path, prune_tree_ccp
 from .error_based import added_errors, error_based_prune_tree, error_based_prune_tree_with_raising
-from .explainability import ExplainabilitySelection, select_by_explainability
-from .parameter_search import select_pruning_parameters
 from .reduced_error import reduced_error_prune_tree
 from .top_down_pessimistic import top_down_pessimistic_prune_tree
 
 __all__ = [
     "METHODS",
-    "CCPSelection",
-    "ExplainabilitySelection",
     "PruningState",
     "added_errors",
     "bottom_up_pessimistic_prune_tree",
@@ -58,9 +48,17 @@ __all__ = [
     "prune_tree_ccp",
     "prune_weakest_link",
     "reduced_error_prune_tree",
-    "select_by_explainability",
-    "select_ccp_alpha",
-    "select_pruning_parameters",
     "top_down_pessimistic_prune_tree",
-    "tune_ccp_alpha",
 ]
+
+#: Moved to treesmith.model_selection (old import path kept for one release).
+_MOVED = ("CCPSelection", "ExplainabilitySelection", "select_by_explainability",
+          "select_ccp_alpha", "select_pruning_parameters", "tune_ccp_alpha")
+
+
+def __getattr__(name):
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..model_selection._moved import moved_attribute
+
+    return moved_attribute(__name__, name)

@@ -9,40 +9,21 @@ weighted impurity ``w(t)/w(root) * impurity(t)`` (``risk="impurity"``, the defau
 path equals scikit-learn's ``cost_complexity_pruning_path``) or Breiman's weighted
 misclassification cost (``risk="misclassification"``).
 
-alpha is chosen by K-fold cross-validation over the full tree's breakpoints, evaluated at the
-geometric means ``sqrt(alpha_k alpha_{k+1})`` (CART §3.4.2; ``candidates="cart"``) with the
-minimum or the one-standard-error rule, or exactly over the union of all the folds'
-breakpoints (Balcan and Sharma 2024, §4: each held-out loss is piecewise constant in alpha, so
-the minimiser lies at a breakpoint; ``candidates="breakpoints"``). :func:`tune_ccp_alpha` is that exact
-minimiser of the average held-out loss over several problem instances (docs/methods.md §8).
+Choosing alpha (K-fold CV, exact ERM across problem instances) lives in
+:mod:`treesmith.model_selection`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
-from joblib import Parallel, delayed
-from sklearn.base import is_classifier
-from sklearn.model_selection import check_cv
 from sklearn.utils import Bunch
 
 from ..tree import Tree
-from ._estimator import (
-    check_sample_weight,
-    fitted_tree,
-    held_out_data,
-    take_rows,
-    unpruned_clone,
-    with_tree,
-)
-from ._held_out import sequence_losses, steps_applied, weighted_mean_and_se
+from ._estimator import fitted_tree, unpruned_clone
 from ._node_statistics import resubstitution_risk
 from ._traversal import at_most, prune_weakest_link
 
 RISKS = ("impurity", "misclassification")
-RULES = ("min", "1se")
-CANDIDATES = ("cart", "breakpoints")
 
 
 def check_risk(risk: str) -> None:
@@ -102,173 +83,19 @@ def cost_complexity_pruning_path(estimator, X, y, sample_weight=None, risk: str 
     return cost_complexity_path(fitted_tree(full), risk)
 
 
-@dataclass
-class CCPSelection:
-    """Result of :func:`select_ccp_alpha`.
-
-    ccp_alpha : the chosen alpha, a breakpoint of the full tree's path.
-    n_leaves : leaves of the selected tree.
-    estimator : a copy of the full tree pruned at ``ccp_alpha``.
-    cv_alphas : the alphas evaluated by cross-validation (geometric means for "cart").
-    cv_error, cv_error_se : held-out loss at each of them (error rate, or MSE for regression)
-        and its standard error.
-    cv_n_leaves : leaves of the full tree pruned at each ``cv_alphas`` value.
-    path : the full tree's :func:`cost_complexity_path`.
-    index : position of the choice in ``cv_alphas``.
-    """
-
-    ccp_alpha: float
-    n_leaves: int
-    estimator: object = field(repr=False)
-    cv_alphas: np.ndarray = field(repr=False)
-    cv_error: np.ndarray = field(repr=False)
-    cv_error_se: np.ndarray = field(repr=False)
-    cv_n_leaves: np.ndarray = field(repr=False)
-    path: Bunch = field(repr=False)
-    index: int = 0
-    rule: str = "min"
-
-    def as_dict(self) -> dict:
-        return {
-            "ccp_alpha": self.ccp_alpha, "n_leaves": self.n_leaves, "rule": self.rule,
-            "cv_alphas": self.cv_alphas, "cv_error": self.cv_error,
-            "cv_error_se": self.cv_error_se, "cv_n_leaves": self.cv_n_leaves,
-        }
-
-
 def subtree_breakpoints(path: Bunch) -> np.ndarray:
     """Distinct alphas at which the full tree's pruned subtree changes (0 first)."""
     return np.unique(np.maximum.accumulate(path.ccp_alphas))
 
 
-def _cart_candidates(breakpoints: np.ndarray) -> np.ndarray:
-    """CART's beta_k = sqrt(alpha_k alpha_{k+1}), and +inf (the root alone) for the last."""
-    low, high = breakpoints[:-1], breakpoints[1:]
-    middles = np.where(low > 0, np.sqrt(np.clip(low, 0, None) * high), low)
-    return np.append(middles, np.inf)
+#: Moved to :mod:`treesmith.model_selection`; importing them from here still works for one
+#: release, with a DeprecationWarning.
+_MOVED = ("CCPSelection", "select_ccp_alpha", "tune_ccp_alpha")
 
 
-def _fold_path(estimator, X, y, sample_weight, train, risk):
-    weight = None if sample_weight is None else sample_weight[train]
-    model = unpruned_clone(estimator).fit(take_rows(X, train), take_rows(y, train),
-                                          sample_weight=weight)
-    return model, cost_complexity_path(fitted_tree(model), risk)
+def __getattr__(name):
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..model_selection._moved import moved_attribute
 
-
-def _fold_losses(estimator, X, y, sample_weight, train, test, risk, candidates):
-    """Per-sample held-out losses of the fold's tree pruned at each candidate alpha."""
-    model, path = _fold_path(estimator, X, y, sample_weight, train, risk)
-    return _losses_at(model, path, take_rows(X, test), take_rows(y, test), candidates)
-
-
-def _losses_at(model, path, X, y, alphas):
-    indicator, target, _ = held_out_data(model, X, y)
-    order = np.argsort(alphas, kind="stable")
-    n_steps = steps_applied(path.ccp_alphas[1:], alphas[order])
-    losses = np.empty((indicator.shape[0], len(alphas)))
-    losses[:, order] = sequence_losses(fitted_tree(model), path.pruned_nodes[1:], n_steps,
-                                       indicator, target)
-    return losses
-
-
-def _choose(error: np.ndarray, error_se: np.ndarray, rule: str) -> int:
-    """Index of the chosen candidate; candidates run from the largest tree to the smallest."""
-    best = float(error.min())
-    if rule == "min":
-        return int(np.flatnonzero(error <= best)[-1])
-    threshold = best + float(error_se[int(np.flatnonzero(error <= best)[-1])])
-    return int(np.flatnonzero(error <= threshold)[-1])
-
-
-def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impurity",
-                     sample_weight=None, candidates: str = "cart", n_jobs=None
-                     ) -> CCPSelection:
-    """Choose alpha by K-fold cross-validation over the full tree's pruning path (CART §3.4).
-
-    The full tree T_max is grown on all of ``(X, y)``; each fold grows its own tree on the
-    training part and is scored, pruned at every candidate alpha, on its held-out part (0/1
-    error for classifiers, squared error for regressors, weighted by ``sample_weight``).
-    ``rule="min"`` takes the smallest CV error (ties: the smaller tree); ``rule="1se"`` the
-    smallest tree within one standard error of it. Folds run in parallel with joblib
-    (``n_jobs``; threads unless a ``joblib.parallel_backend`` says otherwise). ``cv`` is
-    anything :func:`sklearn.model_selection.check_cv` accepts (stratified K-fold for
-    classifiers when an int).
-    """
-    check_risk(risk)
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}.")
-    if candidates not in CANDIDATES:
-        raise ValueError(f"candidates must be one of {CANDIDATES}, got {candidates!r}.")
-    y_array = np.asarray(y)
-    weight = check_sample_weight(sample_weight, y_array.shape[0])
-    splitter = check_cv(cv, y_array, classifier=is_classifier(estimator))
-    folds = list(splitter.split(np.zeros((y_array.shape[0], 1)), y_array))
-
-    full = unpruned_clone(estimator).fit(X, y, sample_weight=sample_weight)
-    path = cost_complexity_path(fitted_tree(full), risk)
-    breakpoints = subtree_breakpoints(path)
-    # Threads by default: the engine's kernels release the GIL and workers start instantly.
-    parallel = Parallel(n_jobs=n_jobs, prefer="threads")
-    if candidates == "cart":
-        cv_alphas = _cart_candidates(breakpoints)
-        fold_losses = parallel(
-            delayed(_fold_losses)(estimator, X, y, sample_weight, train, test, risk, cv_alphas)
-            for train, test in folds
-        )
-    else:
-        fitted = parallel(delayed(_fold_path)(estimator, X, y, sample_weight, train, risk)
-                          for train, _ in folds)
-        pooled = [breakpoints] + [subtree_breakpoints(fold_path) for _, fold_path in fitted]
-        cv_alphas = np.unique(np.concatenate(pooled))
-        fold_losses = [_losses_at(model, fold_path, take_rows(X, test), take_rows(y, test),
-                                  cv_alphas)
-                       for (model, fold_path), (_, test) in zip(fitted, folds)]
-
-    losses = np.empty((y_array.shape[0], cv_alphas.size))
-    for (_, test), fold_loss in zip(folds, fold_losses):
-        losses[test] = fold_loss
-    cv_error, cv_error_se = weighted_mean_and_se(losses, weight)
-    index = _choose(cv_error, cv_error_se, rule)
-
-    # The tree T_k the chosen candidate stands for, named by its breakpoint alpha_k.
-    n_steps = steps_applied(path.ccp_alphas[1:], cv_alphas)
-    cv_n_leaves = path.n_leaves[n_steps]
-    chosen_steps = int(n_steps[index])
-    alpha = float(np.maximum.accumulate(path.ccp_alphas)[chosen_steps])
-    tree = fitted_tree(full).collapse(path.pruned_nodes[1:chosen_steps + 1])
-    return CCPSelection(
-        ccp_alpha=alpha, n_leaves=int(tree.n_leaves), estimator=with_tree(full, tree),
-        cv_alphas=cv_alphas, cv_error=cv_error, cv_error_se=cv_error_se,
-        cv_n_leaves=cv_n_leaves, path=path, index=index, rule=rule,
-    )
-
-
-def tune_ccp_alpha(instances, risk: str = "impurity") -> Bunch:
-    """Exact ERM choice of alpha across problem instances (Balcan and Sharma 2024, §4, Theorem
-    4.1; docs/methods.md §8).
-
-    ``instances`` is a sequence of ``(fitted_estimator, X_heldout, y_heldout)`` (optionally a
-    fourth item, the held-out sample weights). Each instance's held-out loss is piecewise
-    constant in alpha with breakpoints on its own pruning path, so the average loss is minimised
-    at one of the union of breakpoints: all are evaluated, no grid. Ties go to the larger alpha.
-
-    Returns a Bunch with ``ccp_alpha``, ``alphas`` (the union), ``mean_loss`` (average over
-    instances of each instance's mean held-out loss) and ``losses`` (instances x alphas).
-    """
-    check_risk(risk)
-    prepared = []
-    for instance in instances:
-        model, X, y, *rest = instance
-        weight = rest[0] if rest else None
-        prepared.append((model, cost_complexity_path(fitted_tree(model), risk), X, y, weight))
-    if not prepared:
-        raise ValueError("instances must hold at least one (estimator, X, y) triple.")
-    alphas = np.unique(np.concatenate([subtree_breakpoints(path) for _, path, *_ in prepared]))
-    table = np.empty((len(prepared), alphas.size))
-    for row, (model, path, X, y, weight) in enumerate(prepared):
-        losses = _losses_at(model, path, X, y, alphas)
-        table[row] = weighted_mean_and_se(losses, check_sample_weight(weight, losses.shape[0]))[0]
-    mean_loss = table.mean(axis=0)
-    index = int(np.flatnonzero(mean_loss <= mean_loss.min())[-1])
-    return Bunch(ccp_alpha=float(alphas[index]), alphas=alphas, mean_loss=mean_loss,
-                 losses=table)
+    return moved_attribute(__name__, name)

@@ -17,7 +17,7 @@ name               object          score maximised over the node's candidate tes
 =================  ==============  =====================================================
 
 :mod:`treesmith.rules.reference` computes every term from its definition (the test oracle);
-:func:`select_lambda` tunes ECART's λ as in seed 000 §6 / SPEC §8.
+``treesmith.model_selection.select_lambda`` tunes ECART's λ on validation data.
 """
 
 from ._base import (
@@ -32,7 +32,6 @@ from ._base import (
     registered,
     resolve_rule,
 )
-from .lambda_selection import LambdaSelection, select_lambda
 
 __all__ = [
     "ASR",
@@ -42,9 +41,19 @@ __all__ = [
     "Gain",
     "GainRatio",
     "ImpurePairs",
-    "LambdaSelection",
     "Rule",
     "registered",
     "resolve_rule",
-    "select_lambda",
 ]
+
+
+#: Moved to treesmith.model_selection (old import path kept for one release).
+_MOVED = ("LambdaSelection", "select_lambda")
+
+
+def __getattr__(name):
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..model_selection._moved import moved_attribute
+
+    return moved_attribute(__name__, name)
