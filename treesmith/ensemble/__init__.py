@@ -1,0 +1,6 @@
+"""Forests on the treesmith engine and the feature-budgeted random forest (docs/methods.md §7)."""
+
+from .greedy_tree import GreedyTreeClassifier
+from .set_functions import Powers, ThresholdPairs
+
+__all__ = ["GreedyTreeClassifier", "Powers", "ThresholdPairs"]
