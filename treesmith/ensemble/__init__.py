@@ -1,6 +1,8 @@
 """Forests on the treesmith engine and the feature-budgeted random forest (docs/methods.md §7)."""
 
+from .forest import RandomForestClassifier, RandomForestRegressor
 from .greedy_tree import GreedyTreeClassifier
 from .set_functions import Powers, ThresholdPairs
 
-__all__ = ["GreedyTreeClassifier", "Powers", "ThresholdPairs"]
+__all__ = ["GreedyTreeClassifier", "Powers", "RandomForestClassifier", "RandomForestRegressor",
+           "ThresholdPairs"]
