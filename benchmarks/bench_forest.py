@@ -97,7 +97,7 @@ def budget_benchmark(repeats):
     from treesmith.datasets import load_dataset
     from treesmith.ensemble import BudgetForestClassifier
 
-    X, y = load_dataset("magic", return_X_y=True)
+    X, y = load_dataset("magic")
     X = np.asarray(X, dtype=np.float64)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
     alphas = [0, 2, 4, 6, 8, 10, 15, 25, 35, 45]

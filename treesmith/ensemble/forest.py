@@ -389,6 +389,13 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
+    def _predict_from_leaves(self, leaves):
+        """Predictions from the leaf each row reached in each tree (n_samples, n_trees)."""
+        proba = np.zeros((leaves.shape[0], self.n_classes_))
+        for t, member in enumerate(self.estimators_):
+            proba += member.tree_.value[leaves[:, t]]
+        return self.classes_.take(np.argmax(proba, axis=1))
+
     def predict(self, X):
         """Class with the largest mean probability (lowest class index on ties)."""
         proba = self.predict_proba(X)
@@ -466,6 +473,13 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         total = np.zeros(X.shape[0])
         for member in self.estimators_:
             total += member.tree_.predict(X, names)[:, 0]
+        return total / len(self.estimators_)
+
+    def _predict_from_leaves(self, leaves):
+        """Predictions from the leaf each row reached in each tree (n_samples, n_trees)."""
+        total = np.zeros(leaves.shape[0])
+        for t, member in enumerate(self.estimators_):
+            total += member.tree_.value[leaves[:, t], 0]
         return total / len(self.estimators_)
 
     def _set_oob_score(self, X, y, job):
