@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pytest
 
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
 from treesmith import metrics
 from treesmith.ensemble import GreedyTreeClassifier, Powers, ThresholdPairs
 
@@ -196,3 +198,8 @@ def test_bad_parameters_are_named():
         GreedyTreeClassifier(impurity="gini").fit(X, y)
     with pytest.raises(ValueError, match="feature_costs"):
         GreedyTreeClassifier(feature_costs=[1.0]).fit(X, y)
+
+
+@parametrize_with_checks([GreedyTreeClassifier(ThresholdPairs(0), random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
