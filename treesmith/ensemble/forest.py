@@ -48,6 +48,16 @@ def n_workers(n_jobs) -> int:
     return max(1, int(n_jobs) if n_jobs > 0 else n_cores + 1 + int(n_jobs))
 
 
+def threads_per_tree(cores: int, workers: int) -> int:
+    """Numba threads each tree may use: the ``cores`` that ``n_jobs`` grants, shared by the
+    ``workers`` growing trees at once (one thread per tree when there are at least as many
+    trees as cores), never more than Numba has. One thread per tree is also the fastest way to
+    grow many trees: the engine's parallel kernels pay for synchronisation on every large node
+    (measured in benchmarks/bench_forest.py: 5 trees on 1e5 x 50 took 2.6 s of CPU with one
+    thread and 15 s with two on a busy 2-core machine)."""
+    return max(1, min(numba.get_num_threads(), cores // max(workers, 1)))
+
+
 def bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
     """How many times each row is drawn in ``n_draws`` draws with replacement (float64)."""
     rng = np.random.RandomState(seed)
@@ -196,10 +206,11 @@ class BaseForest(BaseEstimator):
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
         seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)
-        workers = min(n_workers(self.n_jobs), self.n_estimators)
+        cores = n_workers(self.n_jobs)
+        workers = min(cores, self.n_estimators)
         job = TreeJob(np.asfortranarray(X_binned), y_code, sample_weight, self.bin_mapper_,
                       criterion, n_classes, rules, costs, self.bootstrap, n_draws,
-                      threads_per_tree=max(1, numba.get_num_threads() // workers))
+                      threads_per_tree=threads_per_tree(cores, workers))
         if self._task == REGRESSION_TASK:
             job = _RegressionTreeJob(job, y)
         trees = self._grow_trees(job, seeds, workers)
@@ -323,7 +334,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     oob_score : bool, default=False; ``oob_score_`` is the accuracy of the out-of-bag votes and
         ``oob_decision_function_`` their class probabilities.
     class_weight : None, "balanced" or dict, applied to the sample weights before bootstrap.
-    n_jobs : None or int, trees grown at once (processes); -1 = all cores.
+    n_jobs : None or int, cores used: trees grown at once (processes), -1 = all cores. None
+        is one core (trees one after the other, one thread each), as in scikit-learn.
     random_state : int, RandomState or None; the same forest whatever ``n_jobs``.
 
     ``predict_proba`` averages the trees' leaf class proportions (scikit-learn's soft vote).
