@@ -93,8 +93,6 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
     depth = np.zeros(capacity, dtype=np.int64)
     stats = np.zeros((capacity, 2 * n_classes))
     score = np.zeros(capacity)
-    node_start = np.zeros(capacity, dtype=np.int64)
-    node_end = np.zeros(capacity, dtype=np.int64)
 
     state = np.empty(1, dtype=np.uint64)
     state[0] = initial_state(seed)
@@ -111,16 +109,28 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
     goes_left = np.zeros(X_binned.shape[0], dtype=np.bool_)
     scratch = np.empty(n_samples, dtype=np.int64)
 
-    stack = np.empty(capacity, dtype=np.int64)
+    # pending nodes: their rows, depth, parent and side; a node gets its id when popped, so
+    # ids come in depth-first preorder (scikit-learn's numbering), children after parents
+    pending_start = np.empty(capacity, dtype=np.int64)
+    pending_end = np.empty(capacity, dtype=np.int64)
+    pending_parent = np.empty(capacity, dtype=np.int64)
+    pending_is_left = np.empty(capacity, dtype=np.bool_)
     top = 0
-    stack[0] = 0
-    node_start[0] = 0
-    node_end[0] = n_samples
-    n_nodes = 1
+    pending_start[0], pending_end[0], pending_parent[0] = 0, n_samples, -1
+    n_nodes = 0
     while top >= 0:
-        node = stack[top]
+        start, end = pending_start[top], pending_end[top]
+        up, is_left = pending_parent[top], pending_is_left[top]
         top -= 1
-        start, end = node_start[node], node_end[node]
+        node = n_nodes
+        n_nodes += 1
+        parent[node] = up
+        if up >= 0:
+            depth[node] = depth[up] + 1
+            if is_left:
+                children_left[up] = node
+            else:
+                children_right[up] = node
         total[:] = 0.0
         for p in range(start, end):
             row = sample_idx[p]
@@ -226,50 +236,15 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
                 scratch[n_right] = row
                 n_right += 1
         sample_idx[start + n_left:end] = scratch[:n_right]
-        left_id, right_id = n_nodes, n_nodes + 1
-        n_nodes += 2
-        children_left[node], children_right[node] = left_id, right_id
         feature[node], bin_threshold[node], next_bin[node] = f, b, following
         missing_go_left[node] = best_missing_left
         score[node] = best_risk
-        for child, child_start, child_end in ((left_id, start, start + n_left),
-                                              (right_id, start + n_left, end)):
-            parent[child] = node
-            depth[child] = depth[node] + 1
-            node_start[child], node_end[child] = child_start, child_end
+        top += 1  # right child, popped after the whole left subtree
+        pending_start[top], pending_end[top] = start + n_left, end
+        pending_parent[top], pending_is_left[top] = node, False
         top += 1
-        stack[top] = right_id
-        top += 1
-        stack[top] = left_id
-    order = _preorder(children_left, children_right, n_nodes)
-    new_id = np.empty(n_nodes, dtype=np.int64)
-    new_id[order] = np.arange(n_nodes)
-    left_out = children_left[order]
-    right_out = children_right[order]
-    for i in range(n_nodes):
-        if left_out[i] != LEAF:
-            left_out[i] = new_id[left_out[i]]
-            right_out[i] = new_id[right_out[i]]
-    return (left_out, right_out, feature[order], bin_threshold[order], next_bin[order],
-            missing_go_left[order], impurity[order], depth[order], stats[order], score[order])
-
-
-@njit(cache=True, nogil=True)
-def _preorder(children_left, children_right, n_nodes):
-    """Node ids in depth-first preorder (left before right)."""
-    order = np.empty(n_nodes, dtype=np.int64)
-    stack = np.empty(n_nodes, dtype=np.int64)
-    top = 0
-    stack[0] = 0
-    count = 0
-    while top >= 0:
-        node = stack[top]
-        top -= 1
-        order[count] = node
-        count += 1
-        if children_left[node] != LEAF:
-            top += 1
-            stack[top] = children_right[node]
-            top += 1
-            stack[top] = children_left[node]
-    return order
+        pending_start[top], pending_end[top] = start, start + n_left
+        pending_parent[top], pending_is_left[top] = node, True
+    return (children_left[:n_nodes], children_right[:n_nodes], feature[:n_nodes],
+            bin_threshold[:n_nodes], next_bin[:n_nodes], missing_go_left[:n_nodes],
+            impurity[:n_nodes], depth[:n_nodes], stats[:n_nodes], score[:n_nodes])

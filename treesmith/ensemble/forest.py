@@ -128,6 +128,30 @@ class BaseForest(BaseEstimator):
     _tree_class = DecisionTreeClassifier
     _task = CLASSIFICATION_TASK
 
+    def __init__(self, *, n_estimators, criterion, max_depth, min_samples_split,
+                 min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
+                 min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
+                 max_bins, split_rule, feature_costs, cost_groups, cost_model):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.split_rule = split_rule
+        self.feature_costs = feature_costs
+        self.cost_groups = cost_groups
+        self.cost_model = cost_model
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -350,26 +374,15 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test"):
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
+            max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model)
         self.class_weight = class_weight
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.split_rule = split_rule
-        self.feature_costs = feature_costs
-        self.cost_groups = cost_groups
-        self.cost_model = cost_model
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
@@ -450,25 +463,14 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
                  cost_groups=None, cost_model="per_test"):
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_weight_fraction_leaf = min_weight_fraction_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_impurity_decrease = min_impurity_decrease
-        self.bootstrap = bootstrap
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.max_samples = max_samples
-        self.max_bins = max_bins
-        self.split_rule = split_rule
-        self.feature_costs = feature_costs
-        self.cost_groups = cost_groups
-        self.cost_model = cost_model
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
+            max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
