@@ -10,7 +10,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from treesmith._dtypes import RULE_ECART
+from treesmith._kernels.split_rules import RULE_ECART
 from treesmith._kernels.pointers import impurity_pointer
 from treesmith._kernels.records import SPLIT_DTYPE, Impurity, NodeScan, SplitRule
 from treesmith._kernels.splitting import scan_feature, scan_workspace

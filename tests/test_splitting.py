@@ -4,7 +4,7 @@ and partition."""
 import numpy as np
 import pytest
 
-from treesmith._dtypes import RULE_GAIN
+from treesmith._kernels.split_rules import RULE_GAIN
 from treesmith._kernels.histogram import build_histogram_naive
 from treesmith._kernels.pointers import impurity_pointer, scan_pointer
 from treesmith._kernels.records import (

@@ -314,7 +314,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     Each node is scanned feature by feature (``splitting``) and its split chosen by the rule
     with the node's path costs (``split_rules.select_split``). With S-pruning, a node whose best
     split fails the permutation test (p-value > level, shuffles seeded from ``sampling.seed``
-    and the node id) becomes a leaf: S-pruning of Esposito et al. / docs/methods.md §6.
+    and the node id) becomes a leaf (S-pruning, docs/methods.md §6).
     ``stopping.min_impurity_decrease`` applies to the chosen split's gain. Best-first growth
     (``stopping.max_leaf_nodes`` >= 2) splits the pending node of largest rule score first.
     Nodes with fewer than ``engine.small_node_size`` samples are scanned on compact per-node

@@ -1,12 +1,13 @@
-"""Permutation test of one feature's best split, the S-condition of S-pruning (seed 001 §3).
+"""Permutation test of one feature's best split, the S-condition of S-pruning
+(docs/methods.md §6).
 
 At a node S whose best test uses feature ``X_c`` with gain ``G``, the labels are shuffled
 ``t`` times and the best gain of the *same feature* is recomputed each time. The p-value is
 
     p = (1 + #{permutations with gain >= G}) / (1 + t)
 
-(Phipson & Smyth's estimate; seed 001 counts ``#{...} / t``, which can reach 0 and so is not a
-valid p-value). The node becomes a leaf when ``p > s`` (SPEC §6).
+(Phipson & Smyth's estimate; the S-pruning paper counts ``#{...} / t``, which can reach 0 and
+so is not a valid p-value). The node becomes a leaf when ``p > s`` (docs/methods.md §6).
 
 Labels move together with their sample weights, so the node's class totals, hence ``h(S)``,
 are the same in every permutation: the null hypothesis is "the feature's bins are independent
@@ -259,7 +260,7 @@ def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bin
 # -- the node test the growth kernel calls through a function pointer -------------------------
 #: p-value of a node's split: (node_bins int64 (n, k) Fortran, y_code, sample_weight, n_classes,
 #: n_bins per column, missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-#: n_permutations, seed) -> p. With k = 1 column it is seed 001's test of the chosen feature,
+#: n_permutations, seed) -> p. With k = 1 column it is S-pruning's test of the chosen feature,
 #: with every column the max-over-features test.
 NODE_TEST_SIGNATURE = types.float64(
     types.int64[::1, :], types.int64[::1], types.float64[::1], types.int64, types.int64[::1],

@@ -156,6 +156,7 @@ def small_node_scan_pointer(data, bins):
     import numba
     from numba import types
 
+    from .records import SmallNodeWorkspace
     from .splitting import scan_small_node
 
     data_type, bins_type = numba.typeof(data), numba.typeof(bins)
@@ -163,19 +164,13 @@ def small_node_scan_pointer(data, bins):
     def signature():
         float_3d = types.float64[:, :, ::1]
         workspace = types.NamedTuple(
-            [float_3d, types.int64[:, ::1], float_3d, float_3d], _small_node_workspace())
+            [float_3d, types.int64[:, ::1], float_3d, float_3d], SmallNodeWorkspace)
         scan = types.FunctionType(scan_signature())
         return types.void(data_type, bins_type, types.int64[::1], types.int64, types.int64,
                           _node_scan_type(), workspace, _results_type(), scan, types.int64)
 
     return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type), scan_small_node,
                            signature)
-
-
-def _small_node_workspace():
-    from .records import SmallNodeWorkspace
-
-    return SmallNodeWorkspace
 
 
 # -- the S-pruning node test ------------------------------------------------------------------

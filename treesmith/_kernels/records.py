@@ -35,16 +35,16 @@ BinLayout = namedtuple("BinLayout", ["n_bins", "missing_bin", "n_bins_non_missin
 #: and its float64 parameter vector.
 Impurity = namedtuple("Impurity", ["h", "h_params"])
 
-#: Stopping rules in absolute units (docs/methods.md §4): weights are absolute (``min_weight_split`` is
-#: theta times the total weight), ``max_depth`` and ``max_leaf_nodes`` < 0 mean unlimited,
-#: ``max_leaf_nodes`` >= 2 switches to best-first growth.
+#: Stopping rules in absolute units (docs/methods.md §4): weights are absolute
+#: (``min_weight_split`` is theta times the total weight), ``max_depth`` and
+#: ``max_leaf_nodes`` < 0 mean unlimited, ``max_leaf_nodes`` >= 2 switches to best-first growth.
 Stopping = namedtuple(
     "Stopping",
     ["max_depth", "min_samples_split", "min_samples_leaf", "min_weight_leaf",
      "min_weight_split", "min_impurity_decrease", "max_leaf_nodes"])
 
-#: S-pruning (docs/methods.md §6): a node whose best split's permutation p-value exceeds ``level`` becomes
-#: a leaf (``level`` 0: off); ``node_test`` is the p-value function pointer
+#: S-pruning (docs/methods.md §6): a node whose best split's permutation p-value exceeds
+#: ``level`` becomes a leaf (``level`` 0: off); ``node_test`` is the p-value function pointer
 #: (``pointers.node_test_pointer``), testing the best gain over all features when
 #: ``over_features``.
 SignificanceTest = namedtuple(
@@ -55,7 +55,7 @@ SignificanceTest = namedtuple(
 FeatureSampling = namedtuple("FeatureSampling", ["max_features", "seed"])
 
 #: The split rule (docs/methods.md §4) as the kernels see it: ``code``
-#: (``treesmith._dtypes.RULE_*``), ``parameters`` (float64, never empty; ECART: ``[lambda]``),
+#: (``split_rules.RULE_*``), ``parameters`` (float64, never empty; ECART: ``[lambda]``),
 #: ECART's q groups ``group_q`` (float64; with ``n_groups`` 0 all objects share
 #: ``group_q[0]``), whether the score is divided by the test cost (``divides_by_cost``), and
 #: whether the scan may skip cuts inside same-class runs (``skip_same_class_runs``, see
@@ -64,8 +64,8 @@ SplitRule = namedtuple(
     "SplitRule",
     ["code", "parameters", "group_q", "n_groups", "divides_by_cost", "skip_same_class_runs"])
 
-#: Test costs (docs/methods.md §5): ``feature_cost`` float64 per feature, ``cost_group`` int64 acquisition
-#: group per feature, ``model`` (``treesmith._dtypes.COST_*``).
+#: Test costs (docs/methods.md §5): ``feature_cost`` float64 per feature, ``cost_group`` int64
+#: acquisition group per feature, ``model`` (``treesmith._dtypes.COST_*``).
 TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 
 #: How the engine runs, not what it computes: nodes with at least ``parallel_threshold``

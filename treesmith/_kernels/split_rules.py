@@ -17,15 +17,17 @@ a rule is described in docs/adding_a_split_rule.md.
 import numpy as np
 from numba import njit
 
-from .._dtypes import (
-    RULE_BALANCED,
-    RULE_ECART,
-    RULE_GAIN,
-    RULE_GAIN_RATIO,
-    RULE_IMPURE_PAIRS,
-)
 from .records import SplitRule
 from .stats import group_column, pairs_of
+
+#: Rule codes, as ``records.SplitRule.code`` carries them (the Python rule objects of
+#: ``treesmith.rules`` name theirs with these constants).
+RULE_GAIN = 0  # p(S) * Delta_h
+RULE_GAIN_RATIO = 1  # C4.5: gain / split info among features with at least average gain
+RULE_COST_BENEFIT = 2  # gain / c
+RULE_ECART = 3  # (B + E + lambda * D) / c; lambda = 0 is ASR
+RULE_IMPURE_PAIRS = 4  # (phi(S) - sum_v phi(S_v)) / c
+RULE_BALANCED = 5  # maximise -|p(left) - p(right)|
 
 #: Relative margin by which a candidate must beat the incumbent: scores that are equal in exact
 #: arithmetic can differ by rounding, and the tie rule (lowest feature, lowest threshold) must
@@ -69,7 +71,7 @@ def gain_rule():
 @njit(cache=True, nogil=True)
 def _efficiency(child, n_classes, rule, weight_child, weight_node, pairs_child, pairs_node,
                 total_weight):
-    """One child's share of ECART's E term (docs/methods.md §4; Ma et al. eq. 2), in probability units.
+    """One child's share of ECART's E term (docs/methods.md §4), in probability units.
 
     sum over the child's objects of p(x_i) * [1 - (p(child) - q_i)_+ / (p(S) - q_i)
     * phi(child) / phi(S)], objects with p(S) <= q_i contributing 0. Objects are grouped by their
@@ -94,7 +96,7 @@ def _efficiency(child, n_classes, rule, weight_child, weight_node, pairs_child, 
 @njit(cache=True, nogil=True)
 def ecart_numerator(rule, gain, left, right, count_left, count_right, weight_left,
                     weight_right, node_weight, node_pairs, total_weight, n_classes):
-    """B + E + lambda * D (docs/methods.md §4, Ma et al. eq. 2); lambda = parameters[0], 0 for ASR.
+    """B + E + lambda * D (docs/methods.md §4); lambda = parameters[0], 0 for ASR.
 
     B is the weight outside the child with most objects (ties: left is that child).
     """
@@ -169,8 +171,8 @@ def select_split(results, features, costs, rule, node_weight, scale):
     """The feature whose best split wins under ``rule`` (-1 when none is valid).
 
     Cost-divided rules rank free tests (cost 0) with a positive numerator by their numerator
-    ahead of paid ones, which are ranked by numerator / cost (docs/methods.md §5); a free test whose
-    numerator is zero (0/0) counts as no benefit. Gain ratio is C4.5's: among features whose
+    ahead of paid ones, which are ranked by numerator / cost (docs/methods.md §5); a free test
+    whose numerator is zero (0/0) counts as no benefit. Gain ratio is C4.5's: among features whose
     gain is at least the average gain of the valid features, the largest gain / split
     information. Ties (up to rounding relative to ``scale``, see ``beats``) go to the lowest
     feature index.

@@ -4,7 +4,7 @@ Every histogram bin, node and child is summarised by one float64 row of additive
 
 * classification with K classes: ``[w_0 .. w_{K-1}, n_0 .. n_{K-1}, g_0 .. g_{G-1}]``, the
   class-weighted sums, the unweighted per-class counts (for min_samples_leaf and the count-based
-  rules of SPEC §4) and, for ECART with per-object q groups, the weight of each group;
+  rules of docs/methods.md §4) and, for ECART with per-object q groups, the weight of each group;
 * regression: the criterion's per-sample statistics summed, ``[n, w, w*y, ...]`` (count first,
   weight second; the rest is the criterion's business).
 

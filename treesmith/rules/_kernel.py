@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtypes import RULE_COST_BENEFIT, RULE_ECART, RULE_GAIN, RULE_GAIN_RATIO
+from .._kernels.split_rules import RULE_COST_BENEFIT, RULE_ECART, RULE_GAIN, RULE_GAIN_RATIO
 from .._kernels.records import SplitRule
 from ._base import Rule
 
