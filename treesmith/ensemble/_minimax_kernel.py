@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from .._kernels.random import initial_state, next_below
+from .._kernels.stats import count_column, weight_column
 from .set_functions import set_function_kernel
 
 LEAF = -1
@@ -74,8 +75,8 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
     #     ``free_reuse``: a group already tested on the path is free (c = 0) when choosing
     # IN  max_depth < 0: unlimited; max_features: features drawn per node (m: all)
     # OUT children_left, children_right, feature, bin_threshold, next_bin, missing_go_left,
-    #     impurity (F of the node), depth, stats (weighted class counts | row counts per
-    #     class), score (R of the chosen split), in preorder.
+    #     impurity (F of the node), depth, stats (rows in ``_kernels.stats`` layout: class
+    #     weights, class row counts), score (R of the chosen split), in preorder.
     """
     n_features = X_binned.shape[1]
     n_bins = missing_bin + 1
@@ -135,8 +136,9 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
         for p in range(start, end):
             row = sample_idx[p]
             total[y_code[row]] += sample_weight[row]
-            stats[node, n_classes + y_code[row]] += 1.0
-        stats[node, :n_classes] = total
+            stats[node, count_column(n_classes, y_code[row])] += 1.0
+        for k in range(n_classes):
+            stats[node, weight_column(n_classes, k)] = total[k]
         f_node = set_function_kernel(set_code, total, set_parameter)
         impurity[node] = f_node
         if f_node <= 0.0 or (max_depth >= 0 and depth[node] >= max_depth):

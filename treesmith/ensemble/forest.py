@@ -85,7 +85,7 @@ class TreeJob:
     """
 
     def __init__(self, X_binned, y_code, sample_weight, bin_mapper, criterion, n_classes,
-                 rules, costs, bootstrap, n_draws, threads_per_tree):
+                 rules, rule, max_features, costs, bootstrap, n_draws, threads_per_tree):
         self.X_binned = X_binned
         self.y_code = y_code
         self.sample_weight = sample_weight
@@ -93,6 +93,8 @@ class TreeJob:
         self.criterion = criterion
         self.n_classes = n_classes
         self.rules = rules
+        self.rule = rule
+        self.max_features = max_features
         self.costs = costs
         self.bootstrap = bootstrap
         self.n_draws = n_draws
@@ -105,15 +107,21 @@ class TreeJob:
         return self.sample_weight * bootstrap_counts(seed, self.sample_weight.shape[0],
                                                      self.n_draws)
 
+    def grower(self, seed) -> TreeGrower:
+        return TreeGrower(self.bin_mapper, self.criterion, self.n_classes, self.rules,
+                          rule=self.rule, max_features=self.max_features, seed=tree_seed(seed),
+                          costs=self.costs)
+
+    def grow_on(self, seed, weight):
+        """The tree grown with these sample weights (classification)."""
+        return self.grower(seed).grow(self.X_binned, self.y_code, weight)
+
     def grow(self, seed):
         """Grow the tree of ``seed`` (its bootstrap and its feature sampling)."""
         previous = numba.get_num_threads()
         numba.set_num_threads(min(previous, self.threads_per_tree))  # thread-local setting
         try:
-            weight = self.weights(seed)
-            grower = TreeGrower(self.bin_mapper, self.criterion, self.n_classes, self.rules,
-                                seed=tree_seed(seed), costs=self.costs)
-            return grower.grow(self.X_binned, self.y_code, weight)
+            return self.grow_on(seed, self.weights(seed))
         finally:
             numba.set_num_threads(previous)
 
@@ -222,8 +230,6 @@ class BaseForest(BaseEstimator):
         criterion.validate(n_classes if n_classes else None)
         rule, costs = template._resolve_rule_and_costs(n_features)
         rules = template._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
-        rules.rule_code = rule.code
-        rules.rule_parameters = rule.parameters()
         if self._task == REGRESSION_TASK:
             criterion.validate_targets(y)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
@@ -233,7 +239,8 @@ class BaseForest(BaseEstimator):
         cores = n_workers(self.n_jobs)
         workers = min(cores, self.n_estimators)
         job = TreeJob(np.asfortranarray(X_binned), y_code, sample_weight, self.bin_mapper_,
-                      criterion, n_classes, rules, costs, self.bootstrap, n_draws,
+                      criterion, n_classes, rules, rule, template.max_features_, costs,
+                      self.bootstrap, n_draws,
                       threads_per_tree=threads_per_tree(cores, workers))
         if self._task == REGRESSION_TASK:
             job = _RegressionTreeJob(job, y)
@@ -329,17 +336,9 @@ class _RegressionTreeJob(TreeJob):
         self.__dict__.update(job.__dict__)
         self.y = y
 
-    def grow(self, seed):
-        previous = numba.get_num_threads()
-        numba.set_num_threads(min(previous, self.threads_per_tree))
-        try:
-            weight = self.weights(seed)
-            grower = TreeGrower(self.bin_mapper, self.criterion, 0, self.rules,
-                                seed=tree_seed(seed), costs=self.costs)
-            return grower.grow(self.X_binned, self.y_code, weight,
-                               self.criterion.sample_statistics(self.y, weight))
-        finally:
-            numba.set_num_threads(previous)
+    def grow_on(self, seed, weight):
+        return self.grower(seed).grow(self.X_binned, self.y_code, weight,
+                                      self.criterion.sample_statistics(self.y, weight))
 
 
 class RandomForestClassifier(ClassifierMixin, BaseForest):
