@@ -1,4 +1,4 @@
-"""Admissible set functions (treesmith.ensemble.set_functions): eq. 11 and eq. 14 of Nan, Wang
+"""Admissible set functions (treesmith.rules.set_functions): eq. 11 and eq. 14 of Nan, Wang
 & Saligrama (2015), their admissibility properties, and the paper's Figure 1 example."""
 
 import itertools
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treesmith.ensemble.set_functions import (
+from treesmith.rules.set_functions import (
     Powers,
     ThresholdPairs,
     powers_reference,

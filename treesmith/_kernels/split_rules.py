@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from .records import SplitRule
+from .set_functions import set_function_of_sum
 from .stats import group_column, pairs_of
 
 #: Rule codes, as ``records.SplitRule.code`` carries them (the Python rule objects of
@@ -28,6 +29,8 @@ RULE_COST_BENEFIT = 2  # gain / c
 RULE_ECART = 3  # (B + E + lambda * D) / c; lambda = 0 is ASR
 RULE_IMPURE_PAIRS = 4  # (phi(S) - sum_v phi(S_v)) / c
 RULE_BALANCED = 5  # maximise -|p(left) - p(right)|
+# 6 is the code of the worked example of docs/adding_a_split_rule.md (twoing)
+RULE_MINIMAX = 7  # min_v (F(S) - F(S_v)) / c, F an admissible set function (BudgetRF)
 
 #: Relative margin by which a candidate must beat the incumbent: scores that are equal in exact
 #: arithmetic can differ by rounding, and the tie rule (lowest feature, lowest threshold) must
@@ -126,6 +129,27 @@ def balanced_numerator(weight_left, weight_right, total_weight):
 
 
 @njit(cache=True, nogil=True)
+def minimax_numerator(rule, left, right, n_classes):
+    """min over the children v of F(S) − F(S_v), F the admissible set function of the class
+    weights (code ``parameters[0]``, parameter ``parameters[1]``; docs/methods.md §4, §11).
+
+    Nan, Wang & Saligrama (2015), Algorithm 1: the risk of a test is max_v c / (F(S) − F(S_v)),
+    and ``select_split`` maximises numerator / c, i.e. minimises that risk. A test that leaves
+    some child with F(S_v) = F(S) has infinite risk: −inf here, so it is never chosen and a
+    node where no test decreases F (F(S) = 0 among them) stays a leaf.
+    """
+    code = np.int64(rule.parameters[0])
+    parameter = rule.parameters[1]
+    # class weights are the first n_classes columns of a row (``stats.weight_column``)
+    node = set_function_of_sum(code, left, right, 1.0, n_classes, parameter)
+    smallest = min(node - set_function_of_sum(code, left, right, 0.0, n_classes, parameter),
+                   node - set_function_of_sum(code, right, left, 0.0, n_classes, parameter))
+    if not smallest > 1e-12 * node:
+        return -np.inf
+    return smallest
+
+
+@njit(cache=True, nogil=True)
 def rule_numerator(rule, gain, left, right, count_left, count_right, weight_left, weight_right,
                    node_weight, node_pairs, total_weight, n_classes):
     """The numerator of ``rule`` for one candidate (``left``/``right``: the children's rows;
@@ -137,6 +161,8 @@ def rule_numerator(rule, gain, left, right, count_left, count_right, weight_left
         return impure_pairs_numerator(left, right, node_pairs, n_classes)
     if rule.code == RULE_BALANCED:
         return balanced_numerator(weight_left, weight_right, total_weight)
+    if rule.code == RULE_MINIMAX:
+        return minimax_numerator(rule, left, right, n_classes)
     return gain  # gain, gain ratio, cost-benefit
 
 

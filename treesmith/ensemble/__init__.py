@@ -4,7 +4,7 @@ from .budget import BudgetForestClassifier
 from .costs import features_used
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .greedy_tree import GreedyTreeClassifier
-from .set_functions import Powers, ThresholdPairs
+from ..rules.set_functions import Powers, ThresholdPairs
 
 __all__ = ["BudgetForestClassifier", "GreedyTreeClassifier", "Powers", "RandomForestClassifier",
            "RandomForestRegressor", "ThresholdPairs", "features_used"]

@@ -3,9 +3,9 @@
 At a node S with F(S) > 0 every examined feature t gets the risk
     R(t) = min over candidate stumps g of  max over outcomes i of  c(t) / (F(S) − F(S_g^i)),
 i.e. c(t) / min_i ΔF_i with ΔF_i = F(S) − F(S_g^i); a stump that leaves some child with
-F(S_g^i) = F(S) has R = ∞. The feature with the smallest R is chosen, ties going to the larger
-min_i ΔF (so free features, c = 0, are ranked by their impurity reduction), then the lowest
-feature index, then the lowest threshold. F(S) = 0 makes a leaf. See docs/methods.md §4, §11.
+F(S_g^i) = F(S) has R = ∞. The feature with the smallest R is chosen; free features (c = 0,
+R = 0) are ranked by min_i ΔF; remaining ties go to the lowest feature index, then the lowest
+threshold. F(S) = 0 makes a leaf. See docs/methods.md §4, §11.
 
 Candidate stumps per feature (paper §3): the thresholds at the values of ``n_candidates``
 rows of the node drawn at random — 80 / 40 / 20 when the node holds more than 2000 / 500 /
@@ -18,7 +18,7 @@ from numba import njit
 
 from .._kernels.random import initial_state, next_below
 from .._kernels.stats import count_column, weight_column
-from .set_functions import set_function_kernel
+from .._kernels.set_functions import set_function_kernel
 
 LEAF = -1
 UNDEFINED = -2
@@ -52,11 +52,11 @@ def split_risk(set_code, set_parameter, f_node, left, right, cost):
 
 @njit(cache=True, nogil=True)
 def is_better(risk, reduction, f, b, best_risk, best_reduction, best_f, best_b):
-    """Lexicographic order of candidate stumps: smaller R, larger min ΔF, lower feature, lower
-    threshold bin."""
+    """Order of candidate stumps: smaller R; among free tests (R = 0) larger min ΔF; then the
+    lower feature and the lower threshold bin (docs/methods.md §4's tie rule)."""
     if risk != best_risk:
         return risk < best_risk
-    if reduction != best_reduction:
+    if risk == 0.0 and reduction != best_reduction:
         return reduction > best_reduction
     if f != best_f:
         return f < best_f

@@ -29,7 +29,7 @@ from ..costs import group_costs
 from .costs import leaf_path_groups
 from .forest import bootstrap_counts, n_workers, tree_seed
 from .greedy_tree import GreedyTreeClassifier, MinimaxGrower, _minimax_setting
-from .set_functions import SetFunction, ThresholdPairs, resolve_set_function
+from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_function
 
 #: The α grid of the paper's MiniBooNE and Forest experiments (§3).
 PAPER_ALPHAS = (0, 2, 4, 6, 8, 10, 15, 25, 35, 45)

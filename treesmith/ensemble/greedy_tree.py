@@ -3,7 +3,7 @@
 Nan, Wang & Saligrama, "Feature-Budgeted Random Forest" (ICML 2015), Algorithm 1 (subroutine
 GreedyTree): at each node choose the feature t minimising
     R(t) = min_{g ∈ G_t} max_i c(t) / (F(S) − F(S_g^i))
-for an admissible set function F of the class counts (``treesmith.ensemble.set_functions``);
+for an admissible set function F of the class counts (``treesmith.rules.set_functions``);
 a node with F(S) = 0 is a leaf. The paper's selection always uses c(t) even though a feature
 is paid once per example (per-feature accounting); ``free_reuse=True`` instead ranks a feature
 (or cost group) already tested on the path as free, by its reduction of F, ahead of paid ones
@@ -25,7 +25,7 @@ from ..estimators import BaseDecisionTree
 from ..grower import TreeGrower
 from ..tree import Tree
 from ._minimax_kernel import ALL_CANDIDATES, SAMPLED_CANDIDATES, grow_minimax
-from .set_functions import SetFunction, ThresholdPairs, resolve_set_function
+from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_function
 
 #: The paper's candidate stumps per feature (§3): 80 / 40 / 20 random observed values when
 #: the node holds more than 2000 / more than 500 / at most 500 rows.

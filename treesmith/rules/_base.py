@@ -20,6 +20,7 @@ from .._kernels.split_rules import (
     RULE_GAIN,
     RULE_GAIN_RATIO,
     RULE_IMPURE_PAIRS,
+    RULE_MINIMAX,
 )
 from .._parameters import ParameterObject
 
@@ -137,6 +138,41 @@ class Balanced(Rule):
 
     code = RULE_BALANCED
     formula = "-|p(S_left) - p(S_right)|"
+
+
+@_register("minimax")
+class Minimax(Rule):
+    """Minimax split of BudgetRF's GreedyTree (Nan, Wang & Saligrama 2015, Algorithm 1):
+    choose the test minimising R(d) = max_v c(d) / (F(S) − F(S_v)), F an admissible set function
+    of the class weights (``ThresholdPairs(alpha)``, eq. 11, or ``Powers(power)``, eq. 14);
+    R = ∞ when a child does not decrease F, and a node where no test decreases F is a leaf.
+
+    Every bin is a candidate threshold here; the paper's random 80/40/20 candidate stumps per
+    node are ``treesmith.ensemble.GreedyTreeClassifier(candidates="sampled")``.
+    """
+
+    code = RULE_MINIMAX
+    formula = "max_v c(d) / (F(S) - F(S_v)), minimised (F admissible: threshold-Pairs, Powers)"
+    divides_by_cost = True
+    tasks = ("classification",)
+    _param_names = ("impurity",)
+
+    def __init__(self, impurity=None):
+        self.impurity = impurity
+        self._check_parameters()
+
+    def set_function(self):
+        from .set_functions import ThresholdPairs, resolve_set_function
+
+        return ThresholdPairs() if self.impurity is None else resolve_set_function(self.impurity)
+
+    def _check_parameters(self):
+        self.set_function()
+
+    def parameters(self) -> np.ndarray:
+        """[set-function code, its parameter] (``_kernels.split_rules.minimax_numerator``)."""
+        function = self.set_function()
+        return np.array([float(function.code), function.parameter()])
 
 
 def registered() -> dict[str, type]:

@@ -12,9 +12,10 @@ O(log n) of the optimum. Both functions below depend only on the class counts n_
 * Powers (eq. 14): F_l(G) = (Σ_k n_k)^l − Σ_k n_k^l ,  l = 2, 3, …
 
 Counts may be weighted (bootstrap multiplicities, sample weights): the functions are evaluated
-on the summed weights per class. Each function has a compiled kernel (``*_kernel``) taking the
-count vector and the parameter, and a plain-Python reference (``*_reference``) that the tests
-compare it with.
+on the summed weights per class. The compiled kernels are ``treesmith._kernels.set_functions``;
+the plain-Python references (``*_reference``) here are what the tests compare them with. The
+objects are the ``impurity`` of ``treesmith.rules.Minimax`` and of the forests of
+``treesmith.ensemble``.
 """
 
 from __future__ import annotations
@@ -22,53 +23,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from numba import njit
 
+from .._kernels.set_functions import POWERS, THRESHOLD_PAIRS, set_function_kernel
 from .._parameters import ParameterObject
-
-#: Set-function codes the minimax kernel dispatches on.
-THRESHOLD_PAIRS = 0
-POWERS = 1
-
-
-@njit(cache=True, nogil=True)
-def threshold_pairs_kernel(counts, alpha):
-    """F_α of eq. 11 over the class counts ``counts`` (float64, one per class)."""
-    total = 0.0
-    n_classes = counts.shape[0]
-    alpha_squared = alpha * alpha
-    for i in range(n_classes):
-        excess_i = counts[i] - alpha
-        if excess_i <= 0.0:
-            continue
-        for j in range(i + 1, n_classes):
-            excess_j = counts[j] - alpha
-            if excess_j <= 0.0:
-                continue
-            term = excess_i * excess_j - alpha_squared
-            if term > 0.0:
-                total += term
-    return total
-
-
-@njit(cache=True, nogil=True)
-def powers_kernel(counts, power):
-    """F_l of eq. 14 over the class counts: (Σ n_k)^l − Σ n_k^l (l = ``power``)."""
-    total = 0.0
-    sum_powers = 0.0
-    for k in range(counts.shape[0]):
-        total += counts[k]
-        sum_powers += counts[k] ** power
-    value = total ** power - sum_powers
-    return value if value > 0.0 else 0.0  # rounding can leave -0 on pure sets
-
-
-@njit(cache=True, nogil=True)
-def set_function_kernel(code, counts, parameter):
-    """Dispatch on the set-function ``code`` (THRESHOLD_PAIRS or POWERS)."""
-    if code == THRESHOLD_PAIRS:
-        return threshold_pairs_kernel(counts, parameter)
-    return powers_kernel(counts, parameter)
 
 
 def threshold_pairs_reference(counts, alpha) -> float:
