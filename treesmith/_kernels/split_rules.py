@@ -149,11 +149,15 @@ def minimax_numerator(rule, left, right, n_classes):
     return smallest
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def rule_numerator(rule, gain, left, right, count_left, count_right, weight_left, weight_right,
                    node_weight, node_pairs, total_weight, n_classes):
     """The numerator of ``rule`` for one candidate (``left``/``right``: the children's rows;
-    ``gain`` = p(S) Delta_h already computed); the registration point of the rules."""
+    ``gain`` = p(S) Delta_h already computed); the registration point of the rules.
+
+    Inlined into the scan (Numba IR inlining): called for every candidate, a call that passes
+    the rule record (which holds arrays) cost 9% of a depth-8 fit.
+    """
     if rule.code == RULE_ECART:
         return ecart_numerator(rule, gain, left, right, count_left, count_right, weight_left,
                                weight_right, node_weight, node_pairs, total_weight, n_classes)
