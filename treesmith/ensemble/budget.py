@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numbers
 
+import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import train_test_split
@@ -208,11 +209,18 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             X_train, feature_names=getattr(self, "feature_names_in_", None)))
         seeds = random_state.randint(0, 2**31 - 1, size=self.max_estimators)
 
-        def run(set_function):
-            return self._grow_for(set_function, setting, X_binned, y_code, w_train, X_val,
-                                  val_code, seeds)
-
         workers = min(n_workers(self.n_jobs), len(set_functions))
+
+        def run(set_function):
+            previous = numba.get_num_threads()
+            if workers > 1:  # one thread per α: no nested parallel regions (thread-local)
+                numba.set_num_threads(1)
+            try:
+                return self._grow_for(set_function, setting, X_binned, y_code, w_train, X_val,
+                                      val_code, seeds)
+            finally:
+                numba.set_num_threads(previous)
+
         if workers > 1:
             from joblib import Parallel, delayed
 
