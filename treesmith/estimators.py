@@ -133,25 +133,20 @@ class BaseDecisionTree(BaseEstimator):
             min_impurity_decrease=float(self.min_impurity_decrease),
             max_leaf_nodes=-1 if max_leaf_nodes is None else clamp_count(
                 max_leaf_nodes, max(n_samples, 2)),
-            max_features=self.max_features_,
             theta=split_fraction,
             **self._significance_rules(),
         )
 
-    #: Rules this task supports (the class-count rules need classes).
-    _supported_rules = ("gain", "gain_ratio", "cost_benefit", "ecart", "asr", "impure_pairs",
-                        "balanced")
-
     def _resolve_rule_and_costs(self, n_features):
         """split_rule_, feature_costs_, cost_groups_, cost_model_ from the parameters."""
         from .costs import resolve_costs
-        from .rules import resolve_rule
+        from .rules import resolve_rule, rules_for_task
 
         rule = resolve_rule(self.split_rule)
-        if rule.name not in self._supported_rules:
+        if self._task not in rule.tasks:  # the class-count rules need classes
             raise ValueError(
                 f"split_rule={rule.name!r} is not available for {type(self).__name__}; "
-                f"choose one of {list(self._supported_rules)}.")
+                f"choose one of {rules_for_task(self._task)}.")
         names = getattr(self, "feature_names_in_", None)
         costs = resolve_costs(self.feature_costs, self.cost_groups, self.cost_model,
                               n_features, names)
@@ -293,8 +288,6 @@ class BaseDecisionTree(BaseEstimator):
         self.criterion_.validate(n_classes if n_classes else None)
         rule, costs = self._resolve_rule_and_costs(n_features)
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
-        rules.rule_code = rule.code
-        rules.rule_parameters = rule.parameters()
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         names = getattr(self, "feature_names_in_", None)
         X_binned = self.bin_mapper_.fit_transform(X, feature_names=names,
@@ -305,8 +298,8 @@ class BaseDecisionTree(BaseEstimator):
         if held_out is not None:
             growth_weight = sample_weight.copy()
             growth_weight[held_out] = 0.0
-        grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, seed=seed,
-                            costs=costs)
+        grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, rule=rule,
+                            max_features=self.max_features_, seed=seed, costs=costs)
         self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
         self._post_prune(X, y, sample_weight, held_out)
@@ -501,7 +494,6 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """
 
     _task = REGRESSION_TASK
-    _supported_rules = ("gain", "cost_benefit", "balanced")
     #: Error-based and pessimistic pruning count misclassifications: classification only.
     _pruning_methods = ("rep", "ccp")
 

@@ -137,6 +137,10 @@ def max_cost(estimator, X=None, feature_costs=None, cost_groups=None,
              cost_model=None) -> float:
     """Worst cost of evaluating the tree: over the rows of ``X``, or over every root-to-leaf
     path of the tree when ``X`` is None."""
+    if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
+        from .ensemble.costs import forest_max_cost  # a forest: the union per example
+
+        return forest_max_cost(estimator, X, feature_costs, cost_groups)
     tree = _fitted_tree(estimator)
     node_cost = node_path_costs(tree, *_cost_setting(
         estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
@@ -193,6 +197,11 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
 
     Unpacks as ``predictions, costs = predict_lazy(...)``.
     """
+    if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
+        from .ensemble.costs import forest_predict_lazy  # one request per feature and row
+
+        return forest_predict_lazy(estimator, get_feature, n_samples, batch=batch,
+                                   feature_costs=feature_costs, cost_groups=cost_groups)
     tree = _fitted_tree(estimator)
     n_samples = int(n_samples)
     if n_samples < 0:

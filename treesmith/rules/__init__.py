@@ -14,6 +14,8 @@ name               object          score maximised over the node's candidate tes
 ``asr``            ``ASR()``       (B(d) + E(d)) / c(d)  (ECART with λ = 0)
 ``impure_pairs``   ``ImpurePairs``  (φ(S) − Σ_v φ(S_v)) / c(d)
 ``balanced``       ``Balanced()``  −|p(S_left) − p(S_right)|
+``minimax``        ``Minimax(F)``  −max_v c(d) / (F(S) − F(S_v)), F = ``ThresholdPairs(α)``
+                                   or ``Powers(l)`` of the class weights (BudgetRF)
 =================  ==============  =====================================================
 
 :mod:`treesmith.rules.reference` computes every term from its definition (the test oracle);
@@ -28,10 +30,13 @@ from ._base import (
     Gain,
     GainRatio,
     ImpurePairs,
+    Minimax,
     Rule,
     registered,
     resolve_rule,
+    rules_for_task,
 )
+from .set_functions import Powers, ThresholdPairs
 
 __all__ = [
     "ASR",
@@ -41,9 +46,13 @@ __all__ = [
     "Gain",
     "GainRatio",
     "ImpurePairs",
+    "Minimax",
+    "Powers",
     "Rule",
+    "ThresholdPairs",
     "registered",
     "resolve_rule",
+    "rules_for_task",
 ]
 
 

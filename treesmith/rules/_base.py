@@ -2,7 +2,7 @@
 
 A rule tells the split kernel *which score to maximise* over the candidate tests of a node;
 the impurity h it may use comes from the estimator's ``criterion``. The engine receives two
-things from a rule: its integer ``code`` (``treesmith._dtypes.RULE_*``) and its float64
+things from a rule: its integer ``code`` (``treesmith._kernels.split_rules.RULE_*``) and its float64
 parameter vector ``parameters()`` (never empty). ``treesmith.rules.reference`` computes every
 score from its definition, object by object, and is what the kernel is tested against.
 """
@@ -13,13 +13,14 @@ import numbers
 
 import numpy as np
 
-from .._dtypes import (
+from .._kernels.split_rules import (
     RULE_BALANCED,
     RULE_COST_BENEFIT,
     RULE_ECART,
     RULE_GAIN,
     RULE_GAIN_RATIO,
     RULE_IMPURE_PAIRS,
+    RULE_MINIMAX,
 )
 from .._parameters import ParameterObject
 
@@ -38,15 +39,16 @@ def _register(name: str):
 class Rule(ParameterObject):
     """Base class of the split-selection rules.
 
-    Subclasses set ``code``, ``formula`` and ``divides_by_cost`` (whether the score is divided
-    by the test's feature cost c(d)), and list their constructor parameters in
-    ``_param_names``.
+    Subclasses set ``code``, ``formula``, ``divides_by_cost`` (whether the score is divided
+    by the test's feature cost c(d)) and ``tasks`` (rules computed from class counts are for
+    classification only), and list their constructor parameters in ``_param_names``.
     """
 
     code: int = -1
     name: str = ""
     formula: str = ""
     divides_by_cost: bool = False
+    tasks: tuple[str, ...] = ("classification", "regression")
 
 
 @_register("gain")
@@ -63,6 +65,7 @@ class GainRatio(Rule):
     average gain of the node's candidate tests (Quinlan 1993). SPEC §4."""
 
     code = RULE_GAIN_RATIO
+    tasks = ("classification",)
     formula = "Delta_h(S, d) / SplitInfo(d), over tests with gain >= average gain"
 
 
@@ -85,6 +88,7 @@ class ECART(Rule):
     """
 
     code = RULE_ECART
+    tasks = ("classification",)
     formula = "(B(d) + E(d) + lam * p(S) * Delta_h(S, d)) / c(d)"
     divides_by_cost = True
     _param_names = ("lam",)
@@ -123,6 +127,7 @@ class ImpurePairs(Rule):
     """Impure pairs (IP, Golovin et al. 2010): (φ(S) − Σ_v φ(S_v)) / c(d), unweighted counts."""
 
     code = RULE_IMPURE_PAIRS
+    tasks = ("classification",)
     formula = "(phi(S) - sum_v phi(S_v)) / c(d)"
     divides_by_cost = True
 
@@ -135,9 +140,50 @@ class Balanced(Rule):
     formula = "-|p(S_left) - p(S_right)|"
 
 
+@_register("minimax")
+class Minimax(Rule):
+    """Minimax split of BudgetRF's GreedyTree (Nan, Wang & Saligrama 2015, Algorithm 1):
+    choose the test minimising R(d) = max_v c(d) / (F(S) − F(S_v)), F an admissible set function
+    of the class weights (``ThresholdPairs(alpha)``, eq. 11, or ``Powers(power)``, eq. 14);
+    R = ∞ when a child does not decrease F, and a node where no test decreases F is a leaf.
+
+    Every bin is a candidate threshold here; the paper's random 80/40/20 candidate stumps per
+    node are ``treesmith.ensemble.GreedyTreeClassifier(candidates="sampled")``.
+    """
+
+    code = RULE_MINIMAX
+    formula = "max_v c(d) / (F(S) - F(S_v)), minimised (F admissible: threshold-Pairs, Powers)"
+    divides_by_cost = True
+    tasks = ("classification",)
+    _param_names = ("impurity",)
+
+    def __init__(self, impurity=None):
+        self.impurity = impurity
+        self._check_parameters()
+
+    def set_function(self):
+        from .set_functions import ThresholdPairs, resolve_set_function
+
+        return ThresholdPairs() if self.impurity is None else resolve_set_function(self.impurity)
+
+    def _check_parameters(self):
+        self.set_function()
+
+    def parameters(self) -> np.ndarray:
+        """[set-function code, its parameter] (``_kernels.split_rules.minimax_numerator``)."""
+        function = self.set_function()
+        return np.array([float(function.code), function.parameter()])
+
+
 def registered() -> dict[str, type]:
     """A copy of the name -> rule class registry."""
     return dict(_REGISTRY)
+
+
+def rules_for_task(task: str) -> list[str]:
+    """Names of the registered rules available for ``task`` ("classification" or
+    "regression")."""
+    return [name for name, cls in _REGISTRY.items() if task in cls.tasks]
 
 
 def resolve_rule(split_rule) -> Rule:

@@ -1,0 +1,163 @@
+"""BudgetForestClassifier (treesmith.ensemble.budget): Algorithm 1 of Nan, Wang & Saligrama
+(2015) — the budget on the validation set, the choice of α, majority vote, leaf-count
+probabilities."""
+
+import matplotlib
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.model_selection import train_test_split
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import treesmith
+from treesmith.ensemble import BudgetForestClassifier, Powers, ThresholdPairs
+
+matplotlib.use("Agg")
+
+
+def expected_failures(estimator):
+    """Bootstrap draws rows uniformly (weight 2 is not a repeated row, as for scikit-learn's
+    forests) and the validation rows are drawn from the rows, not from the weights."""
+    reason = "bootstrap and validation split: an integer weight is not a repeated row"
+    vote = ("the paper's predict is a majority vote and its predict_proba sums the leaves' "
+            "training counts: their argmax can differ")
+    return {"check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason,
+            "check_classifiers_train": vote,
+            "check_classifiers_train(readonly_memmap=True)": vote,
+            "check_classifiers_train(readonly_memmap=True,X_dtype=float32)": vote}
+
+
+@parametrize_with_checks([BudgetForestClassifier(None, alphas=[0, 4], max_estimators=3,
+                                                 random_state=0)],
+                         expected_failed_checks=expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def split():
+    X, y = make_classification(1200, 10, n_informative=5, random_state=0)
+    X_train, X_val, y_train, y_val = train_test_split(X, y, test_size=0.4, random_state=0)
+    return X_train, y_train, X_val, y_val
+
+
+@pytest.mark.parametrize("budget", [2.0, 3.5, 6.0])
+def test_budget_is_never_exceeded_on_the_validation_set(split, budget):
+    X_train, y_train, X_val, y_val = split
+    costs = np.arange(1, 11) / 2.0
+    model = BudgetForestClassifier(budget, alphas=[0, 5, 20], max_estimators=15,
+                                   feature_costs=costs, random_state=0).fit(
+        X_train, y_train, X_val=X_val, y_val=y_val)
+    cost = treesmith.expected_cost(model, X_val)
+    assert cost <= budget
+    assert cost == pytest.approx(model.validation_cost_)
+    assert model.validation_score_ == pytest.approx(model.score(X_val, y_val))
+
+
+def test_forest_is_the_longest_prefix_within_budget_and_alpha_the_best(split):
+    X_train, y_train, X_val, y_val = split
+    budget = 4.0
+    model = BudgetForestClassifier(budget, alphas=[0, 5, 20], max_estimators=12,
+                                   random_state=0).fit(X_train, y_train, X_val=X_val,
+                                                       y_val=y_val)
+    curve = model.budget_curve_.to_frame()
+    best = None
+    for alpha, rows in curve.groupby("alpha"):
+        inside = rows[rows.within_budget]
+        # the growth stops at the first tree over the budget, or at max_estimators
+        assert len(rows) == len(inside) + (0 if len(inside) == 12 else 1)
+        assert (rows.n_estimators.to_numpy() == np.arange(1, len(rows) + 1)).all()
+        if len(inside):
+            last = inside.iloc[-1]
+            key = (-last.validation_accuracy, last.average_cost)
+            if best is None or key < best[0]:
+                best = (key, alpha, int(last.n_estimators))
+    assert model.alpha_ == best[1]
+    assert model.n_estimators_ == best[2]
+    # the average cost grows with the number of trees (features are only ever added)
+    for _, rows in curve.groupby("alpha"):
+        assert np.all(np.diff(rows.average_cost.to_numpy()) >= 0)
+
+
+def test_votes_and_probabilities(split):
+    X_train, y_train, X_val, y_val = split
+    model = BudgetForestClassifier(None, alphas=[3], max_estimators=7, random_state=1).fit(
+        X_train, y_train)
+    assert model.n_estimators_ == 7
+    votes = np.zeros((X_val.shape[0], 2))
+    counts = np.zeros((X_val.shape[0], 2))
+    for member in model.estimators_:
+        votes[np.arange(X_val.shape[0]), member.predict(X_val)] += 1
+        tree = member.tree_
+        counts += (tree.value * tree.weighted_n_node_samples[:, None])[member.apply(X_val)]
+    assert np.array_equal(model.predict(X_val), np.argmax(votes, axis=1))
+    assert np.allclose(model.predict_proba(X_val), counts / counts.sum(1, keepdims=True))
+    # bootstrap multiplicities: the root of each tree holds the number of training rows
+    for member in model.estimators_:
+        assert member.tree_.weighted_n_node_samples[0] == pytest.approx(
+            0.7 * X_train.shape[0], abs=1)
+
+
+def test_more_budget_buys_accuracy_on_the_curve(split):
+    X_train, y_train, X_val, y_val = split
+    model = BudgetForestClassifier(None, alphas=[0], max_estimators=20, random_state=0).fit(
+        X_train, y_train, X_val=X_val, y_val=y_val)
+    curve = model.budget_curve_
+    assert curve["validation_accuracy"][-1] > curve["validation_accuracy"][0]
+    assert curve["average_cost"][-1] > curve["average_cost"][0]
+
+
+def test_powers_and_reproducibility(split):
+    X_train, y_train, _, _ = split
+    a = BudgetForestClassifier(8.0, Powers(2), alphas=None, max_estimators=4,
+                               random_state=0).fit(X_train, y_train)
+    assert a.alpha_ is None and a.impurity_ == Powers(2)
+    one = BudgetForestClassifier(6.0, alphas=[0, 10], max_estimators=5, random_state=2,
+                                 n_jobs=1).fit(X_train, y_train)
+    two = BudgetForestClassifier(6.0, alphas=[0, 10], max_estimators=5, random_state=2,
+                                 n_jobs=2).fit(X_train, y_train)
+    assert one.alpha_ == two.alpha_ and one.n_estimators_ == two.n_estimators_
+    for m1, m2 in zip(one.estimators_, two.estimators_):
+        assert np.array_equal(m1.tree_.threshold, m2.tree_.threshold, equal_nan=True)
+
+
+def test_plot_budget_curve(split):
+    X_train, y_train, _, _ = split
+    model = BudgetForestClassifier(5.0, alphas=[0, 8], max_estimators=4, random_state=0).fit(
+        X_train, y_train)
+    ax = model.plot_budget_curve()
+    assert ax.get_xlabel().startswith("average feature cost")
+    assert len(ax.lines) >= 3
+
+
+@pytest.mark.parametrize("params, fit_kwargs, message", [
+    ({"budget": -1.0}, {}, "budget"),
+    ({"budget": 0.01}, {}, "budget=0.01 is below"),
+    ({"max_estimators": 0}, {}, "max_estimators"),
+    ({"impurity": Powers(3)}, {}, "alphas"),
+    ({"alphas": []}, {}, "alphas"),
+    ({"alphas": [-1]}, {}, "alpha"),
+    ({"validation_fraction": 1.0}, {}, "validation_fraction"),
+    ({}, {"X_val": np.zeros((3, 10))}, "X_val and y_val"),
+    ({}, {"X_val": np.zeros((3, 10)), "y_val": [0, 1]}, "y_val"),
+    ({}, {"X_val": np.zeros((2, 10)), "y_val": [0, 7]}, "classes not in y"),
+])
+def test_bad_parameters_are_named(split, params, fit_kwargs, message):
+    X_train, y_train, _, _ = split
+    model = BudgetForestClassifier(**{"alphas": [0], "max_estimators": 2, **params})
+    with pytest.raises(ValueError, match=message):
+        model.fit(X_train, y_train, **fit_kwargs)
+
+
+def test_threshold_pairs_default_and_names(split):
+    X_train, y_train, _, _ = split
+    import pandas as pd
+
+    frame = pd.DataFrame(X_train, columns=[f"f{j}" for j in range(10)])
+    model = BudgetForestClassifier(None, alphas=[2], max_estimators=2,
+                                   feature_costs={"f0": 5.0}, random_state=0).fit(frame,
+                                                                                  y_train)
+    assert model.impurity_ == ThresholdPairs(2)
+    assert model.feature_costs_[0] == 5.0 and model.feature_costs_[1] == 1.0
+    assert treesmith.expected_cost(model, frame) > 0

@@ -1,0 +1,164 @@
+"""Random forests on the engine (treesmith.ensemble.forest)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, make_classification
+from sklearn.ensemble import RandomForestClassifier as SklearnForest
+from sklearn.model_selection import train_test_split
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from treesmith import DecisionTreeClassifier, DecisionTreeRegressor, metrics
+from treesmith.ensemble import RandomForestClassifier, RandomForestRegressor
+from treesmith.ensemble.forest import bootstrap_counts
+
+
+def expected_failures(estimator):
+    """As for scikit-learn's own forests: a bootstrap draws rows uniformly, so weight 2 is not
+    the same as a repeated row (the repeated row is drawn twice as often)."""
+    reason = "bootstrap: an integer weight is not equivalent to repeating the row"
+    return {"check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason}
+
+
+@parametrize_with_checks([RandomForestClassifier(n_estimators=5, random_state=0),
+                          RandomForestRegressor(n_estimators=5, random_state=0)],
+                         expected_failed_checks=expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return train_test_split(X, y, test_size=0.3, random_state=0)
+
+
+def test_accuracy_close_to_scikit_learn(cancer):
+    X_train, X_test, y_train, y_test = cancer
+    ours = RandomForestClassifier(60, random_state=0).fit(X_train, y_train).score(X_test, y_test)
+    theirs = SklearnForest(60, random_state=0).fit(X_train, y_train).score(X_test, y_test)
+    assert ours >= theirs - 0.03
+    single = DecisionTreeClassifier(random_state=0).fit(X_train, y_train).score(X_test, y_test)
+    assert ours >= single
+
+
+def test_member_is_the_tree_grown_on_its_bootstrap_counts(cancer):
+    """Each member equals a single tree with random_state = its seed fitted with the bootstrap
+    multiplicities as sample weights."""
+    X_train, _, y_train, _ = cancer
+    forest = RandomForestClassifier(3, max_features=5, random_state=1).fit(X_train, y_train)
+    for member in forest.estimators_:
+        counts = bootstrap_counts(member.random_state, X_train.shape[0], X_train.shape[0])
+        single = DecisionTreeClassifier(max_features=5, random_state=member.random_state).fit(
+            X_train, y_train, sample_weight=counts)
+        assert np.array_equal(single.tree_.feature, member.tree_.feature)
+        assert np.allclose(single.tree_.threshold, member.tree_.threshold, equal_nan=True)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_same_forest_whatever_n_jobs(Forest):
+    X, y = make_classification(400, 8, random_state=0)
+    one = Forest(6, random_state=3, n_jobs=1).fit(X, y)
+    two = Forest(6, random_state=3, n_jobs=2).fit(X, y)
+    for a, b in zip(one.estimators_, two.estimators_):
+        assert np.array_equal(a.tree_.feature, b.tree_.feature)
+        assert np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
+    assert np.array_equal(one.predict(X), two.predict(X))
+
+
+def test_oob_score_estimates_the_test_score(cancer):
+    X_train, X_test, y_train, y_test = cancer
+    forest = RandomForestClassifier(50, oob_score=True, random_state=0).fit(X_train, y_train)
+    assert abs(forest.oob_score_ - forest.score(X_test, y_test)) < 0.06
+    assert forest.oob_decision_function_.shape == (X_train.shape[0], 2)
+    assert np.allclose(np.nansum(forest.oob_decision_function_, axis=1), 1.0)
+
+
+def test_regressor_oob_and_accuracy():
+    X, y = load_diabetes(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    forest = RandomForestRegressor(50, oob_score=True, random_state=0).fit(X_train, y_train)
+    single = DecisionTreeRegressor(random_state=0).fit(X_train, y_train)
+    assert forest.score(X_test, y_test) > single.score(X_test, y_test) + 0.1
+    assert forest.oob_score_ > 0.2
+    assert forest.oob_prediction_.shape == y_train.shape
+
+
+def test_without_bootstrap_all_trees_see_all_rows():
+    X, y = make_classification(300, 6, random_state=0)
+    forest = RandomForestClassifier(3, bootstrap=False, max_features=None,
+                                    random_state=0).fit(X, y)
+    for member in forest.estimators_:
+        assert member.tree_.n_node_samples[0] == 300
+    assert forest.score(X, y) == 1.0
+
+
+def test_max_samples_draws_fewer_rows():
+    X, y = make_classification(1000, 6, random_state=0)
+    forest = RandomForestClassifier(4, max_samples=0.1, random_state=0).fit(X, y)
+    for member in forest.estimators_:
+        assert member.tree_.weighted_n_node_samples[0] == pytest.approx(100)
+
+
+def test_missing_values_and_feature_names():
+    X, y = make_classification(500, 5, random_state=0)
+    X[::7, 2] = np.nan
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    forest = RandomForestClassifier(10, random_state=0).fit(frame, y)
+    assert list(forest.feature_names_in_) == list("abcde")
+    assert forest.score(frame, y) > 0.9
+    with pytest.warns(UserWarning, match="feature names"):
+        forest.predict(X)
+
+
+def test_every_split_rule_and_costs_reach_the_trees():
+    X, y = make_classification(300, 4, random_state=0)
+    costs = [1.0, 2.0, 5.0, 10.0]
+    forest = RandomForestClassifier(5, split_rule="cost_benefit", feature_costs=costs,
+                                    cost_model="per_feature", criterion="entropy",
+                                    random_state=0).fit(X, y)
+    assert all(m.split_rule_.name == "cost_benefit" for m in forest.estimators_)
+    assert np.array_equal(forest.feature_costs_, costs)
+    # expected cost of a forest: per example, the union of the features on its paths
+    per_example = metrics.path_costs(forest, X)
+    used = np.zeros((X.shape[0], 4), dtype=bool)
+    for member in forest.estimators_:
+        paths = member.decision_path(X).toarray().astype(bool)
+        internal = member.tree_.children_left != -1
+        for node in np.flatnonzero(internal):
+            used[paths[:, node], member.tree_.feature[node]] = True
+    assert np.allclose(per_example, used @ np.asarray(costs))
+
+
+def test_feature_importances_sum_to_one():
+    X, y = make_classification(300, 6, n_informative=2, n_redundant=0, shuffle=False,
+                               random_state=0)
+    forest = RandomForestClassifier(20, random_state=0).fit(X, y)
+    assert forest.feature_importances_.sum() == pytest.approx(1.0)
+    assert set(np.argsort(forest.feature_importances_)[-2:]) == {0, 1}
+    assert forest.apply(X).shape == (300, 20)
+    indicator, n_nodes_ptr = forest.decision_path(X)
+    assert indicator.shape == (300, n_nodes_ptr[-1])
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n_estimators": 0}, "n_estimators"),
+    ({"oob_score": True, "bootstrap": False}, "oob_score"),
+    ({"max_samples": 1.5}, "max_samples"),
+    ({"max_samples": 10, "bootstrap": False}, "max_samples"),
+    ({"n_jobs": 0}, "n_jobs"),
+    ({"max_features": "all"}, "max_features"),
+    ({"class_weight": "some"}, "class_weight"),
+])
+def test_bad_parameters_are_named(params, message):
+    X, y = make_classification(50, 4, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        RandomForestClassifier(**{"n_estimators": 3, **params}).fit(X, y)
+
+
+def test_infinity_is_named_by_column():
+    X, y = make_classification(50, 4, random_state=0)
+    X[3, 2] = np.inf
+    with pytest.raises(ValueError, match="column 2"):
+        RandomForestClassifier(3).fit(X, y)

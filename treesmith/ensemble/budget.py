@@ -1,0 +1,364 @@
+"""BudgetForestClassifier: the feature-budgeted random forest (BudgetRF).
+
+Nan, Wang & Saligrama, "Feature-Budgeted Random Forest" (ICML 2015), Algorithm 1: repeat —
+draw a bootstrap sample of the training set, grow a GreedyTree (minimax splits on an
+admissible set function, ``treesmith.ensemble.greedy_tree``), add it — until the average
+per-example feature acquisition cost on the validation set exceeds the budget B; return the
+forest without the last tree. A feature (cost group) is paid once per example however many
+trees test it: the cost of x is Σ of c over the union of the groups on x's paths. The
+threshold α of threshold-Pairs is chosen on the validation set (§2.4, §3). Prediction is the
+majority vote of the trees; probabilities sum the training class counts of the reached leaves
+(§3, Yahoo! ranking). docs/methods.md §5, §7.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numba
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._gc import pauses_collector
+from .._validation import check_fraction, check_sample_weight
+from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
+from ..costs import group_costs
+from .costs import leaf_path_groups
+from .forest import bootstrap_counts, n_workers, tree_seed
+from .greedy_tree import GreedyTreeClassifier, MinimaxGrower, _minimax_setting
+from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_function
+
+#: The α grid of the paper's MiniBooNE and Forest experiments (§3).
+PAPER_ALPHAS = (0, 2, 4, 6, 8, 10, 15, 25, 35, 45)
+
+
+class BudgetCurve(dict):
+    """Validation accuracy and average cost per (α, number of trees): a dict of equal-length
+    arrays ``alpha``, ``n_estimators``, ``average_cost``, ``validation_accuracy``,
+    ``within_budget``, one row per forest prefix grown. ``to_frame()`` gives a DataFrame."""
+
+    def to_frame(self):
+        from .._compat import optional_import
+
+        return optional_import("pandas").DataFrame(dict(self))
+
+
+class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
+    """Feature-budgeted random forest of minimax GreedyTrees (Nan, Wang & Saligrama 2015).
+
+    Parameters
+    ----------
+    budget : float > 0 or None, default=None
+        B: the largest average acquisition cost per validation example. None grows
+        ``max_estimators`` trees (the whole accuracy-cost curve) and keeps them all.
+    impurity : ThresholdPairs, Powers, "threshold_pairs" or "powers"; default threshold-Pairs.
+    alphas : sequence of α >= 0 or None, default=(0, 2, 4, 6, 8, 10, 15, 25, 35, 45)
+        Thresholds of threshold-Pairs tried; the one with the best validation accuracy within
+        the budget is kept (ties: lower cost, then smaller α). None uses ``impurity`` as given
+        (required for Powers).
+    max_estimators : int >= 1, default=40, trees grown at most per α (the paper's 40).
+    validation_fraction : float in (0, 1), default=0.3, share of the rows held out (stratified)
+        to measure cost and accuracy when ``fit`` gets no ``X_val``/``y_val``.
+    feature_costs, cost_groups : as for ``DecisionTreeClassifier`` (default unit costs; a group
+        is acquired, and paid, once per example).
+    candidates : "sampled" (paper: 80/40/20 random observed values per feature) or "all".
+    free_reuse : bool, default=False, GreedyTree's treatment of features already on the path.
+    max_depth : int or None, limit of each GreedyTree's depth.
+    max_bins : int or None, bins per feature.
+    n_jobs : None or int, α values grown at once (threads: the growth kernel releases the GIL).
+    random_state : int, RandomState or None. The same bootstrap seeds serve every α.
+
+    Attributes
+    ----------
+    estimators_ : list of GreedyTreeClassifier, the returned forest.
+    alpha_ : chosen α (None when ``alphas`` is None); impurity_ : its set function.
+    budget_curve_ : BudgetCurve of every α and number of trees grown.
+    validation_cost_, validation_score_ : average cost and accuracy of the returned forest on
+        the validation rows.
+    """
+
+    def __init__(self, budget=None, impurity=None, *, alphas=PAPER_ALPHAS, max_estimators=40,
+                 validation_fraction=0.3, feature_costs=None, cost_groups=None,
+                 candidates="sampled", free_reuse=False, max_depth=None, max_bins=255,
+                 n_jobs=None, random_state=None):
+        self.budget = budget
+        self.impurity = impurity
+        self.alphas = alphas
+        self.max_estimators = max_estimators
+        self.validation_fraction = validation_fraction
+        self.feature_costs = feature_costs
+        self.cost_groups = cost_groups
+        self.candidates = candidates
+        self.free_reuse = free_reuse
+        self.max_depth = max_depth
+        self.max_bins = max_bins
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # -- parameters -------------------------------------------------------------------------
+    def _set_functions(self) -> list[SetFunction]:
+        base = ThresholdPairs() if self.impurity is None else resolve_set_function(self.impurity)
+        if self.alphas is None:
+            return [base]
+        if not isinstance(base, ThresholdPairs):
+            raise ValueError(f"alphas are thresholds of ThresholdPairs; with impurity={base!r} "
+                             "pass alphas=None.")
+        alphas = np.atleast_1d(np.asarray(self.alphas, dtype=object))
+        if alphas.ndim != 1 or alphas.size == 0:
+            raise ValueError(f"alphas must be a non-empty sequence of numbers >= 0 or None, got "
+                             f"{self.alphas!r}.")
+        return [ThresholdPairs(alpha) for alpha in alphas]
+
+    def _check_parameters(self):
+        budget = self.budget
+        if budget is not None and (not isinstance(budget, numbers.Real)
+                                   or isinstance(budget, bool) or not np.isfinite(budget)
+                                   or budget <= 0):
+            raise ValueError(f"budget must be a finite number > 0 or None, got {budget!r}.")
+        if not isinstance(self.max_estimators, numbers.Integral) or \
+                isinstance(self.max_estimators, bool) or self.max_estimators < 1:
+            raise ValueError(f"max_estimators must be an int >= 1, got "
+                             f"{self.max_estimators!r}.")
+
+    # -- fitting ----------------------------------------------------------------------------
+    def _validate_X_y(self, X, y):
+        try:
+            X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES,
+                                 ensure_all_finite="allow-nan")
+        except ValueError as error:
+            if "infinity" in str(error) and "Input y" not in str(error):
+                check_no_infinity(np.asarray(X, dtype=np.float64),
+                                  list(X.columns) if hasattr(X, "columns") else None)
+            raise
+        check_classification_targets(y)
+        return X, y
+
+    def _split_validation(self, X, y, sample_weight, X_val, y_val, random_state):
+        """Training rows (X, y, weight) and validation rows (X_val, y_val)."""
+        if (X_val is None) != (y_val is None):
+            raise ValueError("pass both X_val and y_val, or neither (then validation_fraction "
+                             "of the rows is held out).")
+        if X_val is not None:
+            X_val = validate_data(self, X_val, dtype=FLOAT_INPUT_DTYPES,
+                                  ensure_all_finite="allow-nan", reset=False)
+            y_val = np.asarray(y_val)
+            if y_val.shape != (X_val.shape[0],):
+                raise ValueError(f"y_val must hold one label per row of X_val "
+                                 f"({X_val.shape[0]}), got shape {y_val.shape}.")
+            unknown = ~np.isin(y_val, self.classes_)
+            if unknown.any():
+                raise ValueError(f"y_val holds classes not in y: {np.unique(y_val[unknown])}.")
+            return X, y, sample_weight, X_val, y_val
+        fraction = check_fraction("validation_fraction", self.validation_fraction, 0.0, 1.0,
+                                  low_inclusive=False, high_inclusive=False)
+        rows = np.arange(X.shape[0])
+        try:
+            train, held_out = train_test_split(rows, test_size=fraction, stratify=y,
+                                               random_state=random_state)
+        except ValueError:  # a class too small to stratify
+            train, held_out = train_test_split(rows, test_size=fraction,
+                                               random_state=random_state)
+        if train.size < 2 or held_out.size < 1:
+            raise ValueError(f"validation_fraction={fraction} leaves {train.size} training and "
+                             f"{held_out.size} validation rows; pass X_val and y_val or more "
+                             "rows.")
+        train, held_out = np.sort(train), np.sort(held_out)
+        return X[train], y[train], sample_weight[train], X[held_out], y[held_out]
+
+    @pauses_collector
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
+        """Run Algorithm 1 for every α and keep the best forest within the budget.
+
+        ``X_val``/``y_val``: the validation set on which cost and accuracy are measured (by
+        default a stratified ``validation_fraction`` of (X, y) is held out from training).
+        ``sample_weight`` scales the bootstrap multiplicities of the training rows.
+        """
+        X, y = self._validate_X_y(X, y)
+        self._check_parameters()
+        set_functions = self._set_functions()
+        random_state = check_random_state(self.random_state)
+        self.classes_, y_code_all = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        X_train, y_train, w_train, X_val, y_val = self._split_validation(
+            X, y, sample_weight, X_val, y_val, random_state)
+        y_code = np.searchsorted(self.classes_, y_train).astype(np.int64)
+        val_code = np.searchsorted(self.classes_, y_val).astype(np.int64)
+        if not w_train.sum() > 0:
+            raise ValueError("the training rows have zero total sample_weight.")
+
+        template = GreedyTreeClassifier(
+            impurity=set_functions[0], feature_costs=self.feature_costs,
+            cost_groups=self.cost_groups, cost_model="per_feature", free_reuse=self.free_reuse,
+            candidates=self.candidates, max_depth=self.max_depth, max_bins=self.max_bins)
+        if hasattr(self, "feature_names_in_"):
+            template.feature_names_in_ = self.feature_names_in_
+        setting = _minimax_setting(template, X.shape[1])
+        costs = setting["costs"]
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
+        X_binned = np.asfortranarray(self.bin_mapper_.fit_transform(
+            X_train, feature_names=getattr(self, "feature_names_in_", None)))
+        seeds = random_state.randint(0, 2**31 - 1, size=self.max_estimators)
+
+        workers = min(n_workers(self.n_jobs), len(set_functions))
+
+        def run(set_function):
+            previous = numba.get_num_threads()
+            if workers > 1:  # one thread per α: no nested parallel regions (thread-local)
+                numba.set_num_threads(1)
+            try:
+                return self._grow_for(set_function, setting, X_binned, y_code, w_train, X_val,
+                                      val_code, seeds)
+            finally:
+                numba.set_num_threads(previous)
+
+        if workers > 1:
+            from joblib import Parallel, delayed
+
+            runs = Parallel(n_jobs=workers, backend="threading")(
+                delayed(run)(f) for f in set_functions)
+        else:
+            runs = [run(f) for f in set_functions]
+
+        curve = {"alpha": [], "n_estimators": [], "average_cost": [],
+                 "validation_accuracy": [], "within_budget": []}
+        best = None
+        for set_function, (trees, kept, rows) in zip(set_functions, runs):
+            for row in rows:
+                curve["alpha"].append(getattr(set_function, "alpha", np.nan))
+                for key, value in zip(("n_estimators", "average_cost", "validation_accuracy",
+                                       "within_budget"), row):
+                    curve[key].append(value)
+            if kept == 0:
+                continue
+            _, cost, accuracy, _ = rows[kept - 1]
+            key = (-accuracy, cost)
+            if best is None or key < best[0]:
+                best = (key, set_function, trees[:kept], cost, accuracy)
+        self.budget_curve_ = BudgetCurve({k: np.asarray(v, dtype=np.float64 if k != "within_budget"
+                                                        else bool) for k, v in curve.items()})
+        if best is None:
+            cheapest = float(self.budget_curve_["average_cost"].min())
+            raise ValueError(f"budget={self.budget!r} is below the average validation cost of "
+                             f"every single tree (the cheapest costs {cheapest:.4g}); raise the "
+                             "budget or the alphas.")
+        _, self.impurity_, trees, self.validation_cost_, self.validation_score_ = best
+        self.alpha_ = getattr(self.impurity_, "alpha", None) if self.alphas is not None else None
+        self.feature_costs_ = costs.feature_cost
+        self.cost_groups_ = costs.cost_group
+        self.cost_model_ = "per_feature"
+        self.estimators_ = []
+        for seed, tree in zip(seeds, trees):
+            member = clone(template).set_params(impurity=self.impurity_,
+                                                random_state=int(seed))
+            member.tree_ = tree
+            member.classes_, member.n_classes_ = self.classes_, self.n_classes_
+            member.n_features_in_ = X.shape[1]
+            member.bin_mapper_ = self.bin_mapper_
+            member.impurity_ = self.impurity_
+            member.feature_costs_, member.cost_groups_ = costs.feature_cost, costs.cost_group
+            member.cost_model_ = "per_feature"
+            member.max_features_ = X.shape[1]
+            member.n_outputs_ = 1
+            self.estimators_.append(member)
+        self.n_estimators_ = len(self.estimators_)
+        return self
+
+    def _grow_for(self, set_function, setting, X_binned, y_code, w_train, X_val, val_code,
+                  seeds):
+        """Algorithm 1 for one set function: trees, how many stay within the budget, and one
+        curve row (n_trees, average cost, validation accuracy, within budget) per tree."""
+        costs = setting["costs"]
+        groups = costs.cost_group
+        n_groups = int(groups.max()) + 1
+        group_cost = group_costs(costs.feature_cost, groups)
+        acquired = np.zeros((X_val.shape[0], n_groups), dtype=bool)
+        votes = np.zeros((X_val.shape[0], self.n_classes_))
+        rows_val = np.arange(X_val.shape[0])
+        trees, rows = [], []
+        kept = 0
+        for k, seed in enumerate(seeds):
+            weight = w_train * bootstrap_counts(int(seed), w_train.shape[0], w_train.shape[0])
+            grower = MinimaxGrower(self.bin_mapper_, set_function, self.n_classes_,
+                                   seed=tree_seed(int(seed)), **setting)
+            tree = grower.grow(X_binned, y_code, weight)
+            leaves = tree.apply(X_val)
+            acquired |= leaf_path_groups(tree, groups, n_groups)[leaves]
+            votes[rows_val, np.argmax(tree.value, axis=1)[leaves]] += 1.0
+            cost = float((acquired @ group_cost).mean())
+            accuracy = float(np.mean(np.argmax(votes, axis=1) == val_code))
+            within = self.budget is None or cost <= self.budget
+            trees.append(tree)
+            rows.append((k + 1, cost, accuracy, within))
+            if not within:
+                break  # Algorithm 1: the forest without this last tree
+            kept = k + 1
+        return trees, kept, rows
+
+    # -- prediction -------------------------------------------------------------------------
+    def _validate_X_predict(self, X):
+        check_is_fitted(self, "estimators_")
+        return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
+                             reset=False)
+
+    def apply(self, X):
+        """Leaf index of every row in every tree, shape (n_samples, n_estimators_)."""
+        X = self._validate_X_predict(X)
+        names = getattr(self, "feature_names_in_", None)
+        return np.column_stack([m.tree_.apply(X, names) for m in self.estimators_])
+
+    def _predict_from_leaves(self, leaves):
+        votes = np.zeros((leaves.shape[0], self.n_classes_))
+        rows = np.arange(leaves.shape[0])
+        for t, member in enumerate(self.estimators_):
+            votes[rows, np.argmax(member.tree_.value, axis=1)[leaves[:, t]]] += 1.0
+        return self.classes_.take(np.argmax(votes, axis=1))
+
+    def predict(self, X):
+        """Majority vote of the trees (each votes its leaf's majority class; ties: lowest
+        class index)."""
+        return self._predict_from_leaves(self.apply(X))
+
+    def predict_proba(self, X):
+        """Training class counts (bootstrap multiplicities) of the reached leaves, summed over
+        the trees and normalised (Nan et al. 2015, §3)."""
+        leaves = self.apply(X)
+        counts = np.zeros((leaves.shape[0], self.n_classes_))
+        for t, member in enumerate(self.estimators_):
+            tree = member.tree_
+            counts += (tree.value * tree.weighted_n_node_samples[:, None])[leaves[:, t]]
+        return counts / counts.sum(axis=1, keepdims=True)
+
+    def plot_budget_curve(self, ax=None):
+        """Validation accuracy against average feature cost, one line per α (the paper's
+        Figure 4 shape); the chosen forest is marked. Returns the matplotlib Axes."""
+        from .._compat import optional_import
+
+        check_is_fitted(self, "budget_curve_")
+        plt = optional_import("matplotlib.pyplot")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        curve = self.budget_curve_
+        alphas = curve["alpha"]
+        for alpha in np.unique(alphas[~np.isnan(alphas)]) if np.any(~np.isnan(alphas)) \
+                else [np.nan]:
+            rows = np.isnan(alphas) if np.isnan(alpha) else alphas == alpha
+            ax.plot(curve["average_cost"][rows], 1 - curve["validation_accuracy"][rows],
+                    marker=".", label="" if np.isnan(alpha) else f"α = {alpha:g}")
+        ax.plot([self.validation_cost_], [1 - self.validation_score_], "k*", markersize=12,
+                label="chosen")
+        if self.budget is not None:
+            ax.axvline(self.budget, color="grey", linestyle="--", label="budget")
+        ax.set_xlabel("average feature cost per validation example")
+        ax.set_ylabel("validation error")
+        ax.legend(fontsize="small")
+        return ax

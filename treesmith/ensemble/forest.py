@@ -1,0 +1,509 @@
+"""Random forests on the treesmith engine: bagged trees grown in parallel (Breiman 2001).
+
+The data are validated and binned once (one ``BinMapper`` for the forest); each tree then
+grows on the shared binned matrix with its bootstrap sample given as integer sample weights
+(the number of times a row is drawn), so no resampled copy of X is made. Every tree's seed
+(bootstrap draw and per-node feature sampling) is drawn from ``random_state`` before any tree
+grows, so the forest is the same whatever ``n_jobs``. The trees are ordinary fitted
+``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` objects in ``estimators_``, so the
+metrics (``treesmith.expected_cost`` with the union of features per example, SPEC docs/methods.md
+§5), export and model-file functions of single trees apply to each member. docs/methods.md §7.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+
+import numba
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._gc import pauses_collector
+from .._validation import check_sample_weight
+from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
+from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
+from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from ..grower import TreeGrower
+
+#: Parameters passed from the forest to each tree.
+TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
+                   "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
+                   "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
+                   "cost_groups", "cost_model")
+
+
+def n_workers(n_jobs) -> int:
+    """Workers for ``n_jobs`` (joblib's convention: None -> 1, -1 -> all cores, -2 -> all
+    but one), at least 1."""
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero int, got {n_jobs!r}.")
+    n_cores = os.cpu_count() or 1
+    return max(1, int(n_jobs) if n_jobs > 0 else n_cores + 1 + int(n_jobs))
+
+
+def threads_per_tree(cores: int, workers: int) -> int:
+    """Numba threads each tree may use: the ``cores`` that ``n_jobs`` grants, shared by the
+    ``workers`` growing trees at once (one thread per tree when there are at least as many
+    trees as cores), never more than Numba has. One thread per tree is also the fastest way to
+    grow many trees: the engine's parallel kernels pay for synchronisation on every large node
+    (measured in benchmarks/bench_forest.py: 5 trees on 1e5 x 50 took 2.6 s of CPU with one
+    thread and 15 s with two on a busy 2-core machine)."""
+    return max(1, min(numba.get_num_threads(), cores // max(workers, 1)))
+
+
+def bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
+    """How many times each row is drawn in ``n_draws`` draws with replacement (float64)."""
+    rng = np.random.RandomState(seed)
+    return np.bincount(rng.randint(0, n_samples, n_draws), minlength=n_samples).astype(
+        np.float64)
+
+
+def tree_seed(seed: int) -> int:
+    """Seed of a tree's per-node feature sampling: the one ``DecisionTreeClassifier(
+    random_state=seed)`` uses, so a member equals that tree fitted with its bootstrap counts as
+    sample weights (scikit-learn's forests draw the bootstrap from the same seed)."""
+    return int(np.random.RandomState(seed).randint(0, 2**31 - 1))
+
+
+#: joblib backend for ``n_jobs`` > 1: "loky" (processes) or "threading".
+#: benchmarks/bench_forest.py measures both; processes win while the growth kernel holds the GIL.
+PARALLEL_BACKEND = "loky"
+
+
+class TreeJob:
+    """What one tree needs to grow: the shared binned data and the resolved setting.
+
+    Picklable, so that process workers receive it once per batch of trees; the binned matrix
+    is memory-mapped by joblib rather than copied for large inputs.
+    """
+
+    def __init__(self, X_binned, y_code, sample_weight, bin_mapper, criterion, n_classes,
+                 rules, rule, max_features, costs, bootstrap, n_draws, threads_per_tree):
+        self.X_binned = X_binned
+        self.y_code = y_code
+        self.sample_weight = sample_weight
+        self.bin_mapper = bin_mapper
+        self.criterion = criterion
+        self.n_classes = n_classes
+        self.rules = rules
+        self.rule = rule
+        self.max_features = max_features
+        self.costs = costs
+        self.bootstrap = bootstrap
+        self.n_draws = n_draws
+        self.threads_per_tree = threads_per_tree
+
+    def weights(self, seed):
+        """Sample weights of the tree seeded ``seed``: weight x bootstrap multiplicity."""
+        if not self.bootstrap:
+            return self.sample_weight
+        return self.sample_weight * bootstrap_counts(seed, self.sample_weight.shape[0],
+                                                     self.n_draws)
+
+    def grower(self, seed) -> TreeGrower:
+        return TreeGrower(self.bin_mapper, self.criterion, self.n_classes, self.rules,
+                          rule=self.rule, max_features=self.max_features, seed=tree_seed(seed),
+                          costs=self.costs)
+
+    def grow_on(self, seed, weight):
+        """The tree grown with these sample weights (classification)."""
+        return self.grower(seed).grow(self.X_binned, self.y_code, weight)
+
+    def grow(self, seed):
+        """Grow the tree of ``seed`` (its bootstrap and its feature sampling)."""
+        previous = numba.get_num_threads()
+        numba.set_num_threads(min(previous, self.threads_per_tree))  # thread-local setting
+        try:
+            return self.grow_on(seed, self.weights(seed))
+        finally:
+            numba.set_num_threads(previous)
+
+
+def _grow_batch(job: TreeJob, seeds):
+    return [job.grow(seed) for seed in seeds]
+
+
+class BaseForest(BaseEstimator):
+    """Shared parameters, fitting and prediction plumbing of the random forests."""
+
+    _tree_class = DecisionTreeClassifier
+    _task = CLASSIFICATION_TASK
+
+    def __init__(self, *, n_estimators, criterion, max_depth, min_samples_split,
+                 min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
+                 min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
+                 max_bins, split_rule, feature_costs, cost_groups, cost_model):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.split_rule = split_rule
+        self.feature_costs = feature_costs
+        self.cost_groups = cost_groups
+        self.cost_model = cost_model
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # -- validation -------------------------------------------------------------------------
+    def _validate_X_y(self, X, y):
+        try:
+            X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES,
+                                 ensure_all_finite="allow-nan",
+                                 y_numeric=self._task == REGRESSION_TASK)
+        except ValueError as error:
+            if "infinity" in str(error) and "Input y" not in str(error):
+                names = list(X.columns) if hasattr(X, "columns") else None
+                check_no_infinity(np.asarray(X, dtype=np.float64), names)
+            raise
+        if X.shape[0] < 2:
+            raise ValueError(f"n_samples={X.shape[0]}: a forest needs at least 2 samples to "
+                             "fit.")
+        return X, y
+
+    def _validate_X_predict(self, X):
+        check_is_fitted(self, "estimators_")
+        return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
+                             reset=False)
+
+    def _check_forest_parameters(self, n_samples):
+        if not isinstance(self.n_estimators, numbers.Integral) or \
+                isinstance(self.n_estimators, bool) or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be an int >= 1, got {self.n_estimators!r}.")
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
+        if not isinstance(self.oob_score, (bool, np.bool_)):
+            raise ValueError(f"oob_score must be True or False, got {self.oob_score!r}.")
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score=True needs bootstrap=True (out-of-bag rows exist only "
+                             "with bootstrap samples).")
+        max_samples = self.max_samples
+        if max_samples is None:
+            return n_samples
+        if not self.bootstrap:
+            raise ValueError("max_samples needs bootstrap=True; got bootstrap=False.")
+        if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
+            if 1 <= max_samples:
+                return int(max_samples)
+        elif isinstance(max_samples, numbers.Real) and 0.0 < max_samples <= 1.0:
+            return max(1, int(round(max_samples * n_samples)))
+        raise ValueError(f"max_samples must be None, an int >= 1 or a float in (0, 1], got "
+                         f"{max_samples!r}.")
+
+    def _tree_template(self):
+        params = {name: getattr(self, name) for name in TREE_PARAMETERS}
+        return self._tree_class(**params)
+
+    # -- fitting ----------------------------------------------------------------------------
+    def _fit_forest(self, X, y_code, sample_weight, n_classes, y):
+        n_samples, n_features = X.shape
+        n_draws = self._check_forest_parameters(n_samples)
+        try:
+            random_state = check_random_state(self.random_state)
+        except ValueError:
+            raise ValueError("random_state must be None, an int or a numpy RandomState, got "
+                             f"{self.random_state!r}.") from None
+        template = self._tree_template()
+        if hasattr(self, "feature_names_in_"):
+            template.feature_names_in_ = self.feature_names_in_
+        criterion = resolve_criterion(self.criterion, self._task)
+        criterion.validate(n_classes if n_classes else None)
+        rule, costs = template._resolve_rule_and_costs(n_features)
+        rules = template._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
+        if self._task == REGRESSION_TASK:
+            criterion.validate_targets(y)
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
+        X_binned = self.bin_mapper_.fit_transform(
+            X, feature_names=getattr(self, "feature_names_in_", None))
+        seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)
+        cores = n_workers(self.n_jobs)
+        workers = min(cores, self.n_estimators)
+        job = TreeJob(np.asfortranarray(X_binned), y_code, sample_weight, self.bin_mapper_,
+                      criterion, n_classes, rules, rule, template.max_features_, costs,
+                      self.bootstrap, n_draws,
+                      threads_per_tree=threads_per_tree(cores, workers))
+        if self._task == REGRESSION_TASK:
+            job = _RegressionTreeJob(job, y)
+        trees = self._grow_trees(job, seeds, workers)
+
+        self.estimators_ = []
+        for seed, tree in zip(seeds, trees):
+            member = clone(template).set_params(random_state=int(seed))
+            member.tree_ = tree
+            member.n_features_in_ = n_features
+            member.bin_mapper_ = self.bin_mapper_
+            member.criterion_ = criterion
+            member.split_rule_ = rule
+            member.feature_costs_ = costs.feature_cost
+            member.cost_groups_ = costs.cost_group
+            member.cost_model_ = self.cost_model
+            member.max_features_ = template.max_features_
+            member.n_outputs_ = 1
+            if n_classes:
+                member.classes_ = self.classes_
+                member.n_classes_ = n_classes
+            self.estimators_.append(member)
+        self.estimator_ = template
+        self.feature_costs_ = costs.feature_cost
+        self.cost_groups_ = costs.cost_group
+        self.cost_model_ = self.cost_model
+        self.n_outputs_ = 1
+        self._seeds = seeds
+        if self.oob_score:
+            self._set_oob_score(X, y, job)
+        return self
+
+    def _grow_trees(self, job, seeds, workers):
+        """Grow one tree per seed; ``workers`` > 1 runs batches of trees in processes.
+
+        The growth kernel holds the GIL, so threads would run the trees one at a time:
+        processes (joblib's loky) do scale; benchmarks/bench_forest.py measures both. Each
+        worker's trees use ``threads_per_tree`` threads so the cores are not oversubscribed.
+        """
+        if workers == 1:
+            return [job.grow(int(seed)) for seed in seeds]
+        from joblib import Parallel, delayed
+
+        batches = np.array_split(np.asarray(seeds), workers)
+        results = Parallel(n_jobs=workers, backend=PARALLEL_BACKEND)(
+            delayed(_grow_batch)(job, [int(s) for s in batch]) for batch in batches)
+        return [tree for batch in results for tree in batch]
+
+    def _oob_rows(self, job, seed):
+        return np.flatnonzero(job.weights(int(seed)) == 0)
+
+    # -- introspection ----------------------------------------------------------------------
+    @property
+    def feature_importances_(self):
+        """Mean over the trees of their normalised impurity-decrease importances."""
+        check_is_fitted(self, "estimators_")
+        importances = np.mean([tree.feature_importances_ for tree in self.estimators_], axis=0)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+    def apply(self, X):
+        """Leaf index of every row in every tree, shape (n_samples, n_estimators)."""
+        X = self._validate_X_predict(X)
+        names = getattr(self, "feature_names_in_", None)
+        return np.column_stack([member.tree_.apply(X, names) for member in self.estimators_])
+
+    def decision_path(self, X):
+        """(indicator, n_nodes_ptr) as scikit-learn's forests: the CSR node indicators of all
+        trees side by side and the column where each tree starts."""
+        import scipy.sparse as sp
+
+        X = self._validate_X_predict(X)
+        names = getattr(self, "feature_names_in_", None)
+        paths = [member.tree_.decision_path(X, names) for member in self.estimators_]
+        n_nodes_ptr = np.cumsum([0] + [path.shape[1] for path in paths])
+        return sp.hstack(paths).tocsr(), n_nodes_ptr
+
+    def __len__(self):
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        return self.estimators_[index]
+
+    def __iter__(self):
+        return iter(self.estimators_)
+
+
+class _RegressionTreeJob(TreeJob):
+    """A TreeJob whose trees grow on the criterion's per-sample statistics of the labels,
+    recomputed from each tree's bootstrap weights."""
+
+    def __init__(self, job: TreeJob, y):
+        self.__dict__.update(job.__dict__)
+        self.y = y
+
+    def grow_on(self, seed, weight):
+        return self.grower(seed).grow(self.X_binned, self.y_code, weight,
+                                      self.criterion.sample_statistics(self.y, weight))
+
+
+class RandomForestClassifier(ClassifierMixin, BaseForest):
+    """Random forest classifier on the treesmith engine (Breiman 2001).
+
+    Parameters
+    ----------
+    n_estimators : int >= 1, default=100.
+    criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_leaf_nodes, min_impurity_decrease, max_bins, split_rule, feature_costs, cost_groups,
+    cost_model : as for :class:`treesmith.DecisionTreeClassifier` (every criterion and split
+        rule of the single tree); ``max_features`` defaults to "sqrt".
+    bootstrap : bool, default=True; each tree grows on n (or ``max_samples``) rows drawn with
+        replacement, passed as integer sample weights.
+    max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree.
+    oob_score : bool, default=False; ``oob_score_`` is the accuracy of the out-of-bag votes and
+        ``oob_decision_function_`` their class probabilities.
+    class_weight : None, "balanced" or dict, applied to the sample weights before bootstrap.
+    n_jobs : None or int, cores used: trees grown at once (processes), -1 = all cores. None
+        is one core (trees one after the other, one thread each), as in scikit-learn.
+    random_state : int, RandomState or None; the same forest whatever ``n_jobs``.
+
+    ``predict_proba`` averages the trees' leaf class proportions (scikit-learn's soft vote).
+    """
+
+    _tree_class = DecisionTreeClassifier
+    _task = CLASSIFICATION_TASK
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
+                 class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
+                 feature_costs=None, cost_groups=None, cost_model="per_test"):
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
+            max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model)
+        self.class_weight = class_weight
+
+    @pauses_collector
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on (X, y); NaN in X is a missing value."""
+        X, y = self._validate_X_y(X, y)
+        check_classification_targets(y)
+        self.classes_, y_code = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        if self.class_weight is not None:
+            if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
+                raise ValueError("class_weight must be None, 'balanced' or a dict {class: "
+                                 f"weight}}, got {self.class_weight!r}.")
+            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
+            if not sample_weight.sum() > 0:
+                raise ValueError("class_weight gives every sample a zero weight.")
+        return self._fit_forest(X, y_code.astype(np.int64), sample_weight, self.n_classes_, y)
+
+    def predict_proba(self, X):
+        """Mean over the trees of the reached leaves' class proportions."""
+        X = self._validate_X_predict(X)
+        names = getattr(self, "feature_names_in_", None)
+        proba = np.zeros((X.shape[0], self.n_classes_))
+        for member in self.estimators_:
+            proba += member.tree_.predict(X, names)
+        return proba / len(self.estimators_)
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def _predict_from_leaves(self, leaves):
+        """Predictions from the leaf each row reached in each tree (n_samples, n_trees)."""
+        proba = np.zeros((leaves.shape[0], self.n_classes_))
+        for t, member in enumerate(self.estimators_):
+            proba += member.tree_.value[leaves[:, t]]
+        return self.classes_.take(np.argmax(proba, axis=1))
+
+    def predict(self, X):
+        """Class with the largest mean probability (lowest class index on ties)."""
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1))
+
+    def _set_oob_score(self, X, y, job):
+        votes = np.zeros((X.shape[0], self.n_classes_))
+        for seed, member in zip(self._seeds, self.estimators_):
+            rows = self._oob_rows(job, seed)
+            if rows.size:
+                votes[rows] += member.tree_.predict(X[rows])
+        seen = votes.sum(axis=1) > 0
+        if not seen.all():
+            import warnings
+
+            warnings.warn("Some inputs do not have OOB scores: they were in every bootstrap "
+                          "sample. Use more estimators for a reliable oob_score_.",
+                          UserWarning, stacklevel=3)
+        with np.errstate(invalid="ignore"):
+            self.oob_decision_function_ = votes / votes.sum(axis=1, keepdims=True)
+        self.oob_score_ = accuracy_score(
+            y[seen], self.classes_.take(np.argmax(votes[seen], axis=1)))
+
+
+class RandomForestRegressor(RegressorMixin, BaseForest):
+    """Random forest regressor on the treesmith engine: the mean of the trees' predictions.
+
+    Parameters as :class:`RandomForestClassifier` without ``class_weight``; ``criterion`` is a
+    regression criterion ("squared_error" by default) and ``max_features`` defaults to 1.0
+    (all features, scikit-learn's default for regression). ``oob_score_`` is the R² of the
+    out-of-bag predictions (``oob_prediction_``).
+    """
+
+    _tree_class = DecisionTreeRegressor
+    _task = REGRESSION_TASK
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
+                 max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
+                 cost_groups=None, cost_model="per_test"):
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
+            bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
+            max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model)
+
+    @pauses_collector
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on (X, y); NaN in X is a missing value."""
+        X, y = self._validate_X_y(X, y)
+        y = np.asarray(y, dtype=np.float64)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        return self._fit_forest(X, np.zeros(X.shape[0], dtype=np.int64), sample_weight, 0, y)
+
+    def predict(self, X):
+        """Mean over the trees of the reached leaves' mean labels."""
+        X = self._validate_X_predict(X)
+        names = getattr(self, "feature_names_in_", None)
+        total = np.zeros(X.shape[0])
+        for member in self.estimators_:
+            total += member.tree_.predict(X, names)[:, 0]
+        return total / len(self.estimators_)
+
+    def _predict_from_leaves(self, leaves):
+        """Predictions from the leaf each row reached in each tree (n_samples, n_trees)."""
+        total = np.zeros(leaves.shape[0])
+        for t, member in enumerate(self.estimators_):
+            total += member.tree_.value[leaves[:, t], 0]
+        return total / len(self.estimators_)
+
+    def _set_oob_score(self, X, y, job):
+        total = np.zeros(X.shape[0])
+        n_votes = np.zeros(X.shape[0])
+        for seed, member in zip(self._seeds, self.estimators_):
+            rows = self._oob_rows(job, seed)
+            if rows.size:
+                total[rows] += member.tree_.predict(X[rows])[:, 0]
+                n_votes[rows] += 1
+        seen = n_votes > 0
+        with np.errstate(invalid="ignore"):
+            self.oob_prediction_ = total / n_votes
+        self.oob_score_ = r2_score(y[seen], self.oob_prediction_[seen])

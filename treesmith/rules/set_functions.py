@@ -1,0 +1,121 @@
+"""Admissible impurity *set* functions of class counts, for minimax splits (docs/methods.md §3).
+
+Nan, Wang & Saligrama, "Feature-Budgeted Random Forest" (ICML 2015), §2.2–2.3 and appendix:
+a set function F of the examples in a node is *admissible* when it is non-negative, zero on
+pure sets, monotone (F(G) ≥ F(R) for R ⊆ G), supermodular (F(G ∪ j) − F(G) ≥ F(R ∪ j) − F(R)
+for R ⊆ G) and log F(S) = O(log n). With such an F the greedy minimax tree has a max-cost within
+O(log n) of the optimum. Both functions below depend only on the class counts n_k of the set:
+
+* threshold-Pairs (eq. 11), counting each unordered class pair once as in the paper's worked
+  example (F₀ = 30·30 = 900 for 30/30):
+  F_α(G) = Σ_{i<j} [ [n_i − α]₊ [n_j − α]₊ − α² ]₊ ,  α ≥ 0;
+* Powers (eq. 14): F_l(G) = (Σ_k n_k)^l − Σ_k n_k^l ,  l = 2, 3, …
+
+Counts may be weighted (bootstrap multiplicities, sample weights): the functions are evaluated
+on the summed weights per class. The compiled kernels are ``treesmith._kernels.set_functions``;
+the plain-Python references (``*_reference``) here are what the tests compare them with. The
+objects are the ``impurity`` of ``treesmith.rules.Minimax`` and of the forests of
+``treesmith.ensemble``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._kernels.set_functions import POWERS, THRESHOLD_PAIRS, set_function_kernel
+from .._parameters import ParameterObject
+
+
+def threshold_pairs_reference(counts, alpha) -> float:
+    """Eq. 11 term by term, in Python (test oracle)."""
+    counts = [float(c) for c in counts]
+    return sum(max(max(counts[i] - alpha, 0.0) * max(counts[j] - alpha, 0.0) - alpha ** 2, 0.0)
+               for i in range(len(counts)) for j in range(i + 1, len(counts)))
+
+
+def powers_reference(counts, power) -> float:
+    """Eq. 14 in Python (test oracle)."""
+    counts = [float(c) for c in counts]
+    return sum(counts) ** power - sum(c ** power for c in counts)
+
+
+class SetFunction(ParameterObject):
+    """Base of the admissible set functions: ``code``, one parameter, evaluation on counts."""
+
+    code: int = -1
+    name: str = ""
+    formula: str = ""
+
+    def __init__(self):
+        self._check_parameters()
+
+    def parameter(self) -> float:
+        return float(self.parameters()[0])
+
+    def __call__(self, counts) -> float:
+        """F of a class-count vector (compiled kernel)."""
+        counts = np.ascontiguousarray(counts, dtype=np.float64).ravel()
+        if counts.size and (not np.all(np.isfinite(counts)) or counts.min() < 0):
+            raise ValueError(f"{self.name}: class counts must be finite and >= 0, got "
+                             f"{counts!r}.")
+        return float(set_function_kernel(self.code, counts, self.parameter()))
+
+
+class ThresholdPairs(SetFunction):
+    """threshold-Pairs F_α(G) = Σ_{i<j} [[n_i − α]₊[n_j − α]₊ − α²]₊ (Nan et al. 2015, eq. 11).
+
+    α ≥ 0 tolerates up to about α objects of a minority class in a leaf: a node whose classes
+    have at most α objects but one is already a leaf (F = 0), so larger α grows shallower,
+    cheaper trees. α = 0 gives the number of impure pairs φ(S) (docs/methods.md §2).
+    """
+
+    code = THRESHOLD_PAIRS
+    name = "threshold_pairs"
+    formula = "sum_{i<j} [[n_i - alpha]_+ [n_j - alpha]_+ - alpha^2]_+"
+    _param_names = ("alpha",)
+
+    def __init__(self, alpha=0.0):
+        self.alpha = alpha
+        super().__init__()
+
+    def _check_parameters(self):
+        if not isinstance(self.alpha, numbers.Real) or isinstance(self.alpha, bool) \
+                or not np.isfinite(self.alpha) or self.alpha < 0:
+            raise ValueError(f"ThresholdPairs: alpha must be a finite number >= 0, got "
+                             f"{self.alpha!r}.")
+
+
+class Powers(SetFunction):
+    """Powers F_l(G) = (Σ_k n_k)^l − Σ_k n_k^l, l = 2, 3, … (Nan et al. 2015, eq. 14).
+
+    l = 2 gives twice the number of impure pairs; larger l weighs large impure sets more.
+    """
+
+    code = POWERS
+    name = "powers"
+    formula = "(sum_k n_k)^l - sum_k n_k^l"
+    _param_names = ("power",)
+
+    def __init__(self, power=2):
+        self.power = power
+        super().__init__()
+
+    def _check_parameters(self):
+        if not isinstance(self.power, numbers.Integral) or isinstance(self.power, bool) \
+                or self.power < 2:
+            raise ValueError(f"Powers: power must be an integer >= 2 (eq. 14's l), got "
+                             f"{self.power!r}.")
+
+
+def resolve_set_function(impurity) -> SetFunction:
+    """A SetFunction from an object or a name ("threshold_pairs", "powers")."""
+    if isinstance(impurity, SetFunction):
+        return impurity
+    if impurity == "threshold_pairs":
+        return ThresholdPairs()
+    if impurity == "powers":
+        return Powers()
+    raise ValueError(f"impurity must be ThresholdPairs(alpha), Powers(power), "
+                     f"'threshold_pairs' or 'powers', got {impurity!r}.")
