@@ -1,0 +1,287 @@
+"""Compiled kernels of the C4.5 / J48 grower (``treesmith.c45``).
+
+C4.5 works on exact attribute values, not bins: a numeric attribute is scanned in sorted order
+and every gap between two values more than 1e-5 apart is a candidate cut. The arithmetic
+follows Weka's J48 (``EntropyBasedSplitCrit``, ``InfoGainSplitCrit``, ``GainRatioSplitCrit``)
+step by step, in weighted object counts and with its tolerance of 1e-6 on comparisons, so that
+near-ties are broken the way J48 breaks them (docs/methods.md §11):
+
+* ``ln_term(x) = x ln x`` (0 below 1e-6);
+* entropy before the split ``E0 = (lnf(N_known) - sum_k lnf(n_k)) / ln 2``;
+* after ``E1 = -(sum_b [sum_k lnf(n_bk) - lnf(n_b)]) / ln 2``;
+* information gain ``(E0 - E1) / N`` where N is the node's total weight, objects with a missing
+  value included (Quinlan's factor F = known / total times the gain per known object);
+* split information ``(lnf(N) - sum_b lnf(n_b) - lnf(N - N_known)) / (N ln 2)``, the missing
+  objects forming one more branch; gain ratio = gain / split information.
+
+Each kernel has a plain-Python twin in ``treesmith.c45._reference`` that the tests compare
+against.
+
+Node data layout (``# IN`` unless marked): ``rows`` global row of each object of the node,
+``weights`` its (possibly fractional) weight in this node, ``order[a]`` the node-local positions
+sorted by numeric attribute ``a`` with the missing values last, ``n_known[a]`` how many have a
+known value.
+"""
+
+import numpy as np
+from numba import njit
+
+#: Weka's ``Utils.SMALL``: comparisons of gains, weights and thresholds use this tolerance.
+SMALL = 1e-6
+#: Two values closer than this are not separated by a cut (J48's ``C45Split``).
+MIN_CUT_GAP = 1e-5
+LOG2 = np.log(2.0)
+
+
+@njit(cache=True, nogil=True)
+def ln_term(x):
+    """x ln x, zero for x < 1e-6 (Weka's ``lnFunc``)."""
+    if x < SMALL:
+        return 0.0
+    return x * np.log(x)
+
+
+@njit(cache=True, nogil=True)
+def entropy_before(class_weight):
+    """Weighted entropy of the known objects in bits times their weight (Weka's ``oldEnt``)."""
+    total = 0.0
+    value = 0.0
+    for k in range(class_weight.shape[0]):
+        value += ln_term(class_weight[k])
+        total += class_weight[k]
+    return (ln_term(total) - value) / LOG2
+
+
+@njit(cache=True, nogil=True)
+def entropy_after(bag_class_weight, bag_weight):
+    """Weighted entropy after the split (Weka's ``newEnt``), ``bag_class_weight[b, k]``."""
+    value = 0.0
+    for b in range(bag_class_weight.shape[0]):
+        for k in range(bag_class_weight.shape[1]):
+            value += ln_term(bag_class_weight[b, k])
+        value -= ln_term(bag_weight[b])
+    return -(value / LOG2)
+
+
+@njit(cache=True, nogil=True)
+def information_gain(entropy_known, bag_class_weight, bag_weight, known_weight, total_weight):
+    """Gain per object of the node, missing values charged (Weka's ``InfoGainSplitCrit``)."""
+    unknown_rate = (total_weight - known_weight) / total_weight
+    numerator = (1.0 - unknown_rate) * (entropy_known - entropy_after(bag_class_weight,
+                                                                      bag_weight))
+    if abs(numerator) < SMALL:
+        return 0.0
+    return numerator / known_weight
+
+
+@njit(cache=True, nogil=True)
+def gain_ratio(gain, bag_weight, known_weight, total_weight):
+    """Gain / split information, the missing objects as one more branch (Weka's
+    ``GainRatioSplitCrit``); 0 when the split information vanishes."""
+    split_info = 0.0
+    if known_weight > SMALL:
+        for b in range(bag_weight.shape[0]):
+            split_info -= ln_term(bag_weight[b])
+        split_info -= ln_term(total_weight - known_weight)
+        split_info += ln_term(total_weight)
+    split_info /= LOG2
+    if abs(split_info) < SMALL:
+        return 0.0
+    return gain / (split_info / total_weight)
+
+
+@njit(cache=True, nogil=True)
+def best_numeric_cut(values, order, n_known, y_code, weights, n_classes, min_objects,
+                     total_weight, mdl_correction, bag_class_weight):
+    """C4.5's test ``x <= cut`` on one numeric attribute of one node.
+
+    Returns ``(gain, ratio, n_left, n_cuts)``: the MDL-corrected gain
+    ``max gain - log2(n_cuts) / N`` (C4.5 release 8), its gain ratio, the number of sorted
+    known objects that go left, and the number of admissible cuts; ``n_left = -1`` when the
+    attribute offers no test (too few known objects, no admissible cut, corrected gain <= 0).
+    A cut is admissible when both sides weigh at least
+    ``clamp(0.1 * N_known / n_classes, min_objects, 25)``. ``values`` are the node's values of
+    the attribute (node-local positions), ``bag_class_weight`` a (2, n_classes) scratch.
+    """
+    bag_class_weight[:, :] = 0.0
+    bag_weight = np.zeros(2)
+    known_weight = 0.0
+    for i in range(n_known):
+        p = order[i]
+        bag_class_weight[1, y_code[p]] += weights[p]
+        bag_weight[1] += weights[p]
+        known_weight += weights[p]
+    min_split = 0.1 * known_weight / n_classes
+    if min_split - min_objects < SMALL:
+        min_split = min_objects
+    elif min_split - 25.0 > SMALL:
+        min_split = 25.0
+    if 2.0 * min_split - n_known > SMALL:
+        return 0.0, 0.0, -1, 0
+    entropy_known = entropy_before(bag_class_weight[1])
+    best_gain = 0.0
+    best_left = -1
+    n_cuts = 0
+    last = 0
+    for nxt in range(1, n_known):
+        if values[order[nxt - 1]] + MIN_CUT_GAP < values[order[nxt]]:
+            for i in range(last, nxt):
+                p = order[i]
+                w = weights[p]
+                k = y_code[p]
+                bag_class_weight[1, k] -= w
+                bag_weight[1] -= w
+                bag_class_weight[0, k] += w
+                bag_weight[0] += w
+            if min_split - bag_weight[0] < SMALL and min_split - bag_weight[1] < SMALL:
+                gain = information_gain(entropy_known, bag_class_weight, bag_weight,
+                                        known_weight, total_weight)
+                if gain - best_gain > SMALL:
+                    best_gain = gain
+                    best_left = nxt
+                n_cuts += 1
+            last = nxt
+    if n_cuts == 0:
+        return 0.0, 0.0, -1, 0
+    if mdl_correction:
+        best_gain -= np.log2(n_cuts) / total_weight
+    if best_gain - 0.0 < SMALL:  # Weka's smOrEq(gain, 0)
+        return best_gain, 0.0, -1, n_cuts
+    # the distribution of the chosen cut, added up afresh as J48 does
+    bag_class_weight[:, :] = 0.0
+    bag_weight[:] = 0.0
+    for i in range(n_known):
+        p = order[i]
+        side = 0 if i < best_left else 1
+        bag_class_weight[side, y_code[p]] += weights[p]
+        bag_weight[side] += weights[p]
+    ratio = gain_ratio(best_gain, bag_weight, known_weight, total_weight)
+    return best_gain, ratio, best_left, n_cuts
+
+
+@njit(cache=True, nogil=True)
+def nominal_distribution(values, y_code, weights, n_values, n_classes):
+    """Per-value class weights of the known objects (``values`` are category codes)."""
+    out = np.zeros((n_values, n_classes))
+    for p in range(values.shape[0]):
+        v = values[p]
+        if not np.isnan(v):
+            out[int(v), y_code[p]] += weights[p]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def count_heavy_bags(bag_weight, min_objects):
+    """How many branches weigh at least ``min_objects`` (Weka's ``Distribution.check``)."""
+    count = 0
+    for b in range(bag_weight.shape[0]):
+        if min_objects - bag_weight[b] < SMALL:
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def multiway_nominal_split(distribution, min_objects, total_weight):
+    """C4.5's one-branch-per-value test: ``(gain, ratio, valid)``; valid when at least two
+    branches weigh ``min_objects`` or more."""
+    bag_weight = distribution.sum(axis=1)
+    if count_heavy_bags(bag_weight, min_objects) < 2:
+        return 0.0, 0.0, False
+    known_weight = bag_weight.sum()
+    entropy_known = entropy_before(distribution.sum(axis=0))
+    gain = information_gain(entropy_known, distribution, bag_weight, known_weight,
+                            total_weight)
+    return gain, gain_ratio(gain, bag_weight, known_weight, total_weight), True
+
+
+@njit(cache=True, nogil=True)
+def binary_nominal_split(distribution, min_objects, total_weight):
+    """J48 ``-B``: the test ``x == v`` with the highest gain ratio over the values ``v``.
+
+    Returns ``(gain, ratio, value)``, ``value = -1`` when no value qualifies. As in Weka's
+    ``BinC45Split`` the first value is taken whenever it qualifies and a later one must beat
+    the best ratio by more than 1e-6.
+    """
+    n_values, n_classes = distribution.shape
+    bag_weight_all = distribution.sum(axis=1)
+    known_weight = bag_weight_all.sum()
+    entropy_known = entropy_before(distribution.sum(axis=0))
+    pair = np.zeros((2, n_classes))
+    pair_weight = np.zeros(2)
+    best_gain, best_ratio, best_value = 0.0, 0.0, -1
+    for v in range(n_values):
+        if min_objects - bag_weight_all[v] >= SMALL:
+            continue
+        for k in range(n_classes):
+            pair[0, k] = distribution[v, k]
+            pair[1, k] = 0.0
+            for u in range(n_values):
+                if u != v:
+                    pair[1, k] += distribution[u, k]
+        pair_weight[0] = bag_weight_all[v]
+        pair_weight[1] = 0.0
+        for k in range(n_classes):
+            pair_weight[1] += pair[1, k]
+        if count_heavy_bags(pair_weight, min_objects) < 2:
+            continue
+        gain = information_gain(entropy_known, pair, pair_weight, known_weight, total_weight)
+        ratio = gain_ratio(gain, pair_weight, known_weight, total_weight)
+        if v == 0 or ratio - best_ratio > SMALL:
+            best_gain, best_ratio, best_value = gain, ratio, v
+    return best_gain, best_ratio, best_value
+
+
+@njit(cache=True, nogil=True)
+def partition_node(subset, branch_fraction, rows, weights, order, n_known, n_branches):
+    """Objects of each branch, an object with a missing test value going to every branch
+    with weight ``w * branch_fraction[b]`` (C4.5's fractional objects; J48 skips fractions
+    <= 1e-6).
+
+    ``subset[p]`` is the branch of node-local object p (-1 when its value is missing).
+    Returns ``(offsets, child_rows, child_weights, child_order, child_n_known)``: branch b's
+    objects are ``offsets[b]:offsets[b + 1]`` of the flat outputs, with positions in
+    ``child_order[:, ...]`` local to the branch; the sort orders stay sorted (stable filter).
+    """
+    m = rows.shape[0]
+    n_numeric = order.shape[0]
+    local = np.full((n_branches, m), -1, dtype=np.int64)
+    counts = np.zeros(n_branches, dtype=np.int64)
+    for p in range(m):
+        b = subset[p]
+        if b >= 0:
+            local[b, p] = counts[b]
+            counts[b] += 1
+        else:
+            for c in range(n_branches):
+                if branch_fraction[c] > SMALL:
+                    local[c, p] = counts[c]
+                    counts[c] += 1
+    offsets = np.zeros(n_branches + 1, dtype=np.int64)
+    for c in range(n_branches):
+        offsets[c + 1] = offsets[c] + counts[c]
+    total = offsets[n_branches]
+    child_rows = np.empty(total, dtype=np.int64)
+    child_weights = np.empty(total)
+    for p in range(m):
+        b = subset[p]
+        for c in range(n_branches):
+            q = local[c, p]
+            if q >= 0:
+                child_rows[offsets[c] + q] = rows[p]
+                child_weights[offsets[c] + q] = weights[p] if b >= 0 \
+                    else weights[p] * branch_fraction[c]
+    child_order = np.empty((n_numeric, total), dtype=np.int64)
+    child_n_known = np.zeros((n_branches, n_numeric), dtype=np.int64)
+    fill = np.zeros(n_branches, dtype=np.int64)
+    for a in range(n_numeric):
+        fill[:] = 0
+        for i in range(m):
+            p = order[a, i]
+            for c in range(n_branches):
+                q = local[c, p]
+                if q >= 0:
+                    child_order[a, offsets[c] + fill[c]] = q
+                    fill[c] += 1
+                    if i < n_known[a]:
+                        child_n_known[c, a] += 1
+    return offsets, child_rows, child_weights, child_order, child_n_known

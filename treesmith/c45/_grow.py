@@ -1,0 +1,300 @@
+"""Growing a C4.5 release 8 tree exactly as Weka's J48 does (docs/methods.md §11).
+
+At a node holding total weight N (objects with a missing value included):
+
+1. it is a leaf when N < 2·min_objects or one class holds all of N (to 1e-6);
+2. every attribute offers its best test: a numeric one the cut ``x <= t`` of largest gain
+   among the admissible cuts, the gain then reduced by log2(number of admissible cuts) / N
+   and the test dropped when that is <= 0 (Quinlan 1996, "Improved use of continuous
+   attributes in C4.5"); a nominal one a branch per value (``binary_splits``: the value test
+   ``x == v`` of best gain ratio), kept when at least two branches weigh min_objects;
+3. among the tests whose gain is at least the average gain of the tests (less 1e-3) the one
+   of highest gain ratio wins, the first attribute on ties (to 1e-6); no test or a ratio of 0
+   makes a leaf. Nominal attributes with at least 0.3·(number of training objects) values
+   stay out of the average unless every attribute is such (J48's ``C45ModelSelection``);
+4. a numeric test's threshold is the largest training value <= the midpoint of the cut (the
+   value C4.5 prints and applies to new data);
+5. an object whose tested value is missing goes down every branch with its weight times the
+   branch's share of the known weight (fractional objects, Quinlan 1993 §3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._kernels import c45 as kernels
+
+NUMERIC = 0
+NOMINAL = 1  # one branch per value
+NOMINAL_BINARY = 2  # x == value -> branch 0, else branch 1
+SMALL = kernels.SMALL
+
+
+@dataclass
+class GrowthData:
+    """Training data in the grower's terms.
+
+    X: float64 (n, d), nominal columns as category codes, NaN = missing.
+    y_code: int64 class codes; weights: float64 object weights (J48's instance weights).
+    n_values: number of declared values of each nominal column (0 for numeric ones).
+    n_classes: number of classes.
+    split_values: per numeric column, the sorted distinct known values a threshold is snapped
+        to (J48 takes them from all the data it was given, also in reduced-error mode).
+    """
+
+    X: np.ndarray
+    y_code: np.ndarray
+    weights: np.ndarray
+    n_values: np.ndarray
+    n_classes: int
+    split_values: list
+
+    @property
+    def numeric_columns(self) -> np.ndarray:
+        return np.flatnonzero(self.n_values == 0)
+
+    @property
+    def nominal_columns(self) -> np.ndarray:
+        return np.flatnonzero(self.n_values > 0)
+
+
+@dataclass(frozen=True)
+class GrowthSettings:
+    """min_objects: J48's -M; binary_splits: -B; mdl_correction: C4.5 release 8's penalty;
+    keep_data: keep each node's objects (subtree raising re-routes them)."""
+
+    min_objects: float = 2.0
+    binary_splits: bool = False
+    mdl_correction: bool = True
+    keep_data: bool = False
+    #: number of training objects J48's "many values" rule compares against (0.3 · this)
+    n_all_objects: int = 0
+
+
+@dataclass
+class Node:
+    """A node of the growing / pruning tree.
+
+    class_weight: per-class weight of the objects reaching it (fractional ones included).
+    attribute, kind, threshold: the test (attribute -1 for a leaf); threshold is the cut of a
+    numeric test or the value code of a binary nominal test.
+    branch_weight: weight sent down each branch (routes objects with a missing value).
+    is_empty: grown from no objects (J48 then predicts with the parent's distribution).
+    rows, weights: the objects reaching the node (only when kept for pruning).
+    """
+
+    class_weight: np.ndarray
+    attribute: int = -1
+    kind: int = NUMERIC
+    threshold: float = np.nan
+    branch_weight: np.ndarray | None = None
+    children: list = field(default_factory=list)
+    is_empty: bool = False
+    rows: np.ndarray | None = None
+    weights: np.ndarray | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    @property
+    def total(self) -> float:
+        return float(self.class_weight.sum())
+
+    def make_leaf(self) -> None:
+        self.attribute, self.children, self.branch_weight = -1, [], None
+
+
+# -- Weka's tie rules ---------------------------------------------------------------------------
+def majority_class(class_weight) -> int:
+    """First class whose weight beats the running maximum by more than 1e-6 (``maxClass``)."""
+    best, best_k = 0.0, 0
+    for k, w in enumerate(class_weight):
+        if w - best > SMALL:
+            best, best_k = w, k
+    return best_k
+
+
+def largest_branch(branch_weight) -> int:
+    """Last branch whose weight is within 1e-6 of the running maximum (``maxBag``)."""
+    best, best_b = 0.0, -1
+    for b, w in enumerate(branch_weight):
+        if best - w < SMALL:
+            best, best_b = w, b
+    return best_b
+
+
+def training_errors(class_weight) -> float:
+    """Weight not in the majority class (``numIncorrect``)."""
+    return float(class_weight.sum() - class_weight[majority_class(class_weight)])
+
+
+# -- one node -----------------------------------------------------------------------------------
+@dataclass
+class SplitChoice:
+    attribute: int
+    kind: int
+    threshold: float
+    gain: float
+    ratio: float
+    n_left: int = -1  # numeric: known objects (in sorted order) going left
+    value: int = -1  # binary nominal: the value of branch 0
+
+
+def evaluate_attributes(data: GrowthData, settings: GrowthSettings, rows, weights, order,
+                        n_known, total_weight) -> list[SplitChoice | None]:
+    """Every attribute's best test at this node, None where an attribute offers none."""
+    y_local = data.y_code[rows]
+    choices: list[SplitChoice | None] = [None] * data.X.shape[1]
+    scratch = np.empty((2, data.n_classes))
+    for a_idx, column in enumerate(data.numeric_columns):
+        values = data.X[rows, column]
+        gain, ratio, n_left, _ = kernels.best_numeric_cut(
+            values, order[a_idx], n_known[a_idx], y_local, weights, data.n_classes,
+            settings.min_objects, total_weight, settings.mdl_correction, scratch)
+        if n_left >= 0:
+            sorted_values = values[order[a_idx]]
+            low, high = sorted_values[n_left - 1], sorted_values[n_left]
+            middle = (low + high) / 2.0
+            if middle == high:  # no double strictly between: take the lower value
+                middle = low
+            choices[column] = SplitChoice(int(column), NUMERIC, middle, gain, ratio, n_left)
+    for column in data.nominal_columns:
+        distribution = kernels.nominal_distribution(
+            data.X[rows, column], y_local, weights, int(data.n_values[column]), data.n_classes)
+        if settings.binary_splits:
+            gain, ratio, value = kernels.binary_nominal_split(
+                distribution, settings.min_objects, total_weight)
+            if value >= 0:
+                choices[column] = SplitChoice(int(column), NOMINAL_BINARY, float(value), gain,
+                                              ratio, value=int(value))
+        else:
+            gain, ratio, valid = kernels.multiway_nominal_split(
+                distribution, settings.min_objects, total_weight)
+            if valid:
+                choices[column] = SplitChoice(int(column), NOMINAL, np.nan, gain, ratio)
+    return choices
+
+
+def select_test(data: GrowthData, settings: GrowthSettings,
+                choices: list[SplitChoice | None]) -> SplitChoice | None:
+    """C4.5's choice among the attributes' tests (J48's ``C45ModelSelection``)."""
+    limit = 0.3 * settings.n_all_objects
+    many_valued = data.n_values >= limit
+    all_many_valued = bool(np.all((data.n_values > 0) & many_valued))
+    counted = [c for c in choices if c is not None
+               and (data.n_values[c.attribute] == 0 or all_many_valued
+                    or not many_valued[c.attribute])]
+    if not counted:
+        return None
+    average_gain = sum(c.gain for c in counted) / len(counted)
+    best, best_ratio = None, 0.0
+    for choice in choices:
+        if choice is not None and choice.gain >= average_gain - 1e-3 \
+                and choice.ratio - best_ratio > SMALL:
+            best, best_ratio = choice, choice.ratio
+    if best is None or abs(best_ratio) < SMALL:
+        return None
+    return best
+
+
+def snap_threshold(split_values: np.ndarray, middle: float) -> float:
+    """Largest training value <= the midpoint, within 1e-6 (J48's ``setSplitPoint``)."""
+    position = np.searchsorted(split_values, middle + SMALL, side="left") - 1
+    return float(split_values[position]) if position >= 0 else float(middle)
+
+
+def subsets_of(data: GrowthData, choice: SplitChoice, rows, order_of_attribute, n_known_of):
+    """Branch of each node-local object (-1 when its tested value is missing)."""
+    values = data.X[rows, choice.attribute]
+    subset = np.full(rows.shape[0], -1, dtype=np.int64)
+    if choice.kind == NUMERIC:
+        subset[order_of_attribute[:choice.n_left]] = 0
+        subset[order_of_attribute[choice.n_left:n_known_of]] = 1
+    else:
+        known = ~np.isnan(values)
+        codes = values[known].astype(np.int64)
+        subset[known] = codes if choice.kind == NOMINAL else np.where(
+            codes == choice.value, 0, 1)
+    return subset
+
+
+def branch_weights(subset, y_local, weights, n_branches, n_classes):
+    """Per-branch weights with the missing objects spread in proportion to the known ones
+    (J48's ``addInstWithUnknown``), and the per-branch class weights."""
+    known = subset >= 0
+    per_class = np.zeros((n_branches, n_classes))
+    np.add.at(per_class, (subset[known], y_local[known]), weights[known])
+    bag = per_class.sum(axis=1)
+    known_total = bag.sum()
+    share = bag / known_total if known_total > 0 else np.full(n_branches, 1.0 / n_branches)
+    missing = ~known
+    if np.any(missing):
+        missing_class = np.bincount(y_local[missing], weights=weights[missing],
+                                    minlength=n_classes)
+        per_class += share[:, None] * missing_class[None, :]
+        bag = per_class.sum(axis=1)
+    return bag, per_class
+
+
+# -- the whole tree -----------------------------------------------------------------------------
+def initial_order(data: GrowthData, rows: np.ndarray):
+    """Node-local positions sorted by each numeric attribute, missing values last."""
+    numeric = data.numeric_columns
+    order = np.empty((numeric.shape[0], rows.shape[0]), dtype=np.int64)
+    n_known = np.empty(numeric.shape[0], dtype=np.int64)
+    for a_idx, column in enumerate(numeric):
+        values = data.X[rows, column]
+        order[a_idx] = np.argsort(values, kind="stable")  # NaN sorts last
+        n_known[a_idx] = int(np.count_nonzero(~np.isnan(values)))
+    return order, n_known
+
+
+def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) -> Node:
+    """Grow the unpruned C4.5 tree on ``rows`` (all rows by default)."""
+    if rows is None:
+        rows = np.arange(data.X.shape[0])
+    if weights is None:
+        weights = data.weights[rows]
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    order, n_known = initial_order(data, rows)
+    root = Node(np.zeros(data.n_classes))
+    stack = [(root, rows, weights, order, n_known)]
+    numeric_index = {int(c): i for i, c in enumerate(data.numeric_columns)}
+    while stack:
+        node, rows, weights, order, n_known = stack.pop()
+        y_local = data.y_code[rows]
+        node.class_weight = np.bincount(y_local, weights=weights, minlength=data.n_classes)
+        if settings.keep_data:
+            node.rows, node.weights = rows, weights
+        total = float(weights.sum())
+        node.is_empty = abs(total) < SMALL
+        if 2 * settings.min_objects - total > SMALL \
+                or abs(total - node.class_weight[majority_class(node.class_weight)]) < SMALL:
+            continue
+        choice = select_test(data, settings, evaluate_attributes(
+            data, settings, rows, weights, order, n_known, total))
+        if choice is None:
+            continue
+        a_idx = numeric_index.get(choice.attribute, -1)
+        subset = subsets_of(data, choice, rows, order[a_idx] if a_idx >= 0 else None,
+                            n_known[a_idx] if a_idx >= 0 else 0)
+        n_branches = int(data.n_values[choice.attribute]) if choice.kind == NOMINAL else 2
+        bag, _ = branch_weights(subset, y_local, weights, n_branches, data.n_classes)
+        node.attribute, node.kind, node.branch_weight = choice.attribute, choice.kind, bag
+        node.threshold = (snap_threshold(data.split_values[choice.attribute], choice.threshold)
+                          if choice.kind == NUMERIC else choice.threshold)
+        fraction = bag / bag.sum()
+        offsets, child_rows, child_weights, child_order, child_n_known = \
+            kernels.partition_node(subset, fraction, rows, weights, order, n_known, n_branches)
+        node.children = [Node(np.zeros(data.n_classes)) for _ in range(n_branches)]
+        for b in reversed(range(n_branches)):
+            start, end = offsets[b], offsets[b + 1]
+            stack.append((node.children[b], child_rows[start:end].copy(),
+                          child_weights[start:end].copy(),
+                          np.ascontiguousarray(child_order[:, start:end]),
+                          child_n_known[b].copy()))
+    return root

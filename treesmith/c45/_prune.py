@@ -1,0 +1,252 @@
+"""J48's post-growth steps on a grown C4.5 tree (docs/methods.md §6, §11).
+
+* **collapse** (top down): a subtree whose leaves misclassify at least as much training weight
+  as its root would as a leaf (to 1e-3) becomes that leaf. J48 always does this, ``-U`` too.
+* **error-based pruning** (bottom up, Quinlan 1993 ch. 4): a leaf with N objects, E of them
+  misclassified, is charged E + added_errors(N, E, CF), the upper limit of a binomial
+  confidence interval (:class:`ErrorBound`). A subtree becomes a leaf when the leaf's charge is
+  at most the subtree's (sum of its leaves) + 0.1; with **subtree raising** its largest branch
+  replaces it when that branch, re-fed with all the node's objects, is charged at most the
+  subtree + 0.1, after which the raised node is pruned again.
+* **reduced-error pruning** (J48 ``-R``): a subtree becomes a leaf when the leaf misclassifies
+  no more of the held-out fold than the subtree (Quinlan 1987).
+
+The confidence factor is a Java ``float`` in J48 (0.1 means 0.100000001490116…); the bound
+uses it as such, and the normal quantile z = Φ⁻¹(1 − CF) is computed once per fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtri
+
+from ._grow import (NOMINAL, NOMINAL_BINARY, NUMERIC, SMALL, GrowthData, Node, branch_weights,
+                    largest_branch, majority_class, training_errors)
+
+#: Added to the subtree's charge before comparing (C4.5 and J48).
+SUBTREE_TOLERANCE = 0.1
+#: Tolerance of J48's collapse on training errors.
+COLLAPSE_TOLERANCE = 1e-3
+
+
+@dataclass(frozen=True)
+class ErrorBound:
+    """C4.5's pessimistic error count for a confidence factor CF in (0, 0.5].
+
+    added_errors(N, E):
+      E = 0: N (1 − CF^(1/N)) (exact binomial bound); 0 < E < 1: linear in E between E = 0 and 1;
+      E + ½ ≥ N: N − E; otherwise, with f = (E + ½)/N,
+      r = (f + z²/2N + z √(f/N − f²/N + z²/4N²)) / (1 + z²/N) and added = rN − E.
+    """
+
+    confidence_factor: float
+    z: float
+
+    @classmethod
+    def for_confidence(cls, confidence_factor: float) -> "ErrorBound":
+        cf = np.float32(confidence_factor)
+        return cls(float(cf), float(ndtri(float(np.float32(1.0) - cf))))
+
+    def added_errors(self, n: float, errors: float) -> float:
+        cf, z = self.confidence_factor, self.z
+        if errors < 1.0:
+            base = n * (1.0 - cf ** (1.0 / n))
+            if errors == 0.0:
+                return base
+            return base + errors * (self.added_errors(n, 1.0) - base)
+        if errors + 0.5 >= n:
+            return max(n - errors, 0.0)
+        f = (errors + 0.5) / n
+        r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) \
+            / (1.0 + z * z / n)
+        return r * n - errors
+
+    def estimated_errors(self, class_weight: np.ndarray) -> float:
+        """E + added_errors(N, E) of a leaf with these class weights (0 for no weight)."""
+        n = float(class_weight.sum())
+        if abs(n) < SMALL:
+            return 0.0
+        errors = training_errors(class_weight)
+        return errors + self.added_errors(n, errors)
+
+
+def at_most(a: float, b: float) -> bool:
+    """Weka's ``smOrEq``: a <= b to 1e-6."""
+    return a - b < SMALL or a <= b
+
+
+# -- routing objects through a test ------------------------------------------------------------
+def route(node: Node, data: GrowthData, rows: np.ndarray, weights: np.ndarray,
+          distribution_from_data: bool = True):
+    """The objects (rows, weights) reaching each branch of ``node``.
+
+    An object with a missing tested value goes down every branch, weighted by the branch's
+    share; the shares come from ``rows`` themselves (J48's ``resetDistribution``) or, with
+    ``distribution_from_data=False``, from the node's training distribution.
+    """
+    values = data.X[rows, node.attribute]
+    subset = np.full(rows.shape[0], -1, dtype=np.int64)
+    known = ~np.isnan(values)
+    if node.kind == NUMERIC:
+        subset[known] = np.where(at_most_array(values[known], node.threshold), 0, 1)
+    elif node.kind == NOMINAL_BINARY:
+        subset[known] = np.where(values[known].astype(np.int64) == int(node.threshold), 0, 1)
+    else:
+        subset[known] = values[known].astype(np.int64)
+    n_branches = len(node.children)
+    if distribution_from_data:
+        bag, _ = branch_weights(subset, data.y_code[rows], weights, n_branches, data.n_classes)
+    else:
+        bag = node.branch_weight
+    total = bag.sum()
+    share = bag / total if total > 0 else np.zeros(n_branches)
+    missing = ~known
+    out = []
+    for b in range(n_branches):
+        here = subset == b
+        if np.any(missing) and share[b] > SMALL:
+            take = here | missing
+            w = np.where(missing, weights * share[b], weights)[take]
+            out.append((rows[take], w))
+        else:
+            out.append((rows[here], weights[here]))
+    return out
+
+
+def at_most_array(values, threshold):
+    return (values - threshold < SMALL) | (values <= threshold)
+
+
+def class_weight_of(data: GrowthData, rows, weights) -> np.ndarray:
+    return np.bincount(data.y_code[rows], weights=weights, minlength=data.n_classes)
+
+
+# -- collapse -----------------------------------------------------------------------------------
+def subtree_training_errors(node: Node) -> float:
+    if node.is_leaf:
+        return training_errors(node.class_weight)
+    return sum(subtree_training_errors(child) for child in node.children)
+
+
+def collapse(node: Node) -> None:
+    """J48's ``collapse``: top down, a subtree not reducing training errors becomes a leaf."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.is_leaf:
+            continue
+        if subtree_training_errors(current) >= training_errors(current.class_weight) \
+                - COLLAPSE_TOLERANCE:
+            current.make_leaf()
+        else:
+            stack.extend(current.children)
+
+
+# -- error-based pruning ------------------------------------------------------------------------
+class ErrorBasedPruner:
+    """J48's ``C45PruneableClassifierTree.prune`` (with or without subtree raising)."""
+
+    def __init__(self, data: GrowthData, bound: ErrorBound, subtree_raising: bool):
+        self.data, self.bound, self.subtree_raising = data, bound, subtree_raising
+
+    def subtree_estimate(self, node: Node) -> float:
+        if node.is_leaf:
+            return self.bound.estimated_errors(node.class_weight)
+        return sum(self.subtree_estimate(child) for child in node.children)
+
+    def branch_estimate(self, node: Node, rows, weights) -> float:
+        """Charge of the subtree at ``node`` if the objects (rows, weights) reached it."""
+        if node.is_leaf:
+            return self.bound.estimated_errors(class_weight_of(self.data, rows, weights))
+        return sum(self.branch_estimate(child, child_rows, child_weights)
+                   for child, (child_rows, child_weights)
+                   in zip(node.children, route(node, self.data, rows, weights)))
+
+    def redistribute(self, node: Node, rows, weights) -> None:
+        """Give ``node`` and its subtree the statistics of new objects (``newDistribution``)."""
+        node.rows, node.weights = rows, weights
+        node.class_weight = class_weight_of(self.data, rows, weights)
+        if abs(node.class_weight.sum()) >= SMALL:
+            node.is_empty = False
+        if node.is_leaf:
+            return
+        parts = route(node, self.data, rows, weights)
+        node.branch_weight = np.array([w.sum() for _, w in parts])
+        for child, (child_rows, child_weights) in zip(node.children, parts):
+            self.redistribute(child, child_rows, child_weights)
+
+    def prune(self, node: Node) -> None:
+        if node.is_leaf:
+            return
+        for child in node.children:
+            self.prune(child)
+        largest = largest_branch(node.branch_weight)
+        if self.subtree_raising:
+            branch = self.branch_estimate(node.children[largest], node.rows, node.weights)
+        else:
+            branch = np.inf
+        leaf = self.bound.estimated_errors(node.class_weight)
+        subtree = self.subtree_estimate(node)
+        if at_most(leaf, subtree + SUBTREE_TOLERANCE) \
+                and at_most(leaf, branch + SUBTREE_TOLERANCE):
+            node.make_leaf()
+            return
+        if at_most(branch, subtree + SUBTREE_TOLERANCE):
+            raised = node.children[largest]
+            node.attribute, node.kind, node.threshold = (raised.attribute, raised.kind,
+                                                         raised.threshold)
+            node.children, node.branch_weight = raised.children, raised.branch_weight
+            self.redistribute(node, node.rows, node.weights)
+            self.prune(node)
+
+
+# -- reduced-error pruning ----------------------------------------------------------------------
+def held_out_distributions(node: Node, data: GrowthData, rows, weights, out: dict) -> None:
+    """Per node, the per-branch class weights of the held-out objects (J48's ``m_test``),
+    routed with the training distribution's shares."""
+    if node.is_leaf:
+        out[id(node)] = class_weight_of(data, rows, weights)[None, :]
+        return
+    parts = route(node, data, rows, weights, distribution_from_data=False)
+    out[id(node)] = np.array([class_weight_of(data, r, w) for r, w in parts])
+    for child, (child_rows, child_weights) in zip(node.children, parts):
+        held_out_distributions(child, data, child_rows, child_weights, out)
+
+
+def reduced_error_prune(node: Node, held_out: dict) -> None:
+    """J48's ``PruneableClassifierTree.prune``: bottom up, leaf when its held-out errors are
+    at most the subtree's."""
+
+    def errors_as_leaf(current: Node) -> float:
+        test = held_out[id(current)]
+        return float(test.sum() - test[:, majority_class(current.class_weight)].sum())
+
+    def errors_of_tree(current: Node) -> float:
+        if current.is_leaf:
+            return errors_as_leaf(current)
+        test = held_out[id(current)]
+        majority = majority_class(current.class_weight)
+        total = 0.0
+        for b, child in enumerate(current.children):
+            if abs(current.branch_weight[b]) < SMALL:
+                total += test[b].sum() - test[b, majority]
+            else:
+                total += errors_of_tree(child)
+        return total
+
+    def prune(current: Node) -> None:
+        if current.is_leaf:
+            return
+        for child in current.children:
+            prune(child)
+        if at_most(errors_as_leaf(current), errors_of_tree(current)):
+            held_out[id(current)] = held_out[id(current)].sum(axis=0, keepdims=True)
+            current.make_leaf()
+
+    prune(node)
+
+
+__all__ = ["ErrorBound", "ErrorBasedPruner", "collapse", "reduced_error_prune",
+           "held_out_distributions", "NOMINAL"]
