@@ -285,3 +285,18 @@ def partition_node(subset, branch_fraction, rows, weights, order, n_known, n_bra
                     if i < n_known[a]:
                         child_n_known[c, a] += 1
     return offsets, child_rows, child_weights, child_order, child_n_known
+
+
+@njit(cache=True, nogil=True)
+def running_split_point(column, middle):
+    """J48's ``setSplitPoint`` loop over all training values in data order: the running
+    maximum of the values <= ``middle`` (to 1e-6), updated only by a value larger by more
+    than 1e-6."""
+    best = -np.finfo(np.float64).max
+    for i in range(column.shape[0]):
+        value = column[i]
+        if np.isnan(value):
+            continue
+        if value - best > SMALL and (value - middle < SMALL or value <= middle):
+            best = value
+    return best

@@ -13,7 +13,8 @@ At a node holding total weight N (objects with a missing value included):
    makes a leaf. Nominal attributes with at least 0.3·(number of training objects) values
    stay out of the average unless every attribute is such (J48's ``C45ModelSelection``);
 4. a numeric test's threshold is the largest training value <= the midpoint of the cut (the
-   value C4.5 prints and applies to new data);
+   value C4.5 prints and applies to new data; with J48's 1e-6 tolerance, see
+   :func:`snap_threshold`);
 5. an object whose tested value is missing goes down every branch with its weight times the
    branch's share of the known weight (fractional objects, Quinlan 1993 §3).
 """
@@ -200,10 +201,26 @@ def select_test(data: GrowthData, settings: GrowthSettings,
     return best
 
 
-def snap_threshold(split_values: np.ndarray, middle: float) -> float:
-    """Largest training value <= the midpoint, within 1e-6 (J48's ``setSplitPoint``)."""
+def snap_threshold(column_values: np.ndarray, split_values: np.ndarray, middle: float) -> float:
+    """J48's ``setSplitPoint``: over the training values in data order, the running maximum
+    of those <= the midpoint (to 1e-6), replaced only by a value larger by more than 1e-6.
+
+    That is the largest training value <= the midpoint unless another value lies within 1e-6
+    below it; only then does the data order matter, and the values are scanned in order.
+    """
     position = np.searchsorted(split_values, middle + SMALL, side="left") - 1
-    return float(split_values[position]) if position >= 0 else float(middle)
+    while position + 1 < split_values.shape[0] and (
+            split_values[position + 1] - middle < SMALL or split_values[position + 1] <= middle):
+        position += 1
+    while position >= 0 and not (split_values[position] - middle < SMALL
+                                 or split_values[position] <= middle):
+        position -= 1
+    if position < 0:
+        return float(middle)
+    top = split_values[position]
+    if position == 0 or top - split_values[position - 1] > SMALL:
+        return float(top)
+    return float(kernels.running_split_point(column_values, middle))
 
 
 def subsets_of(data: GrowthData, choice: SplitChoice, rows, order_of_attribute, n_known_of):
@@ -285,7 +302,8 @@ def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) ->
         n_branches = int(data.n_values[choice.attribute]) if choice.kind == NOMINAL else 2
         bag, _ = branch_weights(subset, y_local, weights, n_branches, data.n_classes)
         node.attribute, node.kind, node.branch_weight = choice.attribute, choice.kind, bag
-        node.threshold = (snap_threshold(data.split_values[choice.attribute], choice.threshold)
+        node.threshold = (snap_threshold(data.X[:, choice.attribute],
+                                         data.split_values[choice.attribute], choice.threshold)
                           if choice.kind == NUMERIC else choice.threshold)
         fraction = bag / bag.sum()
         offsets, child_rows, child_weights, child_order, child_n_known = \

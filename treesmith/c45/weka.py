@@ -201,9 +201,14 @@ def j48_options(model) -> list[str]:
     return options
 
 
-def _java(jar: str, arguments: list[str], timeout: float) -> str:
-    result = subprocess.run(["java", "-Xmx1g", "-cp", jar, "weka.classifiers.trees.J48",
-                             *arguments], capture_output=True, text=True, timeout=timeout)
+#: JVM flags for short runs: the client compiler starts faster on small data sets.
+QUICK_JVM = ("-XX:TieredStopAtLevel=1",)
+
+
+def _java(jar: str, arguments: list[str], timeout: float, jvm_options=()) -> str:
+    result = subprocess.run(["java", "-Xmx1g", *jvm_options, "-cp", jar,
+                             "weka.classifiers.trees.J48", *arguments],
+                            capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0 or "Weka exception" in result.stdout:
         raise RuntimeError(f"J48 failed ({result.returncode}): {result.stderr.strip()}"
                            f"{result.stdout[:500]}")
@@ -211,7 +216,7 @@ def _java(jar: str, arguments: list[str], timeout: float) -> str:
 
 
 def run_j48(model, X_train, y_train, X_test=None, y_test=None, *, jar: str | None = None,
-            timeout: float = 600.0) -> J48Run:
+            timeout: float = 600.0, jvm_options=()) -> J48Run:
     """Fit Weka's J48 with ``model``'s options on the same data; parse its output."""
     jar = jar or weka_jar()
     if jar is None:
@@ -221,13 +226,13 @@ def run_j48(model, X_train, y_train, X_test=None, y_test=None, *, jar: str | Non
     with tempfile.TemporaryDirectory() as folder:
         train = Path(folder) / "train.arff"
         write_arff(train, model, X_train, y_train)
-        text = _java(jar, ["-t", str(train), "-no-cv", "-v", *options], timeout)
+        text = _java(jar, ["-t", str(train), "-no-cv", *options], timeout, jvm_options)
         run = parse_model_output(text)
         if X_test is not None:
             test = Path(folder) / "test.arff"
             write_arff(test, model, X_test, y_test)
             output = _java(jar, ["-t", str(train), "-T", str(test), "-p", "0",
-                                 "-distribution", *options], timeout)
+                                 "-distribution", *options], timeout, jvm_options)
             run.predictions, run.distributions = parse_predictions(output,
                                                                    model.n_classes_)
     return run
@@ -235,7 +240,7 @@ def run_j48(model, X_train, y_train, X_test=None, y_test=None, *, jar: str | Non
 
 def parse_model_output(text: str) -> J48Run:
     """Tree text, leaves, size and build time from J48's model output."""
-    match = re.search(r"J48 (?:un)?pruned tree\n-+\n\n(.*?)\n\nNumber of Leaves\s*:\s*(\d+)"
+    match = re.search(r"J48 (?:un)?pruned tree\n-+\n\n?(.*?)\n\nNumber of Leaves\s*:\s*(\d+)"
                       r"\s*\n\nSize of the tree\s*:\s*(\d+)", text, re.S)
     if match is None:
         raise RuntimeError(f"cannot read J48's tree from its output:\n{text[:2000]}")
@@ -258,3 +263,47 @@ def parse_predictions(text: str, n_classes: int):
         distributions.append([float(c) if c not in ("", "?") else np.nan for c in cells]
                              if len(cells) == n_classes else [np.nan] * n_classes)
     return np.array(predictions, dtype=np.int64), np.array(distributions, dtype=np.float64)
+
+
+@dataclass
+class Agreement:
+    """One fit of ours beside J48's on the same split."""
+
+    same_tree: bool
+    n_leaves: int
+    j48_n_leaves: int
+    accuracy: float
+    j48_accuracy: float
+    prediction_agreement: float
+    fit_seconds: float
+    j48_build_seconds: float
+    difference: str = ""
+
+
+def compare_with_j48(model, X_train, y_train, X_test, y_test, *, predictions: bool = True,
+                     jvm_options=QUICK_JVM) -> Agreement:
+    """Fit ``model`` (a ``C45Classifier``) and J48 with the same options; compare the tree
+    texts and, with ``predictions``, J48's test predictions with ours."""
+    import difflib
+    import time
+
+    start = time.perf_counter()
+    model.fit(X_train, y_train)
+    fit_seconds = time.perf_counter() - start
+    run = run_j48(model, X_train, y_train, X_test if predictions else None, y_test,
+                  jvm_options=jvm_options)
+    ours = j48_text(model)
+    y_test = np.asarray(y_test)
+    predicted = model.predict(X_test)
+    if predictions:
+        theirs = np.where(run.predictions >= 0, model.classes_[np.maximum(run.predictions, 0)],
+                          None)
+        agreement = float(np.mean(theirs == predicted))
+        j48_accuracy = float(np.mean(theirs == y_test))
+    else:
+        agreement = j48_accuracy = float("nan")
+    difference = "" if ours == run.tree_text else "\n".join(difflib.unified_diff(
+        run.tree_text.splitlines(), ours.splitlines(), "J48", "treesmith", lineterm="", n=1))
+    return Agreement(ours == run.tree_text, model.get_n_leaves(), run.n_leaves,
+                     float(np.mean(predicted == y_test)), j48_accuracy, agreement, fit_seconds,
+                     run.build_seconds, difference)
