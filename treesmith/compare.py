@@ -126,9 +126,16 @@ def _fit_cart(X, y, context: FitContext):
     return base_tree(context, criterion="gini").fit(X, y)
 
 
-@register_method("c45", "C4.5-style: entropy gain, grown until pure")
+@register_method("c45", "C4.5 release 8 as Weka's J48 builds it (C45Classifier: gain ratio, "
+                        "MDL-corrected cuts, error-based pruning CF = 0.25 with subtree raising)")
 def _fit_c45(X, y, context: FitContext):
-    return base_tree(context, criterion="entropy").fit(X, y)
+    from .c45 import C45Classifier
+
+    estimator = C45Classifier()
+    accepted = estimator.get_params()
+    # the panel's shared overrides (e.g. criterion) only apply where C4.5 has the parameter
+    estimator.set_params(**{k: v for k, v in context.params.items() if k in accepted})
+    return estimator.fit(X, y)
 
 
 @register_method("cart-pruned",
