@@ -242,8 +242,8 @@ def branch_weights(subset, y_local, weights, n_branches, n_classes):
     """Per-branch weights with the missing objects spread in proportion to the known ones
     (J48's ``addInstWithUnknown``), and the per-branch class weights."""
     known = subset >= 0
-    per_class = np.zeros((n_branches, n_classes))
-    np.add.at(per_class, (subset[known], y_local[known]), weights[known])
+    per_class = np.bincount(subset[known] * n_classes + y_local[known], weights=weights[known],
+                            minlength=n_branches * n_classes).reshape(n_branches, n_classes)
     bag = per_class.sum(axis=1)
     known_total = bag.sum()
     share = bag / known_total if known_total > 0 else np.full(n_branches, 1.0 / n_branches)
