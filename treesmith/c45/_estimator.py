@@ -156,9 +156,14 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if hasattr(X, "iloc") and hasattr(X, "columns"):
             names = np.asarray([str(c) for c in X.columns], dtype=object)
             return [X.iloc[:, j] for j in range(X.shape[1])], names
+        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+            raise TypeError("C45Classifier does not support sparse input; pass a dense array "
+                            "or a DataFrame.")
         array = np.asarray(X)
         if array.ndim != 2:
-            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {array.shape}.")
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {array.shape}. "
+                             f"Reshape your data with X.reshape(-1, 1) for a single feature "
+                             f"or X.reshape(1, -1) for a single sample.")
         return [array[:, j] for j in range(array.shape[1])], None
 
     def _encode(self, columns, fitting: bool):
@@ -289,8 +294,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """J48's class distribution (``distributionForInstance``), normalised to sum to 1."""
-        probabilities = self.c45_tree_.predict_proba(self._encode_predict(X),
-                                                     laplace=bool(self.laplace))
+        encoded = self._encode_predict(X)
+        probabilities = self.c45_tree_.predict_proba(encoded, laplace=bool(self.laplace))
         total = probabilities.sum(axis=1, keepdims=True)
         return np.divide(probabilities, total, out=np.full_like(probabilities,
                                                                 1.0 / self.n_classes_),
@@ -298,7 +303,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """J48's ``classifyInstance``: the most probable class, the first on near-ties."""
-        probabilities = self.c45_tree_.predict_proba(self._encode_predict(X), laplace=False)
+        encoded = self._encode_predict(X)
+        probabilities = self.c45_tree_.predict_proba(encoded, laplace=False)
         return self.classes_[predicted_class(probabilities)]
 
     def apply(self, X):
