@@ -42,6 +42,23 @@ def ln_term(x):
 
 
 @njit(cache=True, nogil=True)
+def ln_term_of(x, xlogx):
+    """``ln_term(x)``, looked up in ``xlogx[c] = c ln c`` when the weights are whole numbers
+    (unit weights, no missing values: every count is an integer) — the same numbers, no log."""
+    if xlogx.shape[0] > 0:
+        return xlogx[int(x + 0.5)]
+    return ln_term(x)
+
+
+def xlogx_table(n: int) -> np.ndarray:
+    """``c ln c`` for c = 0 … n, computed as :func:`ln_term` computes it."""
+    counts = np.arange(n + 1, dtype=np.float64)
+    table = np.zeros(n + 1)
+    table[1:] = counts[1:] * np.log(counts[1:])
+    return table
+
+
+@njit(cache=True, nogil=True)
 def entropy_before(class_weight):
     """Weighted entropy of the known objects in bits times their weight (Weka's ``oldEnt``)."""
     total = 0.0
@@ -91,8 +108,8 @@ def gain_ratio(gain, bag_weight, known_weight, total_weight):
 
 
 @njit(cache=True, nogil=True)
-def best_numeric_cut(values, order, n_known, y_code, weights, n_classes, min_objects,
-                     total_weight, mdl_correction, bag_class_weight):
+def best_numeric_cut(sorted_values, sorted_y, sorted_w, n_known, n_classes, min_objects,
+                     total_weight, mdl_correction, bag_class_weight, xlogx):
     """C4.5's test ``x <= cut`` on one numeric attribute of one node.
 
     Returns ``(gain, ratio, n_left, n_cuts)``: the MDL-corrected gain
@@ -100,17 +117,17 @@ def best_numeric_cut(values, order, n_known, y_code, weights, n_classes, min_obj
     known objects that go left, and the number of admissible cuts; ``n_left = -1`` when the
     attribute offers no test (too few known objects, no admissible cut, corrected gain <= 0).
     A cut is admissible when both sides weigh at least
-    ``clamp(0.1 * N_known / n_classes, min_objects, 25)``. ``values`` are the node's values of
-    the attribute (node-local positions), ``bag_class_weight`` a (2, n_classes) scratch.
+    ``clamp(0.1 * N_known / n_classes, min_objects, 25)``. ``sorted_values``, ``sorted_y``,
+    ``sorted_w``: the node's objects in increasing order of the attribute, the ``n_known``
+    known ones first; ``bag_class_weight`` a (2, n_classes) scratch.
     """
     bag_class_weight[:, :] = 0.0
     bag_weight = np.zeros(2)
     known_weight = 0.0
     for i in range(n_known):
-        p = order[i]
-        bag_class_weight[1, y_code[p]] += weights[p]
-        bag_weight[1] += weights[p]
-        known_weight += weights[p]
+        bag_class_weight[1, sorted_y[i]] += sorted_w[i]
+        bag_weight[1] += sorted_w[i]
+        known_weight += sorted_w[i]
     min_split = 0.1 * known_weight / n_classes
     if min_split - min_objects < SMALL:
         min_split = min_objects
@@ -119,23 +136,29 @@ def best_numeric_cut(values, order, n_known, y_code, weights, n_classes, min_obj
     if 2.0 * min_split - n_known > SMALL:
         return 0.0, 0.0, -1, 0
     entropy_known = entropy_before(bag_class_weight[1])
+    unknown_rate = (total_weight - known_weight) / total_weight
     best_gain = 0.0
     best_left = -1
     n_cuts = 0
     last = 0
     for nxt in range(1, n_known):
-        if values[order[nxt - 1]] + MIN_CUT_GAP < values[order[nxt]]:
+        if sorted_values[nxt - 1] + MIN_CUT_GAP < sorted_values[nxt]:
             for i in range(last, nxt):
-                p = order[i]
-                w = weights[p]
-                k = y_code[p]
+                w = sorted_w[i]
+                k = sorted_y[i]
                 bag_class_weight[1, k] -= w
                 bag_weight[1] -= w
                 bag_class_weight[0, k] += w
                 bag_weight[0] += w
             if min_split - bag_weight[0] < SMALL and min_split - bag_weight[1] < SMALL:
-                gain = information_gain(entropy_known, bag_class_weight, bag_weight,
-                                        known_weight, total_weight)
+                # information_gain(), with x ln x looked up when the counts are whole
+                after = 0.0
+                for b in range(2):
+                    for k in range(n_classes):
+                        after += ln_term_of(bag_class_weight[b, k], xlogx)
+                    after -= ln_term_of(bag_weight[b], xlogx)
+                numerator = (1.0 - unknown_rate) * (entropy_known + after / LOG2)
+                gain = 0.0 if abs(numerator) < SMALL else numerator / known_weight
                 if gain - best_gain > SMALL:
                     best_gain = gain
                     best_left = nxt
@@ -151,10 +174,9 @@ def best_numeric_cut(values, order, n_known, y_code, weights, n_classes, min_obj
     bag_class_weight[:, :] = 0.0
     bag_weight[:] = 0.0
     for i in range(n_known):
-        p = order[i]
         side = 0 if i < best_left else 1
-        bag_class_weight[side, y_code[p]] += weights[p]
-        bag_weight[side] += weights[p]
+        bag_class_weight[side, sorted_y[i]] += sorted_w[i]
+        bag_weight[side] += sorted_w[i]
     ratio = gain_ratio(best_gain, bag_weight, known_weight, total_weight)
     return best_gain, ratio, best_left, n_cuts
 
@@ -300,3 +322,116 @@ def running_split_point(column, middle):
         if value - best > SMALL and (value - middle < SMALL or value <= middle):
             best = value
     return best
+
+
+@njit(cache=True, nogil=True)
+def evaluate_numeric_attributes(X, columns, rows, order, n_known, y_local, weights, n_classes,
+                                min_objects, total_weight, mdl_correction, xlogx):
+    """:func:`best_numeric_cut` for every numeric column of a node in one call.
+
+    Returns ``(gain, ratio, n_left, middle)`` per column: ``middle`` is the midpoint of the
+    cut (the lower value when no double lies strictly between), NaN without a test. ``X`` is
+    best Fortran-ordered: the node's values of one column are gathered together.
+    """
+    n_columns = columns.shape[0]
+    m = rows.shape[0]
+    gain = np.zeros(n_columns)
+    ratio = np.zeros(n_columns)
+    n_left = np.full(n_columns, -1, dtype=np.int64)
+    middle = np.full(n_columns, np.nan)
+    sorted_values = np.empty(m)
+    sorted_y = np.empty(m, dtype=np.int64)
+    sorted_w = np.empty(m)
+    scratch = np.empty((2, n_classes))
+    for a in range(n_columns):
+        column = columns[a]
+        known = n_known[a]
+        for i in range(known):
+            p = order[a, i]
+            sorted_values[i] = X[rows[p], column]
+            sorted_y[i] = y_local[p]
+            sorted_w[i] = weights[p]
+        g, r, left, _ = best_numeric_cut(sorted_values, sorted_y, sorted_w, known, n_classes,
+                                         min_objects, total_weight, mdl_correction, scratch,
+                                         xlogx)
+        gain[a], ratio[a], n_left[a] = g, r, left
+        if left >= 0:
+            low = sorted_values[left - 1]
+            high = sorted_values[left]
+            mid = (low + high) / 2.0
+            middle[a] = low if mid == high else mid
+    return gain, ratio, n_left, middle
+
+
+@njit(cache=True, nogil=True)
+def route_to_leaves(X, rows, weights, y_code, n_classes, attribute, kind, threshold,
+                    child_start, children, leaf_slot, n_leaves):
+    """Class weights at each leaf of a (sub)tree for objects with no missing tested value.
+
+    The subtree is given as flat pre-order arrays (node 0 its root; ``attribute`` -1 at a
+    leaf; ``leaf_slot`` the leaf's row in the output). Returns ``(leaf_class_weight, ok)``;
+    ``ok`` is False as soon as an object meets a missing tested value (the caller then routes
+    with fractional objects).
+    """
+    out = np.zeros((n_leaves, n_classes))
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        node = 0
+        while attribute[node] >= 0:
+            value = X[row, attribute[node]]
+            if np.isnan(value):
+                return out, False
+            if kind[node] == 0:
+                t = threshold[node]
+                branch = 0 if (value - t < SMALL or value <= t) else 1
+            elif kind[node] == 2:
+                branch = 0 if value == threshold[node] else 1
+            else:
+                branch = int(value)
+            node = children[child_start[node] + branch]
+        out[leaf_slot[node], y_code[row]] += weights[i]
+    return out, True
+
+
+@njit(cache=True, nogil=True)
+def added_errors(n, errors, confidence_factor, z):
+    """C4.5's pessimistic extra errors of a leaf with ``n`` objects, ``errors`` misclassified
+    (Weka's ``Stats.addErrs``; formula in ``treesmith.c45._prune.ErrorBound``)."""
+    if errors < 1.0:
+        base = n * (1.0 - confidence_factor ** (1.0 / n))
+        if errors == 0.0:
+            return base
+        return base + errors * (added_errors(n, 1.0, confidence_factor, z) - base)
+    if errors + 0.5 >= n:
+        return max(n - errors, 0.0)
+    f = (errors + 0.5) / n
+    r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) \
+        / (1.0 + z * z / n)
+    return r * n - errors
+
+
+@njit(cache=True, nogil=True)
+def estimated_errors(class_weight, confidence_factor, z):
+    """E + added_errors(N, E) for a leaf with these class weights; E is the weight outside
+    the first class that beats the running maximum by more than 1e-6 (Weka's ``maxClass``)."""
+    total = 0.0
+    best = 0.0
+    best_k = 0
+    for k in range(class_weight.shape[0]):
+        total += class_weight[k]
+        if class_weight[k] - best > SMALL:
+            best = class_weight[k]
+            best_k = k
+    if abs(total) < SMALL:
+        return 0.0
+    errors = total - class_weight[best_k]
+    return errors + added_errors(total, errors, confidence_factor, z)
+
+
+@njit(cache=True, nogil=True)
+def sum_estimated_errors(leaf_class_weight, confidence_factor, z):
+    """Σ over the rows (leaves) of :func:`estimated_errors`, added in row order."""
+    total = 0.0
+    for leaf in range(leaf_class_weight.shape[0]):
+        total += estimated_errors(leaf_class_weight[leaf], confidence_factor, z)
+    return total

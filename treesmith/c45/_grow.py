@@ -52,13 +52,17 @@ class GrowthData:
     n_classes: int
     split_values: list
 
-    @property
-    def numeric_columns(self) -> np.ndarray:
-        return np.flatnonzero(self.n_values == 0)
-
-    @property
-    def nominal_columns(self) -> np.ndarray:
-        return np.flatnonzero(self.n_values > 0)
+    def __post_init__(self):
+        self.numeric_columns = np.flatnonzero(self.n_values == 0)
+        # the scans gather one column at a time: column-major storage keeps that local
+        self.X_by_column = np.asfortranarray(self.X)
+        self.nominal_columns = np.flatnonzero(self.n_values > 0)
+        # whole-number weights everywhere (unit weights, no missing value to split them):
+        # the scans look x ln x up instead of computing it
+        whole = np.all(self.weights == np.rint(self.weights)) and not np.isnan(self.X).any() \
+            and self.weights.sum() < 1e7
+        self.xlogx = kernels.xlogx_table(int(self.weights.sum()) + 1) if whole \
+            else np.empty(0)
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ class Node:
     is_empty: bool = False
     rows: np.ndarray | None = None
     weights: np.ndarray | None = None
+    estimate: float | None = None  # pruning's cached charge as a leaf
 
     @property
     def is_leaf(self) -> bool:
@@ -149,19 +154,15 @@ def evaluate_attributes(data: GrowthData, settings: GrowthSettings, rows, weight
     """Every attribute's best test at this node, None where an attribute offers none."""
     y_local = data.y_code[rows]
     choices: list[SplitChoice | None] = [None] * data.X.shape[1]
-    scratch = np.empty((2, data.n_classes))
-    for a_idx, column in enumerate(data.numeric_columns):
-        values = data.X[rows, column]
-        gain, ratio, n_left, _ = kernels.best_numeric_cut(
-            values, order[a_idx], n_known[a_idx], y_local, weights, data.n_classes,
-            settings.min_objects, total_weight, settings.mdl_correction, scratch)
-        if n_left >= 0:
-            sorted_values = values[order[a_idx]]
-            low, high = sorted_values[n_left - 1], sorted_values[n_left]
-            middle = (low + high) / 2.0
-            if middle == high:  # no double strictly between: take the lower value
-                middle = low
-            choices[column] = SplitChoice(int(column), NUMERIC, middle, gain, ratio, n_left)
+    numeric = data.numeric_columns
+    if numeric.shape[0]:
+        gain, ratio, n_left, middle = kernels.evaluate_numeric_attributes(
+            data.X_by_column, numeric, rows, order, n_known, y_local, weights, data.n_classes,
+            settings.min_objects, total_weight, settings.mdl_correction, data.xlogx)
+        for a_idx in np.flatnonzero(n_left >= 0):
+            choices[numeric[a_idx]] = SplitChoice(int(numeric[a_idx]), NUMERIC,
+                                                  float(middle[a_idx]), float(gain[a_idx]),
+                                                  float(ratio[a_idx]), int(n_left[a_idx]))
     for column in data.nominal_columns:
         distribution = kernels.nominal_distribution(
             data.X[rows, column], y_local, weights, int(data.n_values[column]), data.n_classes)
@@ -263,7 +264,7 @@ def initial_order(data: GrowthData, rows: np.ndarray):
     order = np.empty((numeric.shape[0], rows.shape[0]), dtype=np.int64)
     n_known = np.empty(numeric.shape[0], dtype=np.int64)
     for a_idx, column in enumerate(numeric):
-        values = data.X[rows, column]
+        values = data.X_by_column[rows, column]
         order[a_idx] = np.argsort(values, kind="stable")  # NaN sorts last
         n_known[a_idx] = int(np.count_nonzero(~np.isnan(values)))
     return order, n_known

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
+from .._kernels import c45 as kernels
+from .._kernels.c45 import route_to_leaves
 from ._grow import (NOMINAL, NOMINAL_BINARY, NUMERIC, SMALL, GrowthData, Node, branch_weights,
                     largest_branch, majority_class, training_errors)
 
@@ -50,26 +52,16 @@ class ErrorBound:
         return cls(float(cf), float(ndtri(float(np.float32(1.0) - cf))))
 
     def added_errors(self, n: float, errors: float) -> float:
-        cf, z = self.confidence_factor, self.z
-        if errors < 1.0:
-            base = n * (1.0 - cf ** (1.0 / n))
-            if errors == 0.0:
-                return base
-            return base + errors * (self.added_errors(n, 1.0) - base)
-        if errors + 0.5 >= n:
-            return max(n - errors, 0.0)
-        f = (errors + 0.5) / n
-        r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) \
-            / (1.0 + z * z / n)
-        return r * n - errors
+        return kernels.added_errors(float(n), float(errors), self.confidence_factor, self.z)
 
     def estimated_errors(self, class_weight: np.ndarray) -> float:
         """E + added_errors(N, E) of a leaf with these class weights (0 for no weight)."""
-        n = float(class_weight.sum())
-        if abs(n) < SMALL:
-            return 0.0
-        errors = training_errors(class_weight)
-        return errors + self.added_errors(n, errors)
+        return kernels.estimated_errors(np.asarray(class_weight, dtype=np.float64),
+                                        self.confidence_factor, self.z)
+
+    def sum_estimated_errors(self, leaf_class_weight: np.ndarray) -> float:
+        """Σ of :meth:`estimated_errors` over the rows of a (leaves, classes) array."""
+        return kernels.sum_estimated_errors(leaf_class_weight, self.confidence_factor, self.z)
 
 
 def at_most(a: float, b: float) -> bool:
@@ -87,26 +79,36 @@ def route(node: Node, data: GrowthData, rows: np.ndarray, weights: np.ndarray,
     ``distribution_from_data=False``, from the node's training distribution.
     """
     values = data.X[rows, node.attribute]
-    subset = np.full(rows.shape[0], -1, dtype=np.int64)
-    known = ~np.isnan(values)
+    n_branches = len(node.children)
     if node.kind == NUMERIC:
-        subset[known] = np.where(at_most_array(values[known], node.threshold), 0, 1)
+        goes_left = at_most_array(values, node.threshold)
     elif node.kind == NOMINAL_BINARY:
-        subset[known] = np.where(values[known].astype(np.int64) == int(node.threshold), 0, 1)
+        goes_left = values == node.threshold
+    else:
+        goes_left = None
+    missing = np.isnan(values)
+    any_missing = bool(missing.any())
+    if goes_left is not None and not any_missing:  # the common case: two plain branches
+        goes_right = ~goes_left
+        return [(rows[goes_left], weights[goes_left]), (rows[goes_right], weights[goes_right])]
+    subset = np.full(rows.shape[0], -1, dtype=np.int64)
+    known = ~missing
+    if goes_left is not None:
+        subset[known] = np.where(goes_left[known], 0, 1)
     else:
         subset[known] = values[known].astype(np.int64)
-    n_branches = len(node.children)
+    if not any_missing:
+        return [(rows[subset == b], weights[subset == b]) for b in range(n_branches)]
     if distribution_from_data:
         bag, _ = branch_weights(subset, data.y_code[rows], weights, n_branches, data.n_classes)
     else:
         bag = node.branch_weight
     total = bag.sum()
     share = bag / total if total > 0 else np.zeros(n_branches)
-    missing = ~known
     out = []
     for b in range(n_branches):
         here = subset == b
-        if np.any(missing) and share[b] > SMALL:
+        if share[b] > SMALL:
             take = here | missing
             w = np.where(missing, weights * share[b], weights)[take]
             out.append((rows[take], w))
@@ -123,6 +125,29 @@ def class_weight_of(data: GrowthData, rows, weights) -> np.ndarray:
     return np.bincount(data.y_code[rows], weights=weights, minlength=data.n_classes)
 
 
+def flatten(root: Node):
+    """Pre-order arrays of a subtree for :func:`route_to_leaves` (attribute, kind, threshold,
+    child_start, children, leaf_slot, n_leaves), and its leaves' class weights."""
+    nodes, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(reversed(node.children))
+    index = {id(node): i for i, node in enumerate(nodes)}
+    attribute = np.array([n.attribute if n.children else -1 for n in nodes], dtype=np.int64)
+    leaf = attribute < 0
+    leaf_slot = np.cumsum(leaf) - 1
+    counts = np.array([len(n.children) for n in nodes], dtype=np.int64)
+    child_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    children = np.array([index[id(c)] for n in nodes for c in n.children], dtype=np.int64)
+    arrays = (attribute, np.array([n.kind for n in nodes], dtype=np.int64),
+              np.array([n.threshold for n in nodes], dtype=np.float64), child_start, children,
+              leaf_slot.astype(np.int64), int(leaf.sum()))
+    leaf_class_weight = np.array([n.class_weight for n in nodes if not n.children],
+                                 dtype=np.float64)
+    return arrays, leaf_class_weight
+
+
 # -- collapse -----------------------------------------------------------------------------------
 def subtree_training_errors(node: Node) -> float:
     if node.is_leaf:
@@ -130,15 +155,26 @@ def subtree_training_errors(node: Node) -> float:
     return sum(subtree_training_errors(child) for child in node.children)
 
 
-def collapse(node: Node) -> None:
-    """J48's ``collapse``: top down, a subtree not reducing training errors becomes a leaf."""
-    stack = [node]
+def collapse(root: Node) -> None:
+    """J48's ``collapse``: top down, a subtree not reducing training errors becomes a leaf.
+
+    The subtrees' training errors are added up once, bottom up (collapsing a node changes
+    nothing above it that is still to be decided: its ancestors were kept already)."""
+    errors: dict[int, float] = {}
+    post_order, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        post_order.append(node)
+        stack.extend(node.children)
+    for node in reversed(post_order):
+        errors[id(node)] = training_errors(node.class_weight) if node.is_leaf else \
+            sum(errors[id(child)] for child in node.children)
+    stack = [root]
     while stack:
         current = stack.pop()
         if current.is_leaf:
             continue
-        if subtree_training_errors(current) >= training_errors(current.class_weight) \
-                - COLLAPSE_TOLERANCE:
+        if errors[id(current)] >= training_errors(current.class_weight) - COLLAPSE_TOLERANCE:
             current.make_leaf()
         else:
             stack.extend(current.children)
@@ -150,17 +186,46 @@ class ErrorBasedPruner:
 
     def __init__(self, data: GrowthData, bound: ErrorBound, subtree_raising: bool):
         self.data, self.bound, self.subtree_raising = data, bound, subtree_raising
+        # whole-number weights and no missing value: every object sits wholly in one leaf
+        self.whole_weights = data.xlogx.shape[0] > 0
+
+    def leaf_estimate(self, node: Node) -> float:
+        """The node's charge as a leaf, cached until its objects change."""
+        if node.estimate is None:
+            node.estimate = self.bound.estimated_errors(node.class_weight)
+        return node.estimate
 
     def subtree_estimate(self, node: Node) -> float:
         if node.is_leaf:
-            return self.bound.estimated_errors(node.class_weight)
+            return self.leaf_estimate(node)
         return sum(self.subtree_estimate(child) for child in node.children)
 
-    def branch_estimate(self, node: Node, rows, weights) -> float:
-        """Charge of the subtree at ``node`` if the objects (rows, weights) reached it."""
+    def branch_estimate(self, parent: Node, largest: int) -> float:
+        """Charge of the parent's largest branch if all the parent's objects reached it."""
+        node = parent.children[largest]
+        if node.is_leaf and self.whole_weights:  # the parent's objects as one leaf
+            return self.leaf_estimate(parent)
+        if not node.is_leaf:
+            flat, leaf_class_weight = flatten(node)
+            if self.whole_weights:
+                # the branch's own objects already sit in its leaves; route the others only
+                others = [child.rows for b, child in enumerate(parent.children) if b != largest]
+                rows = np.concatenate(others) if others else np.empty(0, dtype=np.int64)
+                routed, ok = route_to_leaves(self.data.X, rows, self.data.weights[rows],
+                                             self.data.y_code, self.data.n_classes, *flat)
+                routed += leaf_class_weight
+            else:
+                routed, ok = route_to_leaves(self.data.X, parent.rows, parent.weights,
+                                             self.data.y_code, self.data.n_classes, *flat)
+            if ok:  # no fractional objects on the way: one compiled pass
+                return self.bound.sum_estimated_errors(routed)
+        return self.routed_estimate(node, parent.rows, parent.weights)
+
+    def routed_estimate(self, node: Node, rows, weights) -> float:
+        """:meth:`branch_estimate` node by node, objects with missing values split up."""
         if node.is_leaf:
             return self.bound.estimated_errors(class_weight_of(self.data, rows, weights))
-        return sum(self.branch_estimate(child, child_rows, child_weights)
+        return sum(self.routed_estimate(child, child_rows, child_weights)
                    for child, (child_rows, child_weights)
                    in zip(node.children, route(node, self.data, rows, weights)))
 
@@ -168,6 +233,7 @@ class ErrorBasedPruner:
         """Give ``node`` and its subtree the statistics of new objects (``newDistribution``)."""
         node.rows, node.weights = rows, weights
         node.class_weight = class_weight_of(self.data, rows, weights)
+        node.estimate = None
         if abs(node.class_weight.sum()) >= SMALL:
             node.is_empty = False
         if node.is_leaf:
@@ -177,29 +243,31 @@ class ErrorBasedPruner:
         for child, (child_rows, child_weights) in zip(node.children, parts):
             self.redistribute(child, child_rows, child_weights)
 
-    def prune(self, node: Node) -> None:
+    def prune(self, node: Node) -> float:
+        """Prune the subtree at ``node``; return its charge (sum over its leaves)."""
         if node.is_leaf:
-            return
+            return self.leaf_estimate(node)
+        subtree = 0.0
         for child in node.children:
-            self.prune(child)
+            subtree += self.prune(child)
         largest = largest_branch(node.branch_weight)
         if self.subtree_raising:
-            branch = self.branch_estimate(node.children[largest], node.rows, node.weights)
+            branch = self.branch_estimate(node, largest)
         else:
             branch = np.inf
-        leaf = self.bound.estimated_errors(node.class_weight)
-        subtree = self.subtree_estimate(node)
+        leaf = self.leaf_estimate(node)
         if at_most(leaf, subtree + SUBTREE_TOLERANCE) \
                 and at_most(leaf, branch + SUBTREE_TOLERANCE):
             node.make_leaf()
-            return
+            return leaf
         if at_most(branch, subtree + SUBTREE_TOLERANCE):
             raised = node.children[largest]
             node.attribute, node.kind, node.threshold = (raised.attribute, raised.kind,
                                                          raised.threshold)
             node.children, node.branch_weight = raised.children, raised.branch_weight
             self.redistribute(node, node.rows, node.weights)
-            self.prune(node)
+            return self.prune(node)
+        return subtree
 
 
 # -- reduced-error pruning ----------------------------------------------------------------------

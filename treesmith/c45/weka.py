@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -170,7 +171,9 @@ def write_arff(path, model, X, y) -> None:
 @dataclass
 class J48Run:
     """What J48 printed: the tree text, its leaves and size, its own build time in seconds,
-    and (when a test file was given) its predicted class index per test row (-1 = none)."""
+    and (when a test file was given) its predicted class index per test row (-1 = none).
+    ``process_cpu_seconds``: CPU time of the whole Java process that built the model (JVM
+    start and reading the ARFF file included)."""
 
     tree_text: str
     n_leaves: int
@@ -178,6 +181,7 @@ class J48Run:
     build_seconds: float
     predictions: np.ndarray | None = None
     distributions: np.ndarray | None = None
+    process_cpu_seconds: float = float("nan")
 
 
 def j48_options(model) -> list[str]:
@@ -201,14 +205,20 @@ def j48_options(model) -> list[str]:
     return options
 
 
+_LAST_CPU_SECONDS = float("nan")
+
 #: JVM flags for short runs: the client compiler starts faster on small data sets.
 QUICK_JVM = ("-XX:TieredStopAtLevel=1",)
 
 
 def _java(jar: str, arguments: list[str], timeout: float, jvm_options=()) -> str:
+    global _LAST_CPU_SECONDS
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = subprocess.run(["java", "-Xmx1g", *jvm_options, "-cp", jar,
                              "weka.classifiers.trees.J48", *arguments],
                             capture_output=True, text=True, timeout=timeout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    _LAST_CPU_SECONDS = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if result.returncode != 0 or "Weka exception" in result.stdout:
         raise RuntimeError(f"J48 failed ({result.returncode}): {result.stderr.strip()}"
                            f"{result.stdout[:500]}")
@@ -228,6 +238,7 @@ def run_j48(model, X_train, y_train, X_test=None, y_test=None, *, jar: str | Non
         write_arff(train, model, X_train, y_train)
         text = _java(jar, ["-t", str(train), "-no-cv", *options], timeout, jvm_options)
         run = parse_model_output(text)
+        run.process_cpu_seconds = _LAST_CPU_SECONDS
         if X_test is not None:
             test = Path(folder) / "test.arff"
             write_arff(test, model, X_test, y_test)
