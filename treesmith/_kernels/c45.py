@@ -254,30 +254,41 @@ def binary_nominal_split(distribution, min_objects, total_weight):
 
 
 @njit(cache=True, nogil=True)
-def partition_node(subset, branch_fraction, rows, weights, order, n_known, n_branches):
+def partition_node(subset, branch_fraction, rows, weights, order, sorted_values, sorted_y,
+                   n_known, n_branches):
     """Objects of each branch, an object with a missing test value going to every branch
     with weight ``w * branch_fraction[b]`` (C4.5's fractional objects; J48 skips fractions
     <= 1e-6).
 
     ``subset[p]`` is the branch of node-local object p (-1 when its value is missing).
-    Returns ``(offsets, child_rows, child_weights, child_order, child_n_known)``: branch b's
-    objects are ``offsets[b]:offsets[b + 1]`` of the flat outputs, with positions in
-    ``child_order[:, ...]`` local to the branch; the sort orders stay sorted (stable filter).
+    Returns ``(offsets, child_rows, child_weights, child_order, child_values, child_y,
+    child_n_known)``: branch b holds objects ``offsets[b]:offsets[b + 1]`` of ``child_rows``
+    and ``child_weights``; its sorted columns (order, values, classes; positions local to the
+    branch) are the block ``n_numeric * offsets[b] : n_numeric * offsets[b + 1]`` of the flat
+    ``child_*`` outputs, a C-ordered (n_numeric, count) matrix. A stable filter keeps them
+    sorted.
     """
     m = rows.shape[0]
     n_numeric = order.shape[0]
-    local = np.full((n_branches, m), -1, dtype=np.int64)
     counts = np.zeros(n_branches, dtype=np.int64)
+    single = np.empty(m, dtype=np.int64)  # position in its branch (objects with a known value)
+    n_missing = 0
     for p in range(m):
         b = subset[p]
         if b >= 0:
-            local[b, p] = counts[b]
+            single[p] = counts[b]
             counts[b] += 1
         else:
-            for c in range(n_branches):
-                if branch_fraction[c] > SMALL:
-                    local[c, p] = counts[c]
-                    counts[c] += 1
+            n_missing += 1
+    # objects with a missing value: a position in every branch that receives them
+    spread = np.full((n_branches, m if n_missing > 0 else 0), -1, dtype=np.int64)
+    if n_missing > 0:
+        for p in range(m):
+            if subset[p] < 0:
+                for c in range(n_branches):
+                    if branch_fraction[c] > SMALL:
+                        spread[c, p] = counts[c]
+                        counts[c] += 1
     offsets = np.zeros(n_branches + 1, dtype=np.int64)
     for c in range(n_branches):
         offsets[c + 1] = offsets[c] + counts[c]
@@ -286,27 +297,48 @@ def partition_node(subset, branch_fraction, rows, weights, order, n_known, n_bra
     child_weights = np.empty(total)
     for p in range(m):
         b = subset[p]
-        for c in range(n_branches):
-            q = local[c, p]
-            if q >= 0:
-                child_rows[offsets[c] + q] = rows[p]
-                child_weights[offsets[c] + q] = weights[p] if b >= 0 \
-                    else weights[p] * branch_fraction[c]
-    child_order = np.empty((n_numeric, total), dtype=np.int64)
+        if b >= 0:
+            child_rows[offsets[b] + single[p]] = rows[p]
+            child_weights[offsets[b] + single[p]] = weights[p]
+        else:
+            for c in range(n_branches):
+                q = spread[c, p]
+                if q >= 0:
+                    child_rows[offsets[c] + q] = rows[p]
+                    child_weights[offsets[c] + q] = weights[p] * branch_fraction[c]
+    child_order = np.empty(n_numeric * total, dtype=np.int64)
+    child_values = np.empty(n_numeric * total)
+    child_y = np.empty(n_numeric * total, dtype=sorted_y.dtype)
     child_n_known = np.zeros((n_branches, n_numeric), dtype=np.int64)
     fill = np.zeros(n_branches, dtype=np.int64)
+    base = np.empty(n_branches, dtype=np.int64)
     for a in range(n_numeric):
         fill[:] = 0
+        for c in range(n_branches):
+            base[c] = n_numeric * offsets[c] + a * counts[c]
         for i in range(m):
             p = order[a, i]
-            for c in range(n_branches):
-                q = local[c, p]
-                if q >= 0:
-                    child_order[a, offsets[c] + fill[c]] = q
-                    fill[c] += 1
-                    if i < n_known[a]:
-                        child_n_known[c, a] += 1
-    return offsets, child_rows, child_weights, child_order, child_n_known
+            b = subset[p]
+            if b >= 0:
+                target = base[b] + fill[b]
+                child_order[target] = single[p]
+                child_values[target] = sorted_values[a, i]
+                child_y[target] = sorted_y[a, i]
+                fill[b] += 1
+                if i < n_known[a]:
+                    child_n_known[b, a] += 1
+            else:
+                for c in range(n_branches):
+                    q = spread[c, p]
+                    if q >= 0:
+                        target = base[c] + fill[c]
+                        child_order[target] = q
+                        child_values[target] = sorted_values[a, i]
+                        child_y[target] = sorted_y[a, i]
+                        fill[c] += 1
+                        if i < n_known[a]:
+                            child_n_known[c, a] += 1
+    return offsets, child_rows, child_weights, child_order, child_values, child_y, child_n_known
 
 
 @njit(cache=True, nogil=True)
@@ -325,39 +357,37 @@ def running_split_point(column, middle):
 
 
 @njit(cache=True, nogil=True)
-def evaluate_numeric_attributes(X, columns, rows, order, n_known, y_local, weights, n_classes,
-                                min_objects, total_weight, mdl_correction, xlogx):
-    """:func:`best_numeric_cut` for every numeric column of a node in one call.
+def evaluate_numeric_attributes(sorted_values, sorted_y, order, n_known, weights, unit_weights,
+                                n_classes, min_objects, total_weight, mdl_correction, xlogx):
+    """:func:`best_numeric_cut` for every numeric attribute of a node in one call.
 
-    Returns ``(gain, ratio, n_left, middle)`` per column: ``middle`` is the midpoint of the
-    cut (the lower value when no double lies strictly between), NaN without a test. ``X`` is
-    best Fortran-ordered: the node's values of one column are gathered together.
+    ``sorted_values[a]``, ``sorted_y[a]``: the node's values and classes in increasing order
+    of attribute a (``order[a]`` their node-local positions, ``weights`` node-local; with
+    ``unit_weights`` every weight is 1 and none is read). Returns ``(gain, ratio, n_left,
+    middle)`` per attribute: ``middle`` is the midpoint of the cut (the lower value when no
+    double lies strictly between), NaN without a test.
     """
-    n_columns = columns.shape[0]
-    m = rows.shape[0]
+    n_columns = sorted_values.shape[0]
+    m = sorted_values.shape[1]
     gain = np.zeros(n_columns)
     ratio = np.zeros(n_columns)
     n_left = np.full(n_columns, -1, dtype=np.int64)
     middle = np.full(n_columns, np.nan)
-    sorted_values = np.empty(m)
-    sorted_y = np.empty(m, dtype=np.int64)
-    sorted_w = np.empty(m)
+    sorted_w = np.ones(m)
     scratch = np.empty((2, n_classes))
     for a in range(n_columns):
-        column = columns[a]
         known = n_known[a]
-        for i in range(known):
-            p = order[a, i]
-            sorted_values[i] = X[rows[p], column]
-            sorted_y[i] = y_local[p]
-            sorted_w[i] = weights[p]
-        g, r, left, _ = best_numeric_cut(sorted_values, sorted_y, sorted_w, known, n_classes,
+        if not unit_weights:
+            for i in range(known):
+                sorted_w[i] = weights[order[a, i]]
+        values = sorted_values[a]
+        g, r, left, _ = best_numeric_cut(values, sorted_y[a], sorted_w, known, n_classes,
                                          min_objects, total_weight, mdl_correction, scratch,
                                          xlogx)
         gain[a], ratio[a], n_left[a] = g, r, left
         if left >= 0:
-            low = sorted_values[left - 1]
-            high = sorted_values[left]
+            low = values[left - 1]
+            high = values[left]
             mid = (low + high) / 2.0
             middle[a] = low if mid == high else mid
     return gain, ratio, n_left, middle

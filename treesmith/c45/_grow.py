@@ -54,8 +54,6 @@ class GrowthData:
 
     def __post_init__(self):
         self.numeric_columns = np.flatnonzero(self.n_values == 0)
-        # the scans gather one column at a time: column-major storage keeps that local
-        self.X_by_column = np.asfortranarray(self.X)
         self.nominal_columns = np.flatnonzero(self.n_values > 0)
         # whole-number weights everywhere (unit weights, no missing value to split them):
         # the scans look x ln x up instead of computing it
@@ -63,6 +61,7 @@ class GrowthData:
             and self.weights.sum() < 1e7
         self.xlogx = kernels.xlogx_table(int(self.weights.sum()) + 1) if whole \
             else np.empty(0)
+        self.unit_weights = bool(whole and np.all(self.weights == 1.0))
 
 
 @dataclass(frozen=True)
@@ -100,6 +99,7 @@ class Node:
     rows: np.ndarray | None = None
     weights: np.ndarray | None = None
     estimate: float | None = None  # pruning's cached charge as a leaf
+    flat: object = None  # pruning's flat copy of the pruned subtree (FlatSubtree)
 
     @property
     def is_leaf(self) -> bool:
@@ -110,7 +110,7 @@ class Node:
         return float(self.class_weight.sum())
 
     def make_leaf(self) -> None:
-        self.attribute, self.children, self.branch_weight = -1, [], None
+        self.attribute, self.children, self.branch_weight, self.flat = -1, [], None, None
 
 
 # -- Weka's tie rules ---------------------------------------------------------------------------
@@ -149,16 +149,17 @@ class SplitChoice:
     value: int = -1  # binary nominal: the value of branch 0
 
 
-def evaluate_attributes(data: GrowthData, settings: GrowthSettings, rows, weights, order,
-                        n_known, total_weight) -> list[SplitChoice | None]:
+def evaluate_attributes(data: GrowthData, settings: GrowthSettings, rows, weights,
+                        columns: "SortedColumns", total_weight) -> list[SplitChoice | None]:
     """Every attribute's best test at this node, None where an attribute offers none."""
     y_local = data.y_code[rows]
     choices: list[SplitChoice | None] = [None] * data.X.shape[1]
     numeric = data.numeric_columns
     if numeric.shape[0]:
         gain, ratio, n_left, middle = kernels.evaluate_numeric_attributes(
-            data.X_by_column, numeric, rows, order, n_known, y_local, weights, data.n_classes,
-            settings.min_objects, total_weight, settings.mdl_correction, data.xlogx)
+            columns.values, columns.classes, columns.order, columns.n_known, weights,
+            data.unit_weights, data.n_classes, settings.min_objects, total_weight,
+            settings.mdl_correction, data.xlogx)
         for a_idx in np.flatnonzero(n_left >= 0):
             choices[numeric[a_idx]] = SplitChoice(int(numeric[a_idx]), NUMERIC,
                                                   float(middle[a_idx]), float(gain[a_idx]),
@@ -258,16 +259,34 @@ def branch_weights(subset, y_local, weights, n_branches, n_classes):
 
 
 # -- the whole tree -----------------------------------------------------------------------------
-def initial_order(data: GrowthData, rows: np.ndarray):
-    """Node-local positions sorted by each numeric attribute, missing values last."""
+@dataclass
+class SortedColumns:
+    """A node's objects sorted by each numeric attribute, missing values last (one row per
+    numeric attribute): ``order`` node-local positions, ``values`` and ``classes`` in that
+    order, ``n_known`` how many values are known. Children inherit them by a stable filter,
+    so nothing is sorted again below the root."""
+
+    order: np.ndarray
+    values: np.ndarray
+    classes: np.ndarray
+    n_known: np.ndarray
+
+
+def initial_columns(data: GrowthData, rows: np.ndarray) -> SortedColumns:
     numeric = data.numeric_columns
-    order = np.empty((numeric.shape[0], rows.shape[0]), dtype=np.int64)
-    n_known = np.empty(numeric.shape[0], dtype=np.int64)
+    shape = (numeric.shape[0], rows.shape[0])
+    columns = SortedColumns(np.empty(shape, dtype=np.int64), np.empty(shape),
+                            np.empty(shape, dtype=np.int64),
+                            np.empty(numeric.shape[0], dtype=np.int64))
+    y_local = data.y_code[rows]
     for a_idx, column in enumerate(numeric):
-        values = data.X_by_column[rows, column]
-        order[a_idx] = np.argsort(values, kind="stable")  # NaN sorts last
-        n_known[a_idx] = int(np.count_nonzero(~np.isnan(values)))
-    return order, n_known
+        values = data.X[rows, column]
+        order = np.argsort(values, kind="stable")  # NaN sorts last
+        columns.order[a_idx] = order
+        columns.values[a_idx] = values[order]
+        columns.classes[a_idx] = y_local[order]
+        columns.n_known[a_idx] = int(np.count_nonzero(~np.isnan(values)))
+    return columns
 
 
 def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) -> Node:
@@ -278,12 +297,11 @@ def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) ->
         weights = data.weights[rows]
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    order, n_known = initial_order(data, rows)
     root = Node(np.zeros(data.n_classes))
-    stack = [(root, rows, weights, order, n_known)]
+    stack = [(root, rows, weights, initial_columns(data, rows))]
     numeric_index = {int(c): i for i, c in enumerate(data.numeric_columns)}
     while stack:
-        node, rows, weights, order, n_known = stack.pop()
+        node, rows, weights, columns = stack.pop()
         y_local = data.y_code[rows]
         node.class_weight = np.bincount(y_local, weights=weights, minlength=data.n_classes)
         if settings.keep_data:
@@ -294,12 +312,12 @@ def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) ->
                 or abs(total - node.class_weight[majority_class(node.class_weight)]) < SMALL:
             continue
         choice = select_test(data, settings, evaluate_attributes(
-            data, settings, rows, weights, order, n_known, total))
+            data, settings, rows, weights, columns, total))
         if choice is None:
             continue
         a_idx = numeric_index.get(choice.attribute, -1)
-        subset = subsets_of(data, choice, rows, order[a_idx] if a_idx >= 0 else None,
-                            n_known[a_idx] if a_idx >= 0 else 0)
+        subset = subsets_of(data, choice, rows, columns.order[a_idx] if a_idx >= 0 else None,
+                            columns.n_known[a_idx] if a_idx >= 0 else 0)
         n_branches = int(data.n_values[choice.attribute]) if choice.kind == NOMINAL else 2
         bag, _ = branch_weights(subset, y_local, weights, n_branches, data.n_classes)
         node.attribute, node.kind, node.branch_weight = choice.attribute, choice.kind, bag
@@ -307,13 +325,23 @@ def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) ->
                                          data.split_values[choice.attribute], choice.threshold)
                           if choice.kind == NUMERIC else choice.threshold)
         fraction = bag / bag.sum()
-        offsets, child_rows, child_weights, child_order, child_n_known = \
-            kernels.partition_node(subset, fraction, rows, weights, order, n_known, n_branches)
+        offsets, child_rows, child_weights, child_order, child_values, child_y, child_n_known = \
+            kernels.partition_node(subset, fraction, rows, weights, columns.order,
+                                   columns.values, columns.classes, columns.n_known, n_branches)
+        del columns  # the parent's sorted columns are no longer needed
         node.children = [Node(np.zeros(data.n_classes)) for _ in range(n_branches)]
+        n_numeric = child_n_known.shape[1]
+        largest = int(np.argmax(np.diff(offsets)))
         for b in reversed(range(n_branches)):
             start, end = offsets[b], offsets[b + 1]
-            stack.append((node.children[b], child_rows[start:end].copy(),
-                          child_weights[start:end].copy(),
-                          np.ascontiguousarray(child_order[:, start:end]),
-                          child_n_known[b].copy()))
+            block = slice(n_numeric * start, n_numeric * end)
+            # the largest branch keeps views of the flat outputs; the others take copies, so
+            # that the parent's buffers are freed once the largest branch is split in turn
+            take = (lambda a: a) if b == largest else np.copy
+            stack.append((node.children[b], take(child_rows[start:end]),
+                          take(child_weights[start:end]),
+                          SortedColumns(take(child_order[block]).reshape(n_numeric, end - start),
+                                        take(child_values[block]).reshape(n_numeric, end - start),
+                                        take(child_y[block]).reshape(n_numeric, end - start),
+                                        child_n_known[b].copy())))
     return root

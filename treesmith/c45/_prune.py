@@ -125,27 +125,48 @@ def class_weight_of(data: GrowthData, rows, weights) -> np.ndarray:
     return np.bincount(data.y_code[rows], weights=weights, minlength=data.n_classes)
 
 
-def flatten(root: Node):
-    """Pre-order arrays of a subtree for :func:`route_to_leaves` (attribute, kind, threshold,
-    child_start, children, leaf_slot, n_leaves), and its leaves' class weights."""
-    nodes, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        stack.extend(reversed(node.children))
-    index = {id(node): i for i, node in enumerate(nodes)}
-    attribute = np.array([n.attribute if n.children else -1 for n in nodes], dtype=np.int64)
-    leaf = attribute < 0
-    leaf_slot = np.cumsum(leaf) - 1
-    counts = np.array([len(n.children) for n in nodes], dtype=np.int64)
-    child_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    children = np.array([index[id(c)] for n in nodes for c in n.children], dtype=np.int64)
-    arrays = (attribute, np.array([n.kind for n in nodes], dtype=np.int64),
-              np.array([n.threshold for n in nodes], dtype=np.float64), child_start, children,
-              leaf_slot.astype(np.int64), int(leaf.sum()))
-    leaf_class_weight = np.array([n.class_weight for n in nodes if not n.children],
-                                 dtype=np.float64)
-    return arrays, leaf_class_weight
+@dataclass
+class FlatSubtree:
+    """A subtree as flat pre-order arrays for :func:`route_to_leaves` (node 0 its root), and
+    its leaves' class weights in leaf order. Built bottom up from the children's, so that
+    pruning pays O(children) per node rather than O(subtree)."""
+
+    attribute: np.ndarray
+    kind: np.ndarray
+    threshold: np.ndarray
+    child_start: np.ndarray
+    children: np.ndarray
+    leaf_slot: np.ndarray
+    leaf_class_weight: np.ndarray
+
+    @property
+    def kernel_arrays(self):
+        return (self.attribute, self.kind, self.threshold, self.child_start, self.children,
+                self.leaf_slot, self.leaf_class_weight.shape[0])
+
+    @classmethod
+    def of_leaf(cls, node: Node) -> "FlatSubtree":
+        return cls(np.array([-1]), np.array([node.kind]), np.array([np.nan]),
+                   np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
+                   np.zeros(1, dtype=np.int64), node.class_weight[None, :].astype(np.float64))
+
+    @classmethod
+    def of_split(cls, node: Node, parts: list["FlatSubtree"]) -> "FlatSubtree":
+        sizes = np.array([part.attribute.shape[0] for part in parts])
+        node_offset = 1 + np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        n_links = np.array([part.children.shape[0] for part in parts])
+        link_offset = len(parts) + np.concatenate([[0], np.cumsum(n_links)[:-1]])
+        n_leaves = np.array([part.leaf_class_weight.shape[0] for part in parts])
+        leaf_offset = np.concatenate([[0], np.cumsum(n_leaves)[:-1]])
+        return cls(
+            np.concatenate([[node.attribute], *(p.attribute for p in parts)]),
+            np.concatenate([[node.kind], *(p.kind for p in parts)]),
+            np.concatenate([[node.threshold], *(p.threshold for p in parts)]),
+            np.concatenate([[0], *(p.child_start + o for p, o in zip(parts, link_offset))]),
+            np.concatenate([node_offset, *(p.children + o for p, o in zip(parts, node_offset))]),
+            np.concatenate([[-1], *(np.where(p.leaf_slot >= 0, p.leaf_slot + o, -1)
+                                    for p, o in zip(parts, leaf_offset))]),
+            np.concatenate([p.leaf_class_weight for p in parts]))
 
 
 # -- collapse -----------------------------------------------------------------------------------
@@ -206,7 +227,7 @@ class ErrorBasedPruner:
         if node.is_leaf and self.whole_weights:  # the parent's objects as one leaf
             return self.leaf_estimate(parent)
         if not node.is_leaf:
-            flat, leaf_class_weight = flatten(node)
+            flat, leaf_class_weight = node.flat.kernel_arrays, node.flat.leaf_class_weight
             if self.whole_weights:
                 # the branch's own objects already sit in its leaves; route the others only
                 others = [child.rows for b, child in enumerate(parent.children) if b != largest]
@@ -244,8 +265,13 @@ class ErrorBasedPruner:
             self.redistribute(child, child_rows, child_weights)
 
     def prune(self, node: Node) -> float:
-        """Prune the subtree at ``node``; return its charge (sum over its leaves)."""
+        """Prune the subtree at ``node``; return its charge (sum over its leaves).
+
+        With subtree raising, also leave ``node.flat`` describing the pruned subtree (the
+        parent routes its objects through it)."""
         if node.is_leaf:
+            if self.subtree_raising:
+                node.flat = FlatSubtree.of_leaf(node)
             return self.leaf_estimate(node)
         subtree = 0.0
         for child in node.children:
@@ -259,6 +285,8 @@ class ErrorBasedPruner:
         if at_most(leaf, subtree + SUBTREE_TOLERANCE) \
                 and at_most(leaf, branch + SUBTREE_TOLERANCE):
             node.make_leaf()
+            if self.subtree_raising:
+                node.flat = FlatSubtree.of_leaf(node)
             return leaf
         if at_most(branch, subtree + SUBTREE_TOLERANCE):
             raised = node.children[largest]
@@ -267,6 +295,8 @@ class ErrorBasedPruner:
             node.children, node.branch_weight = raised.children, raised.branch_weight
             self.redistribute(node, node.rows, node.weights)
             return self.prune(node)
+        if self.subtree_raising:
+            node.flat = FlatSubtree.of_split(node, [child.flat for child in node.children])
         return subtree
 
 
