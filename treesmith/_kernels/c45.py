@@ -394,36 +394,6 @@ def evaluate_numeric_attributes(sorted_values, sorted_y, order, n_known, weights
 
 
 @njit(cache=True, nogil=True)
-def route_to_leaves(X, rows, weights, y_code, n_classes, attribute, kind, threshold,
-                    child_start, children, leaf_slot, n_leaves):
-    """Class weights at each leaf of a (sub)tree for objects with no missing tested value.
-
-    The subtree is given as flat pre-order arrays (node 0 its root; ``attribute`` -1 at a
-    leaf; ``leaf_slot`` the leaf's row in the output). Returns ``(leaf_class_weight, ok)``;
-    ``ok`` is False as soon as an object meets a missing tested value (the caller then routes
-    with fractional objects).
-    """
-    out = np.zeros((n_leaves, n_classes))
-    for i in range(rows.shape[0]):
-        row = rows[i]
-        node = 0
-        while attribute[node] >= 0:
-            value = X[row, attribute[node]]
-            if np.isnan(value):
-                return out, False
-            if kind[node] == 0:
-                t = threshold[node]
-                branch = 0 if (value - t < SMALL or value <= t) else 1
-            elif kind[node] == 2:
-                branch = 0 if value == threshold[node] else 1
-            else:
-                branch = int(value)
-            node = children[child_start[node] + branch]
-        out[leaf_slot[node], y_code[row]] += weights[i]
-    return out, True
-
-
-@njit(cache=True, nogil=True)
 def added_errors(n, errors, confidence_factor, z):
     """C4.5's pessimistic extra errors of a leaf with ``n`` objects, ``errors`` misclassified
     (Weka's ``Stats.addErrs``; formula in ``treesmith.c45._prune.ErrorBound``)."""
@@ -459,9 +429,74 @@ def estimated_errors(class_weight, confidence_factor, z):
 
 
 @njit(cache=True, nogil=True)
-def sum_estimated_errors(leaf_class_weight, confidence_factor, z):
-    """Σ over the rows (leaves) of :func:`estimated_errors`, added in row order."""
+def _branch_charge(node, routed, class_weight, add_own, attribute, child_start, n_children,
+                   children, confidence_factor, z):
+    """Σ over the leaves below ``node`` of the charge of (own objects if ``add_own``) + routed
+    objects, added up child by child as J48's recursion adds them."""
+    if attribute[node] < 0:
+        weight = routed[node].copy()
+        if add_own:
+            weight += class_weight[node]
+        return estimated_errors(weight, confidence_factor, z)
     total = 0.0
-    for leaf in range(leaf_class_weight.shape[0]):
-        total += estimated_errors(leaf_class_weight[leaf], confidence_factor, z)
+    for b in range(n_children[node]):
+        total += _branch_charge(children[child_start[node] + b], routed, class_weight, add_own,
+                                attribute, child_start, n_children, children,
+                                confidence_factor, z)
     return total
+
+
+@njit(cache=True, nogil=True)
+def branch_charge(X, rows, weights, y_code, start, attribute, kind, threshold, child_start,
+                  n_children, children, class_weight, add_own, confidence_factor, z, routed):
+    """Charge of the subtree at node ``start`` if the objects (rows, weights) reached it
+    (J48's ``getEstimatedErrorsForBranch``), for objects with no missing tested value.
+
+    The tree is the pruner's tree-wide arrays (``attribute`` -1 at a leaf). With ``add_own``
+    the leaves keep their own objects (``class_weight``) and ``rows`` are only the others.
+    ``routed`` is a zeroed (n_nodes, n_classes) scratch, left zeroed. Returns
+    ``(charge, ok)``; ``ok`` is False when an object meets a missing tested value (the
+    caller then routes fractional objects itself).
+    """
+    ok = True
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        node = start
+        while attribute[node] >= 0:
+            value = X[row, attribute[node]]
+            if np.isnan(value):
+                ok = False
+                break
+            if kind[node] == 0:
+                t = threshold[node]
+                branch = 0 if (value - t < SMALL or value <= t) else 1
+            elif kind[node] == 2:
+                branch = 0 if value == threshold[node] else 1
+            else:
+                branch = int(value)
+            node = children[child_start[node] + branch]
+        if not ok:
+            break
+        routed[node, y_code[row]] += weights[i]
+    charge = 0.0
+    if ok:
+        charge = _branch_charge(start, routed, class_weight, add_own, attribute, child_start,
+                                n_children, children, confidence_factor, z)
+    for i in range(rows.shape[0]):  # leave the scratch zeroed
+        node = start
+        row = rows[i]
+        while attribute[node] >= 0:
+            value = X[row, attribute[node]]
+            if np.isnan(value):
+                break
+            if kind[node] == 0:
+                t = threshold[node]
+                branch = 0 if (value - t < SMALL or value <= t) else 1
+            elif kind[node] == 2:
+                branch = 0 if value == threshold[node] else 1
+            else:
+                branch = int(value)
+            node = children[child_start[node] + branch]
+        if attribute[node] < 0:
+            routed[node, :] = 0.0
+    return charge, ok

@@ -274,7 +274,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             _prune.collapse(root)
         if prune:
             bound = _prune.ErrorBound.for_confidence(self.confidence_factor)
-            _prune.ErrorBasedPruner(data, bound, bool(self.subtree_raising)).prune(root)
+            _prune.ErrorBasedPruner(data, bound, bool(self.subtree_raising)).prune_tree(root)
         _release_data(root)
         return root
 

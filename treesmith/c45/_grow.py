@@ -99,7 +99,7 @@ class Node:
     rows: np.ndarray | None = None
     weights: np.ndarray | None = None
     estimate: float | None = None  # pruning's cached charge as a leaf
-    flat: object = None  # pruning's flat copy of the pruned subtree (FlatSubtree)
+    index: int = -1  # pruning's id of the node in its tree-wide arrays
 
     @property
     def is_leaf(self) -> bool:
@@ -110,7 +110,7 @@ class Node:
         return float(self.class_weight.sum())
 
     def make_leaf(self) -> None:
-        self.attribute, self.children, self.branch_weight, self.flat = -1, [], None, None
+        self.attribute, self.children, self.branch_weight = -1, [], None
 
 
 # -- Weka's tie rules ---------------------------------------------------------------------------

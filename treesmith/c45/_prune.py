@@ -23,7 +23,6 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._kernels import c45 as kernels
-from .._kernels.c45 import route_to_leaves
 from ._grow import (NOMINAL, NOMINAL_BINARY, NUMERIC, SMALL, GrowthData, Node, branch_weights,
                     largest_branch, majority_class, training_errors)
 
@@ -59,9 +58,6 @@ class ErrorBound:
         return kernels.estimated_errors(np.asarray(class_weight, dtype=np.float64),
                                         self.confidence_factor, self.z)
 
-    def sum_estimated_errors(self, leaf_class_weight: np.ndarray) -> float:
-        """Σ of :meth:`estimated_errors` over the rows of a (leaves, classes) array."""
-        return kernels.sum_estimated_errors(leaf_class_weight, self.confidence_factor, self.z)
 
 
 def at_most(a: float, b: float) -> bool:
@@ -125,50 +121,6 @@ def class_weight_of(data: GrowthData, rows, weights) -> np.ndarray:
     return np.bincount(data.y_code[rows], weights=weights, minlength=data.n_classes)
 
 
-@dataclass
-class FlatSubtree:
-    """A subtree as flat pre-order arrays for :func:`route_to_leaves` (node 0 its root), and
-    its leaves' class weights in leaf order. Built bottom up from the children's, so that
-    pruning pays O(children) per node rather than O(subtree)."""
-
-    attribute: np.ndarray
-    kind: np.ndarray
-    threshold: np.ndarray
-    child_start: np.ndarray
-    children: np.ndarray
-    leaf_slot: np.ndarray
-    leaf_class_weight: np.ndarray
-
-    @property
-    def kernel_arrays(self):
-        return (self.attribute, self.kind, self.threshold, self.child_start, self.children,
-                self.leaf_slot, self.leaf_class_weight.shape[0])
-
-    @classmethod
-    def of_leaf(cls, node: Node) -> "FlatSubtree":
-        return cls(np.array([-1]), np.array([node.kind]), np.array([np.nan]),
-                   np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
-                   np.zeros(1, dtype=np.int64), node.class_weight[None, :].astype(np.float64))
-
-    @classmethod
-    def of_split(cls, node: Node, parts: list["FlatSubtree"]) -> "FlatSubtree":
-        sizes = np.array([part.attribute.shape[0] for part in parts])
-        node_offset = 1 + np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        n_links = np.array([part.children.shape[0] for part in parts])
-        link_offset = len(parts) + np.concatenate([[0], np.cumsum(n_links)[:-1]])
-        n_leaves = np.array([part.leaf_class_weight.shape[0] for part in parts])
-        leaf_offset = np.concatenate([[0], np.cumsum(n_leaves)[:-1]])
-        return cls(
-            np.concatenate([[node.attribute], *(p.attribute for p in parts)]),
-            np.concatenate([[node.kind], *(p.kind for p in parts)]),
-            np.concatenate([[node.threshold], *(p.threshold for p in parts)]),
-            np.concatenate([[0], *(p.child_start + o for p, o in zip(parts, link_offset))]),
-            np.concatenate([node_offset, *(p.children + o for p, o in zip(parts, node_offset))]),
-            np.concatenate([[-1], *(np.where(p.leaf_slot >= 0, p.leaf_slot + o, -1)
-                                    for p, o in zip(parts, leaf_offset))]),
-            np.concatenate([p.leaf_class_weight for p in parts]))
-
-
 # -- collapse -----------------------------------------------------------------------------------
 def subtree_training_errors(node: Node) -> float:
     if node.is_leaf:
@@ -203,43 +155,72 @@ def collapse(root: Node) -> None:
 
 # -- error-based pruning ------------------------------------------------------------------------
 class ErrorBasedPruner:
-    """J48's ``C45PruneableClassifierTree.prune`` (with or without subtree raising)."""
+    """J48's ``C45PruneableClassifierTree.prune`` (with or without subtree raising).
+
+    Besides the ``Node`` objects, the tree lives in tree-wide arrays indexed by node id
+    (test, children, class weights) that the compiled :func:`branch_charge` routes objects
+    through; pruning and raising update both.
+    """
 
     def __init__(self, data: GrowthData, bound: ErrorBound, subtree_raising: bool):
         self.data, self.bound, self.subtree_raising = data, bound, subtree_raising
         # whole-number weights and no missing value: every object sits wholly in one leaf
         self.whole_weights = data.xlogx.shape[0] > 0
 
+    # -- the tree-wide arrays -------------------------------------------------------------------
+    def _index(self, root: Node) -> None:
+        nodes, stack = [], [root]
+        while stack:
+            node = stack.pop()
+            node.index = len(nodes)
+            nodes.append(node)
+            stack.extend(reversed(node.children))
+        n = len(nodes)
+        self.attribute = np.array([node.attribute if node.children else -1 for node in nodes],
+                                  dtype=np.int64)
+        self.kind = np.array([node.kind for node in nodes], dtype=np.int64)
+        self.threshold = np.array([node.threshold for node in nodes], dtype=np.float64)
+        self.n_children = np.array([len(node.children) for node in nodes], dtype=np.int64)
+        self.child_start = np.zeros(n, dtype=np.int64)
+        np.cumsum(self.n_children[:-1], out=self.child_start[1:])
+        self.children = np.array([child.index for node in nodes for child in node.children],
+                                 dtype=np.int64)
+        self.class_weight = np.array([node.class_weight for node in nodes],
+                                     dtype=np.float64).reshape(n, self.data.n_classes)
+        self.routed = np.zeros_like(self.class_weight)
+
+    def _copy_test(self, node: Node, source: Node) -> None:
+        i, j = node.index, source.index
+        for array in (self.attribute, self.kind, self.threshold, self.child_start,
+                      self.n_children):
+            array[i] = array[j]
+
+    # -- charges ----------------------------------------------------------------------------------
     def leaf_estimate(self, node: Node) -> float:
         """The node's charge as a leaf, cached until its objects change."""
         if node.estimate is None:
             node.estimate = self.bound.estimated_errors(node.class_weight)
         return node.estimate
 
-    def subtree_estimate(self, node: Node) -> float:
-        if node.is_leaf:
-            return self.leaf_estimate(node)
-        return sum(self.subtree_estimate(child) for child in node.children)
-
     def branch_estimate(self, parent: Node, largest: int) -> float:
         """Charge of the parent's largest branch if all the parent's objects reached it."""
         node = parent.children[largest]
         if node.is_leaf and self.whole_weights:  # the parent's objects as one leaf
             return self.leaf_estimate(parent)
-        if not node.is_leaf:
-            flat, leaf_class_weight = node.flat.kernel_arrays, node.flat.leaf_class_weight
-            if self.whole_weights:
-                # the branch's own objects already sit in its leaves; route the others only
-                others = [child.rows for b, child in enumerate(parent.children) if b != largest]
-                rows = np.concatenate(others) if others else np.empty(0, dtype=np.int64)
-                routed, ok = route_to_leaves(self.data.X, rows, self.data.weights[rows],
-                                             self.data.y_code, self.data.n_classes, *flat)
-                routed += leaf_class_weight
-            else:
-                routed, ok = route_to_leaves(self.data.X, parent.rows, parent.weights,
-                                             self.data.y_code, self.data.n_classes, *flat)
-            if ok:  # no fractional objects on the way: one compiled pass
-                return self.bound.sum_estimated_errors(routed)
+        if self.whole_weights:
+            # the branch's own objects already sit in its leaves; route the others only
+            others = [child.rows for b, child in enumerate(parent.children) if b != largest]
+            rows = np.concatenate(others) if others else np.empty(0, dtype=np.int64)
+            weights = self.data.weights[rows]
+        else:
+            rows, weights = parent.rows, parent.weights
+        charge, ok = kernels.branch_charge(
+            self.data.X, rows, weights, self.data.y_code, node.index, self.attribute,
+            self.kind, self.threshold, self.child_start, self.n_children, self.children,
+            self.class_weight, self.whole_weights, self.bound.confidence_factor, self.bound.z,
+            self.routed)
+        if ok:
+            return charge
         return self.routed_estimate(node, parent.rows, parent.weights)
 
     def routed_estimate(self, node: Node, rows, weights) -> float:
@@ -254,6 +235,7 @@ class ErrorBasedPruner:
         """Give ``node`` and its subtree the statistics of new objects (``newDistribution``)."""
         node.rows, node.weights = rows, weights
         node.class_weight = class_weight_of(self.data, rows, weights)
+        self.class_weight[node.index] = node.class_weight
         node.estimate = None
         if abs(node.class_weight.sum()) >= SMALL:
             node.is_empty = False
@@ -264,14 +246,15 @@ class ErrorBasedPruner:
         for child, (child_rows, child_weights) in zip(node.children, parts):
             self.redistribute(child, child_rows, child_weights)
 
-    def prune(self, node: Node) -> float:
-        """Prune the subtree at ``node``; return its charge (sum over its leaves).
+    # -- pruning ----------------------------------------------------------------------------------
+    def prune_tree(self, root: Node) -> None:
+        if self.subtree_raising:
+            self._index(root)
+        self.prune(root)
 
-        With subtree raising, also leave ``node.flat`` describing the pruned subtree (the
-        parent routes its objects through it)."""
+    def prune(self, node: Node) -> float:
+        """Prune the subtree at ``node``; return its charge (sum over its leaves)."""
         if node.is_leaf:
-            if self.subtree_raising:
-                node.flat = FlatSubtree.of_leaf(node)
             return self.leaf_estimate(node)
         subtree = 0.0
         for child in node.children:
@@ -286,17 +269,16 @@ class ErrorBasedPruner:
                 and at_most(leaf, branch + SUBTREE_TOLERANCE):
             node.make_leaf()
             if self.subtree_raising:
-                node.flat = FlatSubtree.of_leaf(node)
+                self.attribute[node.index] = -1
             return leaf
         if at_most(branch, subtree + SUBTREE_TOLERANCE):
             raised = node.children[largest]
             node.attribute, node.kind, node.threshold = (raised.attribute, raised.kind,
                                                          raised.threshold)
             node.children, node.branch_weight = raised.children, raised.branch_weight
+            self._copy_test(node, raised)
             self.redistribute(node, node.rows, node.weights)
             return self.prune(node)
-        if self.subtree_raising:
-            node.flat = FlatSubtree.of_split(node, [child.flat for child in node.children])
         return subtree
 
 
