@@ -182,6 +182,31 @@ def best_numeric_cut(sorted_values, sorted_y, sorted_w, n_known, n_classes, min_
 
 
 @njit(cache=True, nogil=True)
+def select_attribute(valid, gain, ratio, counted):
+    """C4.5's choice among the attributes' tests (J48's ``C45ModelSelection``): among the
+    tests whose gain is at least the average gain of the ``counted`` ones less 1e-3, the
+    first of highest gain ratio (to 1e-6). -1 when there is none or its ratio is 0."""
+    total = 0.0
+    n_counted = 0
+    for a in range(valid.shape[0]):
+        if valid[a] and counted[a]:
+            total += gain[a]
+            n_counted += 1
+    if n_counted == 0:
+        return -1
+    average = total / n_counted
+    best = -1
+    best_ratio = 0.0
+    for a in range(valid.shape[0]):
+        if valid[a] and gain[a] >= average - 1e-3 and ratio[a] - best_ratio > SMALL:
+            best = a
+            best_ratio = ratio[a]
+    if best < 0 or abs(best_ratio) < SMALL:
+        return -1
+    return best
+
+
+@njit(cache=True, nogil=True)
 def nominal_distribution(values, y_code, weights, n_values, n_classes):
     """Per-value class weights of the known objects (``values`` are category codes)."""
     out = np.zeros((n_values, n_classes))

@@ -139,68 +139,64 @@ def training_errors(class_weight) -> float:
 
 # -- one node -----------------------------------------------------------------------------------
 @dataclass
-class SplitChoice:
-    attribute: int
-    kind: int
-    threshold: float
-    gain: float
-    ratio: float
-    n_left: int = -1  # numeric: known objects (in sorted order) going left
-    value: int = -1  # binary nominal: the value of branch 0
+class Candidates:
+    """Every attribute's best test at a node, as arrays over the attributes.
+
+    valid: the attribute offers a test; gain, ratio: its (MDL-corrected) gain and gain ratio;
+    n_left: numeric, known objects (in sorted order) going left; middle: numeric, midpoint of
+    the cut; value: binary nominal, the value of branch 0.
+    """
+
+    valid: np.ndarray
+    gain: np.ndarray
+    ratio: np.ndarray
+    n_left: np.ndarray
+    middle: np.ndarray
+    value: np.ndarray
 
 
 def evaluate_attributes(data: GrowthData, settings: GrowthSettings, rows, weights,
-                        columns: "SortedColumns", total_weight) -> list[SplitChoice | None]:
-    """Every attribute's best test at this node, None where an attribute offers none."""
-    y_local = data.y_code[rows]
-    choices: list[SplitChoice | None] = [None] * data.X.shape[1]
+                        columns: "SortedColumns", total_weight) -> Candidates:
+    """Every attribute's best test at this node."""
+    n_features = data.X.shape[1]
+    found = Candidates(np.zeros(n_features, dtype=bool), np.zeros(n_features),
+                       np.zeros(n_features), np.full(n_features, -1, dtype=np.int64),
+                       np.full(n_features, np.nan), np.full(n_features, -1, dtype=np.int64))
     numeric = data.numeric_columns
     if numeric.shape[0]:
         gain, ratio, n_left, middle = kernels.evaluate_numeric_attributes(
             columns.values, columns.classes, columns.order, columns.n_known, weights,
             data.unit_weights, data.n_classes, settings.min_objects, total_weight,
             settings.mdl_correction, data.xlogx)
-        for a_idx in np.flatnonzero(n_left >= 0):
-            choices[numeric[a_idx]] = SplitChoice(int(numeric[a_idx]), NUMERIC,
-                                                  float(middle[a_idx]), float(gain[a_idx]),
-                                                  float(ratio[a_idx]), int(n_left[a_idx]))
+        found.valid[numeric] = n_left >= 0
+        found.gain[numeric], found.ratio[numeric] = gain, ratio
+        found.n_left[numeric], found.middle[numeric] = n_left, middle
+    if data.nominal_columns.shape[0]:
+        y_local = data.y_code[rows]
     for column in data.nominal_columns:
         distribution = kernels.nominal_distribution(
             data.X[rows, column], y_local, weights, int(data.n_values[column]), data.n_classes)
         if settings.binary_splits:
             gain, ratio, value = kernels.binary_nominal_split(
                 distribution, settings.min_objects, total_weight)
-            if value >= 0:
-                choices[column] = SplitChoice(int(column), NOMINAL_BINARY, float(value), gain,
-                                              ratio, value=int(value))
+            valid = value >= 0
+            found.value[column] = value
         else:
             gain, ratio, valid = kernels.multiway_nominal_split(
                 distribution, settings.min_objects, total_weight)
-            if valid:
-                choices[column] = SplitChoice(int(column), NOMINAL, np.nan, gain, ratio)
-    return choices
+        if valid:
+            found.valid[column], found.gain[column], found.ratio[column] = True, gain, ratio
+    return found
 
 
-def select_test(data: GrowthData, settings: GrowthSettings,
-                choices: list[SplitChoice | None]) -> SplitChoice | None:
-    """C4.5's choice among the attributes' tests (J48's ``C45ModelSelection``)."""
-    limit = 0.3 * settings.n_all_objects
-    many_valued = data.n_values >= limit
-    all_many_valued = bool(np.all((data.n_values > 0) & many_valued))
-    counted = [c for c in choices if c is not None
-               and (data.n_values[c.attribute] == 0 or all_many_valued
-                    or not many_valued[c.attribute])]
-    if not counted:
-        return None
-    average_gain = sum(c.gain for c in counted) / len(counted)
-    best, best_ratio = None, 0.0
-    for choice in choices:
-        if choice is not None and choice.gain >= average_gain - 1e-3 \
-                and choice.ratio - best_ratio > SMALL:
-            best, best_ratio = choice, choice.ratio
-    if best is None or abs(best_ratio) < SMALL:
-        return None
-    return best
+def counted_in_average(data: GrowthData, settings: GrowthSettings) -> np.ndarray:
+    """Attributes whose tests enter the average gain: numeric ones, and nominal ones with
+    fewer than 0.3 · (number of training objects) values, unless every attribute is nominal
+    with that many (J48's ``C45ModelSelection``)."""
+    many_valued = ~(0.3 * settings.n_all_objects - data.n_values > SMALL)
+    if np.all((data.n_values > 0) & many_valued):
+        return np.ones(data.n_values.shape[0], dtype=bool)
+    return (data.n_values == 0) | ~many_valued
 
 
 def snap_threshold(column_values: np.ndarray, split_values: np.ndarray, middle: float) -> float:
@@ -225,18 +221,20 @@ def snap_threshold(column_values: np.ndarray, split_values: np.ndarray, middle: 
     return float(kernels.running_split_point(column_values, middle))
 
 
-def subsets_of(data: GrowthData, choice: SplitChoice, rows, order_of_attribute, n_known_of):
+def subsets_of(data: GrowthData, attribute: int, kind: int, found: Candidates, rows,
+               order_of_attribute, n_known_of):
     """Branch of each node-local object (-1 when its tested value is missing)."""
-    values = data.X[rows, choice.attribute]
     subset = np.full(rows.shape[0], -1, dtype=np.int64)
-    if choice.kind == NUMERIC:
-        subset[order_of_attribute[:choice.n_left]] = 0
-        subset[order_of_attribute[choice.n_left:n_known_of]] = 1
+    if kind == NUMERIC:
+        n_left = found.n_left[attribute]
+        subset[order_of_attribute[:n_left]] = 0
+        subset[order_of_attribute[n_left:n_known_of]] = 1
     else:
+        values = data.X[rows, attribute]
         known = ~np.isnan(values)
         codes = values[known].astype(np.int64)
-        subset[known] = codes if choice.kind == NOMINAL else np.where(
-            codes == choice.value, 0, 1)
+        subset[known] = codes if kind == NOMINAL else np.where(
+            codes == found.value[attribute], 0, 1)
     return subset
 
 
@@ -300,6 +298,7 @@ def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) ->
     root = Node(np.zeros(data.n_classes))
     stack = [(root, rows, weights, initial_columns(data, rows))]
     numeric_index = {int(c): i for i, c in enumerate(data.numeric_columns)}
+    counted = counted_in_average(data, settings)
     while stack:
         node, rows, weights, columns = stack.pop()
         y_local = data.y_code[rows]
@@ -311,19 +310,22 @@ def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) ->
         if 2 * settings.min_objects - total > SMALL \
                 or abs(total - node.class_weight[majority_class(node.class_weight)]) < SMALL:
             continue
-        choice = select_test(data, settings, evaluate_attributes(
-            data, settings, rows, weights, columns, total))
-        if choice is None:
+        found = evaluate_attributes(data, settings, rows, weights, columns, total)
+        attribute = kernels.select_attribute(found.valid, found.gain, found.ratio, counted)
+        if attribute < 0:
             continue
-        a_idx = numeric_index.get(choice.attribute, -1)
-        subset = subsets_of(data, choice, rows, columns.order[a_idx] if a_idx >= 0 else None,
+        kind = NUMERIC if data.n_values[attribute] == 0 else (
+            NOMINAL_BINARY if settings.binary_splits else NOMINAL)
+        a_idx = numeric_index.get(attribute, -1)
+        subset = subsets_of(data, attribute, kind, found, rows,
+                            columns.order[a_idx] if a_idx >= 0 else None,
                             columns.n_known[a_idx] if a_idx >= 0 else 0)
-        n_branches = int(data.n_values[choice.attribute]) if choice.kind == NOMINAL else 2
+        n_branches = int(data.n_values[attribute]) if kind == NOMINAL else 2
         bag, _ = branch_weights(subset, y_local, weights, n_branches, data.n_classes)
-        node.attribute, node.kind, node.branch_weight = choice.attribute, choice.kind, bag
-        node.threshold = (snap_threshold(data.X[:, choice.attribute],
-                                         data.split_values[choice.attribute], choice.threshold)
-                          if choice.kind == NUMERIC else choice.threshold)
+        node.attribute, node.kind, node.branch_weight = attribute, kind, bag
+        node.threshold = (snap_threshold(data.X[:, attribute], data.split_values[attribute],
+                                         found.middle[attribute])
+                          if kind == NUMERIC else float(found.value[attribute]))
         fraction = bag / bag.sum()
         offsets, child_rows, child_weights, child_order, child_values, child_y, child_n_known = \
             kernels.partition_node(subset, fraction, rows, weights, columns.order,
