@@ -337,22 +337,28 @@ def partition_node(subset, branch_fraction, rows, weights, order, sorted_values,
     child_n_known = np.zeros((n_branches, n_numeric), dtype=np.int64)
     fill = np.zeros(n_branches, dtype=np.int64)
     base = np.empty(n_branches, dtype=np.int64)
+    # one read per object: branch and position packed together (-1: missing, spread)
+    packed = np.empty(m, dtype=np.int64)
+    for p in range(m):
+        packed[p] = single[p] * n_branches + subset[p] if subset[p] >= 0 else -1
     for a in range(n_numeric):
         fill[:] = 0
         for c in range(n_branches):
             base[c] = n_numeric * offsets[c] + a * counts[c]
+        known = n_known[a]
         for i in range(m):
-            p = order[a, i]
-            b = subset[p]
-            if b >= 0:
+            code = packed[order[a, i]]
+            if code >= 0:
+                b = code % n_branches
                 target = base[b] + fill[b]
-                child_order[target] = single[p]
+                child_order[target] = code // n_branches
                 child_values[target] = sorted_values[a, i]
                 child_y[target] = sorted_y[a, i]
                 fill[b] += 1
-                if i < n_known[a]:
+                if i < known:
                     child_n_known[b, a] += 1
             else:
+                p = order[a, i]
                 for c in range(n_branches):
                     q = spread[c, p]
                     if q >= 0:
@@ -361,9 +367,26 @@ def partition_node(subset, branch_fraction, rows, weights, order, sorted_values,
                         child_values[target] = sorted_values[a, i]
                         child_y[target] = sorted_y[a, i]
                         fill[c] += 1
-                        if i < n_known[a]:
+                        if i < known:
                             child_n_known[c, a] += 1
     return offsets, child_rows, child_weights, child_order, child_values, child_y, child_n_known
+
+
+@njit(cache=True, nogil=True)
+def column_of(X, rows, column):
+    """``X[rows, column]`` (the node's values of one attribute)."""
+    out = np.empty(rows.shape[0])
+    for i in range(rows.shape[0]):
+        out[i] = X[rows[i], column]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def fill_sorted_column(values, y_local, order, out_values, out_classes):
+    """``out_values = values[order]``, ``out_classes = y_local[order]``."""
+    for i in range(order.shape[0]):
+        out_values[i] = values[order[i]]
+        out_classes[i] = y_local[order[i]]
 
 
 @njit(cache=True, nogil=True)

@@ -278,11 +278,11 @@ def initial_columns(data: GrowthData, rows: np.ndarray) -> SortedColumns:
                             np.empty(numeric.shape[0], dtype=np.int64))
     y_local = data.y_code[rows]
     for a_idx, column in enumerate(numeric):
-        values = data.X[rows, column]
+        values = kernels.column_of(data.X, rows, column)
         order = np.argsort(values, kind="stable")  # NaN sorts last
         columns.order[a_idx] = order
-        columns.values[a_idx] = values[order]
-        columns.classes[a_idx] = y_local[order]
+        kernels.fill_sorted_column(values, y_local, order, columns.values[a_idx],
+                                   columns.classes[a_idx])
         columns.n_known[a_idx] = int(np.count_nonzero(~np.isnan(values)))
     return columns
 
