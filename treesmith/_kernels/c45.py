@@ -442,6 +442,24 @@ def evaluate_numeric_attributes(sorted_values, sorted_y, order, n_known, weights
 
 
 @njit(cache=True, nogil=True)
+def training_errors_of(class_weight):
+    """Per row (node): weight outside the first class that beats the running maximum by more
+    than 1e-6 (Weka's ``numIncorrect``)."""
+    out = np.empty(class_weight.shape[0])
+    for i in range(class_weight.shape[0]):
+        total = 0.0
+        best = 0.0
+        best_k = 0
+        for k in range(class_weight.shape[1]):
+            total += class_weight[i, k]
+            if class_weight[i, k] - best > SMALL:
+                best = class_weight[i, k]
+                best_k = k
+        out[i] = total - class_weight[i, best_k]
+    return out
+
+
+@njit(cache=True, nogil=True)
 def added_errors(n, errors, confidence_factor, z):
     """C4.5's pessimistic extra errors of a leaf with ``n`` objects, ``errors`` misclassified
     (Weka's ``Stats.addErrs``; formula in ``treesmith.c45._prune.ErrorBound``)."""

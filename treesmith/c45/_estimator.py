@@ -242,15 +242,25 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         weights = check_sample_weight(sample_weight, n_samples)
         root = self._build(X_encoded, y_code.astype(np.int64), weights)
         self.c45_tree_ = C45Tree.from_nodes(root, n_features, self.n_classes_)
-        self.tree_ = self.c45_tree_.to_binary_tree()
+        self.__dict__.pop("_binary_view", None)
         return self
+
+    @property
+    def tree_(self):
+        """The fitted tree rendered binary (a treesmith ``Tree``), built on first use: a
+        multiway nominal test becomes a chain of ``code <= v + 0.5`` tests, a row with a
+        missing value takes the heaviest branch. For metrics, exports and model files."""
+        check_is_fitted(self, "c45_tree_")
+        view = self.__dict__.get("_binary_view")
+        if view is None or view[0] is not self.c45_tree_:
+            view = (self.c45_tree_, self.c45_tree_.to_binary_tree())
+            self.__dict__["_binary_view"] = view
+        return view[1]
 
     def _growth_data(self, X, y_code, weights):
         n_values = np.array([0 if levels is None else len(levels)
                              for levels in self.categories_], dtype=np.int64)
-        split_values = [None if n_values[j] else np.unique(X[~np.isnan(X[:, j]), j])
-                        for j in range(X.shape[1])]
-        return _grow.GrowthData(X, y_code, weights, n_values, self.n_classes_, split_values)
+        return _grow.GrowthData(X, y_code, weights, n_values, self.n_classes_)
 
     def _build(self, X, y_code, weights) -> _grow.Node:
         data = self._growth_data(X, y_code, weights)

@@ -41,8 +41,9 @@ class GrowthData:
     y_code: int64 class codes; weights: float64 object weights (J48's instance weights).
     n_values: number of declared values of each nominal column (0 for numeric ones).
     n_classes: number of classes.
-    split_values: per numeric column, the sorted distinct known values a threshold is snapped
-        to (J48 takes them from all the data it was given, also in reduced-error mode).
+    :meth:`split_values` gives a numeric column's sorted distinct known values, the values
+    a threshold is snapped to (J48 takes them from all the data it was given, also in
+    reduced-error mode).
     """
 
     X: np.ndarray
@@ -50,9 +51,9 @@ class GrowthData:
     weights: np.ndarray
     n_values: np.ndarray
     n_classes: int
-    split_values: list
 
     def __post_init__(self):
+        self._split_values: dict[int, np.ndarray] = {}
         self.numeric_columns = np.flatnonzero(self.n_values == 0)
         self.nominal_columns = np.flatnonzero(self.n_values > 0)
         # whole-number weights everywhere (unit weights, no missing value to split them):
@@ -62,6 +63,15 @@ class GrowthData:
         self.xlogx = kernels.xlogx_table(int(self.weights.sum()) + 1) if whole \
             else np.empty(0)
         self.unit_weights = bool(whole and np.all(self.weights == 1.0))
+
+    def split_values(self, column: int) -> np.ndarray:
+        """Sorted distinct known values of a numeric column (computed on first use)."""
+        values = self._split_values.get(column)
+        if values is None:
+            known = self.X[:, column]
+            values = np.unique(known[~np.isnan(known)])
+            self._split_values[column] = values
+        return values
 
 
 @dataclass(frozen=True)
@@ -323,7 +333,7 @@ def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) ->
         n_branches = int(data.n_values[attribute]) if kind == NOMINAL else 2
         bag, _ = branch_weights(subset, y_local, weights, n_branches, data.n_classes)
         node.attribute, node.kind, node.branch_weight = attribute, kind, bag
-        node.threshold = (snap_threshold(data.X[:, attribute], data.split_values[attribute],
+        node.threshold = (snap_threshold(data.X[:, attribute], data.split_values(attribute),
                                          found.middle[attribute])
                           if kind == NUMERIC else float(found.value[attribute]))
         fraction = bag / bag.sum()

@@ -133,21 +133,23 @@ def collapse(root: Node) -> None:
 
     The subtrees' training errors are added up once, bottom up (collapsing a node changes
     nothing above it that is still to be decided: its ancestors were kept already)."""
-    errors: dict[int, float] = {}
-    post_order, stack = [], [root]
+    pre_order, stack = [], [root]
     while stack:
         node = stack.pop()
-        post_order.append(node)
+        node.index = len(pre_order)
+        pre_order.append(node)
         stack.extend(node.children)
-    for node in reversed(post_order):
-        errors[id(node)] = training_errors(node.class_weight) if node.is_leaf else \
-            sum(errors[id(child)] for child in node.children)
+    own = kernels.training_errors_of(np.array([node.class_weight for node in pre_order]))
+    subtree = own.tolist()
+    for node in reversed(pre_order):  # children before parents
+        if node.children:
+            subtree[node.index] = sum(subtree[child.index] for child in node.children)
     stack = [root]
     while stack:
         current = stack.pop()
         if current.is_leaf:
             continue
-        if errors[id(current)] >= training_errors(current.class_weight) - COLLAPSE_TOLERANCE:
+        if subtree[current.index] >= own[current.index] - COLLAPSE_TOLERANCE:
             current.make_leaf()
         else:
             stack.extend(current.children)
