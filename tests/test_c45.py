@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.datasets import load_iris
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from treesmith import C45Classifier
 from treesmith._kernels import c45 as kernels
@@ -250,6 +251,11 @@ def test_parameter_errors():
             C45Classifier(**params).fit(X, y)
     with pytest.raises(ValueError, match="non-numeric"):
         C45Classifier(categorical_features=None).fit(np.array([["a"], ["b"]] * 3), [0, 1] * 3)
+
+
+@parametrize_with_checks([C45Classifier()])
+def test_scikit_learn_conventions(estimator, check):
+    check(estimator)
 
 
 def test_clone_and_params():

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -193,10 +195,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                     categories.append(None)
                 try:
                     X[:, j] = np.asarray(column, dtype=np.float64)
-                except (TypeError, ValueError):
-                    raise ValueError(
-                        f"column {self._column_name(j)} holds non-numeric values; name it in "
-                        f"categorical_features to treat it as nominal.") from None
+                except (TypeError, ValueError) as error:
+                    raise type(error)(
+                        f"column {self._column_name(j)} holds non-numeric values ({error}); "
+                        f"name it in categorical_features to treat it as nominal.") from None
                 if np.isinf(X[:, j]).any():
                     raise ValueError(f"column {self._column_name(j)} holds infinity; C4.5 "
                                      f"needs finite values or NaN for missing.")
@@ -222,14 +224,19 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        n_samples, n_features = (len(columns[0]) if columns else 0), len(columns)
+        shape = (len(columns[0]) if columns else np.shape(X)[0], len(columns))
+        n_samples, n_features = shape
         if n_features == 0:
-            raise ValueError("X must have at least one feature (column).")
+            raise ValueError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required.")
         if n_samples == 0:
-            raise ValueError("X must have at least one sample (row).")
+            raise ValueError(f"0 sample(s) (shape={shape}) while a minimum of 1 is required.")
+        if y is None:
+            raise ValueError("C45Classifier requires y to be passed, but the target y is None.")
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
-            raise ValueError("y must be 1-D (n_samples,); got a column vector. Use y.ravel().")
+            warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
+                          "used as y.ravel().", DataConversionWarning, stacklevel=2)
+            y = y.ravel()
         if y.ndim != 1 or y.shape[0] != n_samples:
             raise ValueError(f"y must be 1-D with one label per row of X ({n_samples}), got "
                              f"shape {y.shape}.")
