@@ -144,6 +144,26 @@ def test_threshold_is_a_training_value():
         assert tree.threshold[node] in X[:, tree.attribute[node]]
 
 
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_threshold_snapping_paths_agree(seed):
+    """Large data snap thresholds by binary search in the sorted distinct values; it must give
+    what J48's loop over the data gives, also with values closer than its 1e-6 tolerance."""
+    from treesmith.c45._grow import snap_threshold
+
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 20, 60) * 0.5
+    column = base + rng.choice([0.0, 3e-7, 7e-7, 2e-6], 60)
+    column[rng.random(60) < 0.1] = np.nan
+    distinct = np.unique(column[~np.isnan(column)])
+    near_values = rng.choice(distinct, 10) + rng.choice([-5e-7, 0.0, 5e-7, 1.5e-6], 10)
+    for middle in np.concatenate([rng.uniform(0.1, 10.0, 10), near_values]):
+        if middle < distinct[0]:
+            continue
+        assert snap_threshold(column, distinct, middle) == \
+            kernels.running_split_point(column, middle)
+
+
 def test_pure_noise_is_a_leaf():
     """The MDL penalty refuses cuts whose gain does not pay for choosing among n cuts."""
     rng = np.random.default_rng(1)

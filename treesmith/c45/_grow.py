@@ -31,6 +31,9 @@ NUMERIC = 0
 NOMINAL = 1  # one branch per value
 NOMINAL_BINARY = 2  # x == value -> branch 0, else branch 1
 SMALL = kernels.SMALL
+#: Up to this many training rows a threshold is snapped by J48's loop over the column; above,
+#: by a binary search in the column's sorted distinct values (computed once per column).
+DIRECT_SNAP_ROWS = 20_000
 
 
 @dataclass
@@ -333,9 +336,14 @@ def grow(data: GrowthData, settings: GrowthSettings, rows=None, weights=None) ->
         n_branches = int(data.n_values[attribute]) if kind == NOMINAL else 2
         bag, _ = branch_weights(subset, y_local, weights, n_branches, data.n_classes)
         node.attribute, node.kind, node.branch_weight = attribute, kind, bag
-        node.threshold = (snap_threshold(data.X[:, attribute], data.split_values(attribute),
-                                         found.middle[attribute])
-                          if kind == NUMERIC else float(found.value[attribute]))
+        if kind != NUMERIC:
+            node.threshold = float(found.value[attribute])
+        elif data.X.shape[0] <= DIRECT_SNAP_ROWS:  # J48's own loop over the data
+            node.threshold = float(kernels.running_split_point(data.X[:, attribute],
+                                                               found.middle[attribute]))
+        else:
+            node.threshold = snap_threshold(data.X[:, attribute], data.split_values(attribute),
+                                            found.middle[attribute])
         fraction = bag / bag.sum()
         offsets, child_rows, child_weights, child_order, child_values, child_y, child_n_known = \
             kernels.partition_node(subset, fraction, rows, weights, columns.order,
