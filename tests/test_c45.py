@@ -119,9 +119,10 @@ def test_error_bound_matches_references(n, errors, cf):
 
 
 def test_error_bound_known_value():
-    # E = 0: N (1 - CF^(1/N)); Quinlan's example, 6 objects and no error: 2.11 at CF = 0.25 -> U = 0.206
-    assert ErrorBound.for_confidence(0.25).added_errors(6, 0) == pytest.approx(
-        6 * (1 - 0.25 ** (1 / 6)))
+    """Quinlan (1993, ch. 4): a leaf of 6 objects and no error has U_25%(0, 6) = 0.206, i.e.
+    6 x 0.206 = 1.24 predicted errors."""
+    assert ErrorBound.for_confidence(0.25).added_errors(6, 0) == pytest.approx(6 * 0.206,
+                                                                               abs=0.005)
 
 
 # -- C4.5's rules ------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ predictions must equal ours on every row. No difference remains on these sets; a
 prints the two trees' diff.
 """
 
-import numpy as np
 import pytest
 
 from treesmith import C45Classifier

@@ -23,8 +23,8 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._kernels import c45 as kernels
-from ._grow import (NOMINAL, NOMINAL_BINARY, NUMERIC, SMALL, GrowthData, Node, branch_weights,
-                    largest_branch, majority_class, training_errors)
+from ._grow import (NOMINAL_BINARY, NUMERIC, SMALL, GrowthData, Node, branch_weights,
+                    largest_branch, majority_class)
 
 #: Added to the subtree's charge before comparing (C4.5 and J48).
 SUBTREE_TOLERANCE = 0.1
@@ -122,12 +122,6 @@ def class_weight_of(data: GrowthData, rows, weights) -> np.ndarray:
 
 
 # -- collapse -----------------------------------------------------------------------------------
-def subtree_training_errors(node: Node) -> float:
-    if node.is_leaf:
-        return training_errors(node.class_weight)
-    return sum(subtree_training_errors(child) for child in node.children)
-
-
 def collapse(root: Node) -> None:
     """J48's ``collapse``: top down, a subtree not reducing training errors becomes a leaf.
 
@@ -331,4 +325,4 @@ def reduced_error_prune(node: Node, held_out: dict) -> None:
 
 
 __all__ = ["ErrorBound", "ErrorBasedPruner", "collapse", "reduced_error_prune",
-           "held_out_distributions", "NOMINAL"]
+           "held_out_distributions"]

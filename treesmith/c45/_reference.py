@@ -20,7 +20,8 @@ def entropy_bits(class_weight: np.ndarray) -> float:
 
 
 def gain_of(bags: np.ndarray, total_weight: float) -> float:
-    """(N_known / N) · (H(known) − Σ_b (n_b / N_known) H(b)): C4.5's gain with missing values."""
+    """(N_known / N) · (H(known) − Σ_b (n_b / N_known) H(b)): C4.5's gain, missing values
+    charged."""
     known = bags.sum()
     after = sum(b.sum() / known * entropy_bits(b) for b in bags)
     return known / total_weight * (entropy_bits(bags.sum(axis=0)) - after)

@@ -285,4 +285,4 @@ def predicted_class(probabilities: np.ndarray) -> np.ndarray:
     return best
 
 
-__all__ = ["C45Tree", "predicted_class", "NOMINAL"]
+__all__ = ["C45Tree", "predicted_class"]

@@ -205,24 +205,22 @@ def j48_options(model) -> list[str]:
     return options
 
 
-_LAST_CPU_SECONDS = float("nan")
-
 #: JVM flags for short runs: the client compiler starts faster on small data sets.
 QUICK_JVM = ("-XX:TieredStopAtLevel=1",)
 
 
-def _java(jar: str, arguments: list[str], timeout: float, jvm_options=()) -> str:
-    global _LAST_CPU_SECONDS
+def _java(jar: str, arguments: list[str], timeout: float, jvm_options=()):
+    """J48's standard output and the CPU seconds the Java process used."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = subprocess.run(["java", "-Xmx1g", *jvm_options, "-cp", jar,
                              "weka.classifiers.trees.J48", *arguments],
                             capture_output=True, text=True, timeout=timeout)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    _LAST_CPU_SECONDS = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu_seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if result.returncode != 0 or "Weka exception" in result.stdout:
         raise RuntimeError(f"J48 failed ({result.returncode}): {result.stderr.strip()}"
                            f"{result.stdout[:500]}")
-    return result.stdout
+    return result.stdout, cpu_seconds
 
 
 def run_j48(model, X_train, y_train, X_test=None, y_test=None, *, jar: str | None = None,
@@ -236,14 +234,15 @@ def run_j48(model, X_train, y_train, X_test=None, y_test=None, *, jar: str | Non
     with tempfile.TemporaryDirectory() as folder:
         train = Path(folder) / "train.arff"
         write_arff(train, model, X_train, y_train)
-        text = _java(jar, ["-t", str(train), "-no-cv", *options], timeout, jvm_options)
+        text, cpu_seconds = _java(jar, ["-t", str(train), "-no-cv", *options], timeout,
+                                  jvm_options)
         run = parse_model_output(text)
-        run.process_cpu_seconds = _LAST_CPU_SECONDS
+        run.process_cpu_seconds = cpu_seconds
         if X_test is not None:
             test = Path(folder) / "test.arff"
             write_arff(test, model, X_test, y_test)
-            output = _java(jar, ["-t", str(train), "-T", str(test), "-p", "0",
-                                 "-distribution", *options], timeout, jvm_options)
+            output, _ = _java(jar, ["-t", str(train), "-T", str(test), "-p", "0",
+                                    "-distribution", *options], timeout, jvm_options)
             run.predictions, run.distributions = parse_predictions(output,
                                                                    model.n_classes_)
     return run
