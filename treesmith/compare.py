@@ -133,9 +133,11 @@ def _fit_c45(X, y, context: FitContext):
 
     estimator = C45Classifier()
     accepted = estimator.get_params()
-    # the panel's shared overrides (e.g. criterion) only apply where C4.5 has the parameter
-    estimator.set_params(**{k: v for k, v in context.params.items() if k in accepted})
-    return estimator.fit(X, y)
+    unknown = sorted(set(context.params) - set(accepted))
+    if unknown:  # e.g. criterion or max_depth: C4.5 has neither, and ignoring them would lie
+        raise ValueError(f"the c45 method (C45Classifier) has no parameter(s) {unknown}; it "
+                         f"accepts {sorted(accepted)}")
+    return estimator.set_params(**context.params).fit(X, y)
 
 
 @register_method("cart-pruned",

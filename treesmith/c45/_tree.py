@@ -112,8 +112,13 @@ class C45Tree:
     def to_binary_tree(self) -> Tree:
         """The same partition of the input space as a binary treesmith ``Tree``.
 
-        Rows with a missing value take the heaviest branch in this view (``tree_``); the
-        estimator's own predictions spread them over all branches as C4.5 does.
+        A multiway nominal test becomes a chain of ``code <= v + 0.5`` tests (one per value
+        but the last), a binary nominal test ``x == v`` two tests ``code <= v - 0.5`` and
+        ``code <= v + 0.5`` with the "other values" subtree under both outer branches, so
+        depth, node and leaf counts of the view exceed C4.5's when nominal tests are present
+        (``c45_tree_`` has C4.5's). Rows with a missing value take the heaviest branch in
+        this view; the estimator's own predictions spread them over all branches as C4.5
+        does.
         """
         records = []  # (feature, threshold, missing_left, class_weight, depth, left, right)
 
