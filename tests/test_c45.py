@@ -289,3 +289,22 @@ def test_java_number_formats():
     assert weka_decimal(1 / 3) == "0.333333" and weka_decimal(-2.0) == "-2"
     assert java_double(48.0) == "48.0" and java_double(3.33) == "3.33"
     assert java_double(1e7) == "1.0E7"
+
+
+def test_deep_chains_do_not_hit_the_recursion_limit():
+    """C4.5 can grow a chain of n / 25 tests; pruning and printing recurse through it."""
+    import sys
+
+    X = np.arange(3000, dtype=float)[:, None]
+    y = (np.arange(3000) // 25) % 2
+    j48_text(C45Classifier().fit(X[:300], y[:300])).splitlines()  # imports and compiles first
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(100)  # below the chain's depth
+    try:
+        model = C45Classifier().fit(X, y)
+        text = j48_text(model)
+        depth = model.tree_.max_depth
+    finally:
+        sys.setrecursionlimit(max(old, sys.getrecursionlimit()))
+    assert model.get_depth() == depth >= 100
+    assert text.count("\n") + 1 == 2 * (model.get_n_leaves() - 1)  # two lines per test

@@ -280,6 +280,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if self.reduced_error_pruning:
             grow_rows, held_rows = reduced_error_folds(y_code, self.n_folds, self.random_state)
             root = _grow.grow(data, settings, grow_rows, weights[grow_rows])
+            _grow.make_recursion_room(_grow.tree_depth(root))
             if prune:
                 held_out = {}
                 _prune.held_out_distributions(root, data, held_rows, weights[held_rows],
@@ -287,6 +288,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                 _prune.reduced_error_prune(root, held_out)
             return root
         root = _grow.grow(data, settings)
+        _grow.make_recursion_room(_grow.tree_depth(root))
         if self.collapse:
             _prune.collapse(root)
         if prune:

@@ -21,6 +21,7 @@ At a node holding total weight N (objects with a missing value included):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -124,6 +125,24 @@ class Node:
 
     def make_leaf(self) -> None:
         self.attribute, self.children, self.branch_weight = -1, [], None
+
+
+def tree_depth(root: Node) -> int:
+    depth, stack = 0, [(root, 0)]
+    while stack:
+        node, level = stack.pop()
+        depth = max(depth, level)
+        stack.extend((child, level + 1) for child in node.children)
+    return depth
+
+
+def make_recursion_room(depth: int) -> None:
+    """Let Python recurse through a tree ``depth`` levels deep (pruning, printing recurse as
+    J48 does; a C4.5 tree on n objects can be a chain of n / 50 tests). The limit is only
+    ever raised, never lowered, so that concurrent fits in threads cannot undercut another."""
+    needed = 4 * depth + 1000
+    if sys.getrecursionlimit() < needed:
+        sys.setrecursionlimit(needed)
 
 
 # -- Weka's tie rules ---------------------------------------------------------------------------

@@ -223,9 +223,11 @@ class ErrorBasedPruner:
         """:meth:`branch_estimate` node by node, objects with missing values split up."""
         if node.is_leaf:
             return self.bound.estimated_errors(class_weight_of(self.data, rows, weights))
-        return sum(self.routed_estimate(child, child_rows, child_weights)
-                   for child, (child_rows, child_weights)
-                   in zip(node.children, route(node, self.data, rows, weights)))
+        total = 0.0  # a plain loop: deep trees recurse in Python frames only
+        for child, (child_rows, child_weights) in zip(node.children,
+                                                      route(node, self.data, rows, weights)):
+            total += self.routed_estimate(child, child_rows, child_weights)
+        return total
 
     def redistribute(self, node: Node, rows, weights) -> None:
         """Give ``node`` and its subtree the statistics of new objects (``newDistribution``)."""
