@@ -56,9 +56,13 @@ def best_numeric_cut_naive(values, y_code, weights, n_classes, min_objects, tota
             cuts.append(low)
     if not cuts:
         return 0.0, 0.0, None, 0
-    best = int(np.argmax(gains))
-    gain = gains[best] - (np.log2(len(cuts)) / total_weight if mdl_correction else 0.0)
-    if gain <= 0:
+    # J48's rule: the first cut beating the best so far (initially 0) by more than 1e-6
+    best, best_gain = None, 0.0
+    for k, candidate in enumerate(gains):
+        if candidate - best_gain > SMALL:
+            best, best_gain = k, candidate
+    gain = best_gain - (np.log2(len(cuts)) / total_weight if mdl_correction else 0.0)
+    if best is None or gain <= SMALL:
         return gain, 0.0, None, len(cuts)
     left = v <= cuts[best]
     bag_weight = np.array([w[left].sum(), w[~left].sum()])
