@@ -53,9 +53,12 @@ def test_methods_fit_the_trees_they_name(iris):
     X, y = iris
     context = FitContext(random_state=3, params={"max_depth": 2})
     cart = get_method("cart").fit(X, y, context)
-    c45 = get_method("c45").fit(X, y, context)
     assert cart.get_params()["criterion"] == "gini" and cart.get_params()["max_depth"] == 2
-    assert c45.get_params()["criterion"] == "entropy" and c45.get_params()["random_state"] == 3
+    # "c45" is J48's C4.5: J48's iris tree; it has no max_depth and says so
+    c45 = get_method("c45").fit(X, y, FitContext(random_state=3))
+    assert isinstance(c45, treesmith.C45Classifier) and c45.get_n_leaves() == 5
+    with pytest.raises(ValueError, match="c45 method .* no parameter"):
+        get_method("c45").fit(X, y, context)
     pruned = get_method("cart-pruned").fit(X, y, FitContext(random_state=0))
     full = get_method("cart").fit(X, y, FitContext(random_state=0))
     assert pruned.tree_.n_leaves <= full.tree_.n_leaves

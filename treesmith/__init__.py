@@ -14,6 +14,7 @@ with collector_paused():
     from . import criteria
     from .binning import BinMapper
     from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
+    from .c45 import C45Classifier
 
 __version__ = "0.1.0"
 
@@ -70,6 +71,7 @@ def __getattr__(name):
 __all__ = [
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "C45Classifier",
     "BinMapper",
     "criteria",
     *_LAZY,

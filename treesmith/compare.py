@@ -137,9 +137,18 @@ def _fit_cart(X, y, context: FitContext):
     return base_tree(context, criterion="gini").fit(X, y)
 
 
-@register_method("c45", "C4.5-style: entropy gain, grown until pure")
+@register_method("c45", "C4.5 release 8 as Weka's J48 builds it (C45Classifier: gain ratio, "
+                        "MDL-corrected cuts, error-based pruning CF = 0.25 with subtree raising)")
 def _fit_c45(X, y, context: FitContext):
-    return base_tree(context, criterion="entropy").fit(X, y)
+    from .c45 import C45Classifier
+
+    estimator = C45Classifier()
+    accepted = estimator.get_params()
+    unknown = sorted(set(context.params) - set(accepted))
+    if unknown:  # e.g. criterion or max_depth: C4.5 has neither, and ignoring them would lie
+        raise ValueError(f"the c45 method (C45Classifier) has no parameter(s) {unknown}; it "
+                         f"accepts {sorted(accepted)}")
+    return estimator.set_params(**context.params).fit(X, y)
 
 
 @register_method("cart-pruned",

@@ -1,0 +1,307 @@
+"""C45Classifier without Weka: known answers, kernels against the naive references, C4.5's
+rules one by one, missing values, the binary view, scikit-learn conventions."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.datasets import load_iris
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from treesmith import C45Classifier
+from treesmith._kernels import c45 as kernels
+from treesmith.c45 import _reference as reference
+from treesmith.c45._estimator import reduced_error_folds
+from treesmith.c45._prune import ErrorBound
+from treesmith.c45.weka import j48_text, java_double, weka_decimal
+from treesmith.pruning.error_based import added_errors
+
+# Weka 3.6's J48 on the full iris data (weka.classifiers.trees.J48 -C 0.25 -M 2).
+IRIS_J48 = """\
+petal width (cm) <= 0.6: setosa (50.0)
+petal width (cm) > 0.6
+|   petal width (cm) <= 1.7
+|   |   petal length (cm) <= 4.9: versicolor (48.0/1.0)
+|   |   petal length (cm) > 4.9
+|   |   |   petal width (cm) <= 1.5: virginica (3.0)
+|   |   |   petal width (cm) > 1.5: versicolor (3.0/1.0)
+|   petal width (cm) > 1.7: virginica (46.0/1.0)"""
+
+
+@pytest.fixture(scope="module")
+def iris_frame():
+    data = load_iris(as_frame=True)
+    return data.data, data.target_names[data.target]
+
+
+def test_iris_is_j48s_tree(iris_frame):
+    X, y = iris_frame
+    model = C45Classifier().fit(X, y)
+    assert j48_text(model) == IRIS_J48
+    assert model.get_n_leaves() == 5 and model.c45_tree_.node_count == 9
+    assert np.mean(model.predict(X) == y) == pytest.approx(147 / 150)
+
+
+def test_mdl_correction_moves_iris_root(iris_frame):
+    """Without release 8's penalty the root is petal length <= 1.9 (ties with width on gain
+    ratio broken by column order); with it, petal width <= 0.6 (issue 16)."""
+    X, y = iris_frame
+    plain = C45Classifier(mdl_correction=False).fit(X, y)
+    assert j48_text(plain).splitlines()[0].startswith("petal length (cm) <= 1.9")
+
+
+# -- kernels against the references ---------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 60), n_classes=st.integers(2, 4),
+       missing=st.sampled_from([0.0, 0.2]), min_objects=st.sampled_from([1, 2, 5]))
+def test_numeric_cut_matches_enumeration(seed, n, n_classes, missing, min_objects):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 12, n).astype(float) + rng.random(n) * 1e-3
+    values[rng.random(n) < missing] = np.nan
+    y = rng.integers(0, n_classes, n)
+    w = rng.choice([0.5, 1.0, 2.0], n)
+    order = np.argsort(values, kind="stable")
+    n_known = int(np.count_nonzero(~np.isnan(values)))
+    gain, ratio, n_left, n_cuts = kernels.best_numeric_cut(
+        values[order], y[order], w[order], n_known, n_classes, float(min_objects), w.sum(),
+        True, np.empty((2, n_classes)), np.empty(0))
+    ref_gain, ref_ratio, low, ref_cuts = reference.best_numeric_cut_naive(
+        values, y, w, n_classes, min_objects, w.sum())
+    assert n_cuts == ref_cuts
+    if low is None:
+        assert n_left == -1
+        return
+    assert gain == pytest.approx(ref_gain, abs=1e-9)
+    assert ratio == pytest.approx(ref_ratio, abs=1e-9)
+    assert values[order[n_left - 1]] == low
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 80))
+def test_xlogx_table_changes_no_number(seed, n):
+    """With whole-number weights the scan looks c ln c up; the result is bit for bit the same."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 15, n).astype(float)
+    y = rng.integers(0, 3, n)
+    w = rng.choice([1.0, 2.0], n)
+    order = np.argsort(values, kind="stable")
+    args = (values[order], y[order], w[order], n, 3, 2.0, w.sum(), True)
+    computed = kernels.best_numeric_cut(*args, np.empty((2, 3)), np.empty(0))
+    looked_up = kernels.best_numeric_cut(*args, np.empty((2, 3)),
+                                         kernels.xlogx_table(int(w.sum())))
+    assert computed == looked_up
+
+
+def test_multiway_gain_matches_reference():
+    rng = np.random.default_rng(3)
+    distribution = rng.integers(0, 9, (4, 3)).astype(float)
+    total = distribution.sum() + 5.0  # 5 objects with a missing value
+    gain, ratio, valid = kernels.multiway_nominal_split(distribution, 2.0, total)
+    assert valid
+    assert gain == pytest.approx(reference.gain_of(distribution, total), abs=1e-12)
+    split_info = reference.split_information(distribution.sum(axis=1), total)
+    assert ratio == pytest.approx(gain / split_info, abs=1e-12)
+
+
+@pytest.mark.parametrize("n, errors", [(6, 0), (6, 0.4), (20, 3), (9.5, 2.2), (3, 2.8),
+                                        (100, 40)])
+@pytest.mark.parametrize("cf", [0.25, 0.1, 0.5])
+def test_error_bound_matches_references(n, errors, cf):
+    bound = ErrorBound.for_confidence(cf)
+    expected = reference.added_errors_naive(n, errors, float(np.float32(cf)))
+    assert bound.added_errors(n, errors) == pytest.approx(expected, rel=1e-6)
+    assert bound.added_errors(n, errors) == pytest.approx(added_errors(n, errors, cf), rel=1e-6)
+
+
+def test_error_bound_known_value():
+    """Quinlan (1993, ch. 4): a leaf of 6 objects and no error has U_25%(0, 6) = 0.206, i.e.
+    6 x 0.206 = 1.24 predicted errors."""
+    assert ErrorBound.for_confidence(0.25).added_errors(6, 0) == pytest.approx(6 * 0.206,
+                                                                               abs=0.005)
+
+
+# -- C4.5's rules ------------------------------------------------------------------------------
+def test_close_values_are_not_cut():
+    """Values less than 1e-5 apart are never separated (J48's C45Split)."""
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [1.000001], [1.000002]] * 3)
+    y = np.array([0, 0, 0, 0, 1, 1] * 3)
+    model = C45Classifier(unpruned=True, min_objects=1).fit(X, y)
+    assert model.c45_tree_.node_count == 1 or np.all(
+        model.c45_tree_.threshold[~model.c45_tree_.is_leaf] < 0.5)
+
+
+def test_threshold_is_a_training_value():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3)).round(2)
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    model = C45Classifier(unpruned=True).fit(X, y)
+    tree = model.c45_tree_
+    for node in np.flatnonzero(~tree.is_leaf):
+        assert tree.threshold[node] in X[:, tree.attribute[node]]
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_threshold_snapping_paths_agree(seed):
+    """Large data snap thresholds by binary search in the sorted distinct values; it must give
+    what J48's loop over the data gives, also with values closer than its 1e-6 tolerance."""
+    from treesmith.c45._grow import snap_threshold
+
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 20, 60) * 0.5
+    column = base + rng.choice([0.0, 3e-7, 7e-7, 2e-6], 60)
+    column[rng.random(60) < 0.1] = np.nan
+    distinct = np.unique(column[~np.isnan(column)])
+    near_values = rng.choice(distinct, 10) + rng.choice([-5e-7, 0.0, 5e-7, 1.5e-6], 10)
+    for middle in np.concatenate([rng.uniform(0.1, 10.0, 10), near_values]):
+        if middle < distinct[0]:
+            continue
+        assert snap_threshold(column, distinct, middle) == \
+            kernels.running_split_point(column, middle)
+
+
+def test_pure_noise_is_a_leaf():
+    """The MDL penalty refuses cuts whose gain does not pay for choosing among n cuts."""
+    rng = np.random.default_rng(1)
+    X = rng.random((40, 1))
+    y = rng.integers(0, 2, 40)
+    assert C45Classifier(unpruned=True, collapse=False).fit(X, y).c45_tree_.node_count == 1
+
+
+def test_minimum_split_rule():
+    """Each side of a numeric cut needs clamp(0.1 N / classes, M, 25): with N = 1000 and two
+    classes, 25 objects; a pure group of 20 cannot be cut off."""
+    X = np.arange(1000, dtype=float)[:, None]
+    y = np.zeros(1000, dtype=int)
+    y[:20] = 1
+    model = C45Classifier(unpruned=True, collapse=False).fit(X, y)
+    tree = model.c45_tree_
+    left = tree.class_weight[tree.children[tree.child_start[0]]] if not tree.is_leaf[0] else None
+    assert left is None or left.sum() >= 25
+
+
+def test_nominal_multiway_and_binary():
+    X = pd.DataFrame({"colour": pd.Categorical(["red", "green", "blue", "red"] * 10,
+                                               categories=["red", "green", "blue", "pink"]),
+                      "noise": np.tile(np.arange(4.0), 10)})
+    y = np.where(X["colour"] == "red", "a", np.where(X["colour"] == "green", "b", "c"))
+    multi = C45Classifier(min_objects=1).fit(X, y)
+    tree = multi.c45_tree_
+    assert tree.attribute[0] == 0 and tree.n_children[0] == 4  # one branch per category
+    assert tree.is_empty[tree.children[3]]  # "pink" was never seen
+    assert list(multi.predict(X)) == list(y)
+    binary = C45Classifier(min_objects=1, binary_splits=True).fit(X, y)
+    assert np.all(binary.c45_tree_.n_children[~binary.c45_tree_.is_leaf] == 2)
+    assert list(binary.predict(X)) == list(y)
+    unseen = X.iloc[:2].copy()
+    unseen["colour"] = pd.Categorical(["pink", "red"], categories=X["colour"].cat.categories)
+    assert multi.predict(unseen)[1] == "a"
+
+
+def test_missing_values_spread_over_branches():
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0], [12.0], [13.0]] * 3)
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1] * 3)
+    model = C45Classifier(min_objects=2).fit(X, y)
+    proba = model.predict_proba(np.array([[np.nan]]))
+    assert proba[0] == pytest.approx([0.5, 0.5])
+    with pytest.raises(ValueError, match="missing_values='error'"):
+        C45Classifier(missing_values="error").fit(np.array([[np.nan], [1.0], [2.0]] * 2),
+                                                  [0, 1, 0, 1, 0, 1])
+
+
+def test_fractional_training_weights_sum_to_node_weight():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    model = C45Classifier(unpruned=True, collapse=False).fit(X, y)
+    tree = model.c45_tree_
+    assert tree.class_weight[0].sum() == pytest.approx(200)
+    for node in np.flatnonzero(~tree.is_leaf):
+        kids = tree.children[tree.child_start[node]:tree.child_start[node] + tree.n_children[node]]
+        assert tree.class_weight[kids].sum() == pytest.approx(tree.class_weight[node].sum())
+    assert np.allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_binary_view_predicts_the_same():
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.choice(list("xyz"), 300),
+                      "c": rng.normal(size=300)})
+    y = ((X["a"] > 0) ^ (X["b"] == "y")).astype(int).to_numpy()
+    model = C45Classifier(unpruned=True).fit(X, y)
+    encoded = model._encode_predict(X)
+    assert np.allclose(model.tree_.predict(encoded), model.predict_proba(X))
+    assert model.tree_.n_leaves >= model.get_n_leaves()
+
+
+def test_sample_weight_counts_as_objects():
+    """Weights are J48's instance weights: unit weights change nothing, and node weights are
+    sums of object weights (not normalised)."""
+    X, y = load_iris(return_X_y=True)
+    plain = C45Classifier().fit(X, y)
+    unit = C45Classifier().fit(X, y, sample_weight=np.ones(150))
+    assert j48_text(plain) == j48_text(unit)
+    weights = np.where(y == 2, 3.0, 1.0)
+    weighted = C45Classifier().fit(X, y, sample_weight=weights)
+    assert weighted.c45_tree_.class_weight[0] == pytest.approx([50, 50, 150])
+
+
+def test_reduced_error_folds_follow_weka_stratification():
+    y = np.array([1, 0, 1, 1, 0, 2, 2, 0, 1])
+    grow, held = reduced_error_folds(y, 3)
+    # Weka's swap scan groups the data order as rows 0 2 3 8 | 4 7 1 | 5 6; dealt round robin
+    # into three folds: (0 8 1) (2 4 5) (3 7 6); the last fold is held out
+    assert list(held) == [3, 7, 6]
+    assert sorted(np.concatenate([grow, held])) == list(range(9))
+
+
+def test_parameter_errors():
+    X, y = load_iris(return_X_y=True)
+    for params, message in [({"confidence_factor": 0.7}, "confidence_factor"),
+                            ({"min_objects": -1}, "min_objects"),
+                            ({"n_folds": 1}, "n_folds"),
+                            ({"missing_values": "drop"}, "missing_values"),
+                            ({"categorical_features": "all"}, "categorical_features"),
+                            ({"unpruned": "yes"}, "unpruned")]:
+        with pytest.raises(ValueError, match=message):
+            C45Classifier(**params).fit(X, y)
+    with pytest.raises(ValueError, match="non-numeric"):
+        C45Classifier(categorical_features=None).fit(np.array([["a"], ["b"]] * 3), [0, 1] * 3)
+
+
+@parametrize_with_checks([C45Classifier()])
+def test_scikit_learn_conventions(estimator, check):
+    check(estimator)
+
+
+def test_clone_and_params():
+    model = C45Classifier(confidence_factor=0.1, binary_splits=True)
+    assert clone(model).get_params() == model.get_params()
+
+
+def test_java_number_formats():
+    assert weka_decimal(0.6) == "0.6" and weka_decimal(4.95) == "4.95"
+    assert weka_decimal(1 / 3) == "0.333333" and weka_decimal(-2.0) == "-2"
+    assert java_double(48.0) == "48.0" and java_double(3.33) == "3.33"
+    assert java_double(1e7) == "1.0E7"
+
+
+def test_deep_chains_do_not_hit_the_recursion_limit():
+    """C4.5 can grow a chain of n / 25 tests; pruning and printing recurse through it."""
+    import sys
+
+    X = np.arange(3000, dtype=float)[:, None]
+    y = (np.arange(3000) // 25) % 2
+    j48_text(C45Classifier().fit(X[:300], y[:300])).splitlines()  # imports and compiles first
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(100)  # below the chain's depth
+    try:
+        model = C45Classifier().fit(X, y)
+        text = j48_text(model)
+        depth = model.tree_.max_depth
+    finally:
+        sys.setrecursionlimit(max(old, sys.getrecursionlimit()))
+    assert model.get_depth() == depth >= 100
+    assert text.count("\n") + 1 == 2 * (model.get_n_leaves() - 1)  # two lines per test

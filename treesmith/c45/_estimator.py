@@ -1,0 +1,391 @@
+"""``C45Classifier``: C4.5 release 8 as Weka's J48 builds it, with scikit-learn's interface."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_sample_weight
+from . import _grow, _prune
+from ._tree import C45Tree, predicted_class
+
+_MISSING_VALUES = ("fractional", "error")
+
+
+class C45Classifier(ClassifierMixin, BaseEstimator):
+    """C4.5 decision tree (Quinlan 1993; release 8, Quinlan 1996), tree for tree as Weka's J48.
+
+    Growth: information gain ratio among the tests with at least average gain; numeric cuts
+    carry C4.5 release 8's MDL penalty log2(#cuts)/N; nominal attributes split one branch per
+    value; every split needs two branches of ``min_objects``; missing values travel as
+    fractional objects. Then J48's collapse, and error-based pruning with subtree raising (or
+    reduced-error pruning). The formulas are in docs/methods.md §6 and §11; J48's own option
+    is given for each parameter.
+
+    Parameters
+    ----------
+    confidence_factor : float in (0, 0.5], default 0.25
+        CF of the pessimistic error bound (``-C``); smaller prunes more.
+    min_objects : float >= 0, default 2
+        Minimum weight in at least two branches of a split (``-M``); a numeric cut needs
+        ``clamp(0.1 · N_known / n_classes, min_objects, 25)`` on both sides.
+    unpruned : bool, default False
+        Skip pruning (``-U``); the tree is still collapsed.
+    subtree_raising : bool, default True
+        Let a node's largest branch replace it during pruning (J48's default; ``-S`` turns it off).
+    collapse : bool, default True
+        J48's collapse of subtrees that do not reduce training errors (always on in J48 3.6).
+    binary_splits : bool, default False
+        Binary tests ``x == v`` on nominal attributes instead of one branch per value (``-B``).
+    laplace : bool, default False
+        Laplace-smoothed leaf probabilities (n_k + 1)/(N + K) in ``predict_proba`` (``-A``).
+    reduced_error_pruning : bool, default False
+        Grow on (n_folds − 1)/n_folds of the data and prune on the rest (``-R``).
+    n_folds : int >= 2, default 3
+        Folds of reduced-error pruning (``-N``); the last fold of J48's stratification is held out.
+    random_state : None or int, default None
+        Reduced-error pruning only. None keeps J48's held-out fold exactly (J48 3.6
+        stratifies the data in its given order; its ``-Q`` seed only reorders the growing
+        part, which does not change the tree). An int shuffles the rows first, reproducibly.
+    mdl_correction : bool, default True
+        C4.5 release 8's penalty on numeric cuts (Weka 3.8's ``-J`` turns it off).
+    categorical_features : "auto", None, array of column indices / names or boolean mask
+        Nominal columns. "auto": pandas columns of category, object, string or bool dtype.
+        Their categories are the pandas categories, else the sorted training values; a value
+        never seen in training is treated as missing.
+    missing_values : "fractional" or "error", default "fractional"
+        "fractional" handles NaN / None as C4.5 does (an object with a missing tested value is
+        split over all branches by their weights); "error" rejects missing values. C4.5's way is
+        the default because it is what the algorithm is.
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_, feature_names_in_ (pandas input)
+    categories_ : list, per column the nominal categories (None for numeric columns)
+    c45_tree_ : C45Tree, the multiway tree as J48 builds it
+    tree_ : treesmith Tree, the same tree rendered binary (for metrics, export, model files)
+
+    Sample weights act as J48's instance weights (object counts): ``min_objects`` and the
+    error bound count them as objects.
+    """
+
+    def __init__(self, confidence_factor=0.25, min_objects=2, unpruned=False,
+                 subtree_raising=True, collapse=True, binary_splits=False, laplace=False,
+                 reduced_error_pruning=False, n_folds=3, random_state=None,
+                 mdl_correction=True, categorical_features="auto",
+                 missing_values="fractional"):
+        self.confidence_factor = confidence_factor
+        self.min_objects = min_objects
+        self.unpruned = unpruned
+        self.subtree_raising = subtree_raising
+        self.collapse = collapse
+        self.binary_splits = binary_splits
+        self.laplace = laplace
+        self.reduced_error_pruning = reduced_error_pruning
+        self.n_folds = n_folds
+        self.random_state = random_state
+        self.mdl_correction = mdl_correction
+        self.categorical_features = categorical_features
+        self.missing_values = missing_values
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self.missing_values == "fractional"
+        return tags
+
+    # -- checks -------------------------------------------------------------------------------
+    def _check_params(self):
+        cf = self.confidence_factor
+        if not (isinstance(cf, numbers.Real) and not isinstance(cf, bool) and 0 < cf <= 0.5):
+            raise ValueError(f"confidence_factor must be a float in (0, 0.5], got {cf!r}.")
+        m = self.min_objects
+        if not (isinstance(m, numbers.Real) and not isinstance(m, bool) and np.isfinite(m)
+                and m >= 0):
+            raise ValueError(f"min_objects must be a finite number >= 0, got {m!r}.")
+        for name in ("unpruned", "subtree_raising", "collapse", "binary_splits", "laplace",
+                     "reduced_error_pruning", "mdl_correction"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+        if not (isinstance(self.n_folds, numbers.Integral) and not isinstance(self.n_folds, bool)
+                and self.n_folds >= 2):
+            raise ValueError(f"n_folds must be an int >= 2, got {self.n_folds!r}.")
+        if self.random_state is not None and not isinstance(self.random_state, numbers.Integral):
+            raise ValueError(f"random_state must be None or an int, got {self.random_state!r}.")
+        if self.missing_values not in _MISSING_VALUES:
+            raise ValueError(f"missing_values must be one of {_MISSING_VALUES}, got "
+                             f"{self.missing_values!r}.")
+
+    def _nominal_mask(self, X, n_features, names):
+        spec = self.categorical_features
+        mask = np.zeros(n_features, dtype=bool)
+        if spec is None:
+            return mask
+        if isinstance(spec, str):
+            if spec != "auto":
+                raise ValueError(f"categorical_features must be 'auto', None, column indices, "
+                                 f"column names or a boolean mask, got {spec!r}.")
+            if hasattr(X, "dtypes"):
+                for j, dtype in enumerate(X.dtypes):
+                    mask[j] = dtype.kind in "OSUb" or str(dtype) in ("category", "string")
+            return mask
+        spec = np.asarray(spec)
+        if spec.dtype == bool:
+            if spec.shape != (n_features,):
+                raise ValueError(f"categorical_features as a mask needs {n_features} entries, "
+                                 f"got {spec.shape[0] if spec.ndim else spec}.")
+            return spec.copy()
+        for item in spec.ravel():
+            if isinstance(item, str) or spec.dtype.kind in "OU":
+                if names is None or str(item) not in list(names):
+                    raise ValueError(f"categorical_features names column {item!r}, which X "
+                                     f"does not have.")
+                mask[list(names).index(str(item))] = True
+            else:
+                if not (0 <= int(item) < n_features):
+                    raise ValueError(f"categorical_features index {item!r} is outside "
+                                     f"[0, {n_features}).")
+                mask[int(item)] = True
+        return mask
+
+    def _columns(self, X):
+        """X as a list of 1-D object/float columns, and the column names (pandas) or None."""
+        if hasattr(X, "iloc") and hasattr(X, "columns"):
+            names = np.asarray([str(c) for c in X.columns], dtype=object)
+            return [X.iloc[:, j] for j in range(X.shape[1])], names
+        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+            raise TypeError("C45Classifier does not support sparse input; pass a dense array "
+                            "or a DataFrame.")
+        array = np.asarray(X)
+        if array.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {array.shape}. "
+                             f"Reshape your data with X.reshape(-1, 1) for a single feature "
+                             f"or X.reshape(1, -1) for a single sample.")
+        return [array[:, j] for j in range(array.shape[1])], None
+
+    def _encode(self, columns, fitting: bool):
+        """Float64 matrix: numeric values, category codes for nominal columns, NaN missing."""
+        n = len(columns[0]) if columns else 0
+        X = np.empty((n, len(columns)), dtype=np.float64)
+        categories = self.categories_ if not fitting else []
+        for j, column in enumerate(columns):
+            nominal = self._nominal_[j]
+            if nominal:
+                if fitting:
+                    if str(getattr(column, "dtype", "")) == "category":
+                        levels = list(column.cat.categories)
+                    else:
+                        values = [v for v in np.asarray(column, dtype=object)
+                                  if not _is_missing(v)]
+                        try:
+                            levels = sorted(set(values))
+                        except TypeError:
+                            levels = sorted(set(values), key=str)
+                    categories.append(levels)
+                lookup = {level: code for code, level in enumerate(categories[j])}
+                X[:, j] = [lookup.get(v, np.nan) if not _is_missing(v) else np.nan
+                           for v in np.asarray(column, dtype=object)]
+            else:
+                if fitting:
+                    categories.append(None)
+                try:
+                    X[:, j] = np.asarray(column, dtype=np.float64)
+                except (TypeError, ValueError) as error:
+                    raise type(error)(
+                        f"column {self._column_name(j)} holds non-numeric values ({error}); "
+                        f"name it in categorical_features to treat it as nominal.") from None
+                if np.isinf(X[:, j]).any():
+                    raise ValueError(f"column {self._column_name(j)} holds infinity; C4.5 "
+                                     f"needs finite values or NaN for missing.")
+        if fitting:
+            self.categories_ = categories
+        if self.missing_values == "error" and np.isnan(X).any():
+            column = int(np.flatnonzero(np.isnan(X).any(axis=0))[0])
+            raise ValueError(f"column {self._column_name(column)} has missing values and "
+                             f"missing_values='error'; use missing_values='fractional' for "
+                             f"C4.5's fractional objects.")
+        return X
+
+    def _column_name(self, j):
+        names = getattr(self, "feature_names_in_", None)
+        return repr(names[j]) if names is not None else f"x{j}"
+
+    # -- fit ----------------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Grow and prune the tree on X, y (J48's ``buildClassifier``)."""
+        self._check_params()
+        columns, names = self._columns(X)
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        shape = (len(columns[0]) if columns else np.shape(X)[0], len(columns))
+        n_samples, n_features = shape
+        if n_features == 0:
+            raise ValueError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required.")
+        if n_samples == 0:
+            raise ValueError(f"0 sample(s) (shape={shape}) while a minimum of 1 is required.")
+        if y is None:
+            raise ValueError("C45Classifier requires y to be passed, but the target y is None.")
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
+                          "used as y.ravel().", DataConversionWarning, stacklevel=2)
+            y = y.ravel()
+        if y.ndim != 1 or y.shape[0] != n_samples:
+            raise ValueError(f"y must be 1-D with one label per row of X ({n_samples}), got "
+                             f"shape {y.shape}.")
+        check_classification_targets(y)
+        self._nominal_ = self._nominal_mask(X, n_features, names)
+        X_encoded = self._encode(columns, fitting=True)
+        self.classes_, y_code = np.unique(y, return_inverse=True)
+        self.n_classes_ = int(self.classes_.shape[0])
+        self.n_features_in_ = n_features
+        weights = check_sample_weight(sample_weight, n_samples)
+        root = self._build(X_encoded, y_code.astype(np.int64), weights)
+        self.c45_tree_ = C45Tree.from_nodes(root, n_features, self.n_classes_)
+        self.__dict__.pop("_binary_view", None)
+        return self
+
+    @property
+    def tree_(self):
+        """The fitted tree rendered binary (a treesmith ``Tree``), built on first use: a
+        multiway nominal test becomes a chain of ``code <= v + 0.5`` tests, a row with a
+        missing value takes the heaviest branch. For metrics, exports and model files."""
+        check_is_fitted(self, "c45_tree_")
+        view = self.__dict__.get("_binary_view")
+        if view is None or view[0] is not self.c45_tree_:
+            view = (self.c45_tree_, self.c45_tree_.to_binary_tree())
+            self.__dict__["_binary_view"] = view
+        return view[1]
+
+    def _growth_data(self, X, y_code, weights):
+        n_values = np.array([0 if levels is None else len(levels)
+                             for levels in self.categories_], dtype=np.int64)
+        return _grow.GrowthData(X, y_code, weights, n_values, self.n_classes_)
+
+    def _build(self, X, y_code, weights) -> _grow.Node:
+        data = self._growth_data(X, y_code, weights)
+        prune = not self.unpruned
+        settings = _grow.GrowthSettings(
+            min_objects=float(self.min_objects), binary_splits=bool(self.binary_splits),
+            mdl_correction=bool(self.mdl_correction),
+            keep_data=prune and self.subtree_raising and not self.reduced_error_pruning,
+            n_all_objects=X.shape[0])
+        if self.reduced_error_pruning:
+            grow_rows, held_rows = reduced_error_folds(y_code, self.n_folds, self.random_state)
+            root = _grow.grow(data, settings, grow_rows, weights[grow_rows])
+            _grow.make_recursion_room(_grow.tree_depth(root))
+            if prune:
+                held_out = {}
+                _prune.held_out_distributions(root, data, held_rows, weights[held_rows],
+                                              held_out)
+                _prune.reduced_error_prune(root, held_out)
+            return root
+        root = _grow.grow(data, settings)
+        _grow.make_recursion_room(_grow.tree_depth(root))
+        if self.collapse:
+            _prune.collapse(root)
+        if prune:
+            bound = _prune.ErrorBound.for_confidence(self.confidence_factor)
+            _prune.ErrorBasedPruner(data, bound, bool(self.subtree_raising)).prune_tree(root)
+        _release_data(root)
+        return root
+
+    # -- prediction ---------------------------------------------------------------------------
+    def _encode_predict(self, X):
+        check_is_fitted(self, "c45_tree_")
+        columns, names = self._columns(X)
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if len(columns) != self.n_features_in_:
+            raise ValueError(f"X has {len(columns)} features, but C45Classifier is expecting "
+                             f"{self.n_features_in_} features as input.")
+        if fitted_names is not None and names is not None \
+                and list(names) != list(fitted_names):
+            raise ValueError("The feature names of X differ from those seen in fit "
+                             f"({list(fitted_names)}).")
+        return self._encode(columns, fitting=False)
+
+    def predict_proba(self, X):
+        """J48's class distribution (``distributionForInstance``), normalised to sum to 1."""
+        encoded = self._encode_predict(X)
+        probabilities = self.c45_tree_.predict_proba(encoded, laplace=bool(self.laplace))
+        total = probabilities.sum(axis=1, keepdims=True)
+        return np.divide(probabilities, total, out=np.full_like(probabilities,
+                                                                1.0 / self.n_classes_),
+                         where=total > 0)
+
+    def predict(self, X):
+        """J48's ``classifyInstance``: the most probable class, the first on near-ties."""
+        encoded = self._encode_predict(X)
+        probabilities = self.c45_tree_.predict_proba(encoded, laplace=False)
+        return self.classes_[predicted_class(probabilities)]
+
+    def apply(self, X):
+        """Leaf of the binary view ``tree_`` each row reaches (missing: heaviest branch)."""
+        return self.tree_.apply(self._encode_predict(X))
+
+    def decision_path(self, X):
+        """Nodes of the binary view ``tree_`` on each row's path (CSR indicator matrix)."""
+        return self.tree_.decision_path(self._encode_predict(X))
+
+    def get_n_leaves(self) -> int:
+        """Leaves of the C4.5 tree (J48's "Number of Leaves")."""
+        check_is_fitted(self, "c45_tree_")
+        return self.c45_tree_.n_leaves
+
+    def get_depth(self) -> int:
+        check_is_fitted(self, "c45_tree_")
+        return self.c45_tree_.max_depth
+
+
+def _is_missing(value) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN, pd.NA raise or compare unequal
+    except (TypeError, ValueError):
+        return True
+
+
+def _release_data(root: _grow.Node) -> None:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        node.rows = node.weights = None
+        stack.extend(node.children)
+
+
+def reduced_error_folds(y_code: np.ndarray, n_folds: int, random_state=None):
+    """Growing and held-out rows of J48's reduced-error pruning.
+
+    Weka's ``Instances.stratify``: objects are grouped by class by a swap scan over the data
+    order, then dealt round robin into ``n_folds`` folds (``stratStep``); the last fold
+    (``testCV(n_folds, n_folds - 1)``) is held out. An int ``random_state`` shuffles first.
+    """
+    order = list(range(y_code.shape[0]))
+    if random_state is not None:
+        order = list(np.random.default_rng(random_state).permutation(y_code.shape[0]))
+    n = len(order)
+    index = 1
+    while index < n:
+        first_class = y_code[order[index - 1]]
+        for j in range(index, n):
+            if y_code[order[j]] == first_class:
+                order[index], order[j] = order[j], order[index]
+                index += 1
+        index += 1
+    dealt = [row for start in range(n_folds) for row in order[start::n_folds]]
+    per_fold, remainder = divmod(n, n_folds)
+    fold = n_folds - 1
+    size = per_fold + (1 if fold < remainder else 0)
+    offset = fold if fold < remainder else remainder
+    first = fold * per_fold + offset
+    held = np.array(dealt[first:first + size], dtype=np.int64)
+    grow_rows = np.array(dealt[:first] + dealt[first + size:], dtype=np.int64)
+    return grow_rows, held

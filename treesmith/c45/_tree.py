@@ -1,0 +1,293 @@
+"""The fitted C4.5 tree: flat arrays of a multiway tree, and how J48 classifies with it.
+
+Node 0 is the root and children follow their parent (pre-order). Branch b of node i is node
+``children[child_start[i] + b]``. Tests: numeric ``x <= threshold`` (to 1e-6, as J48 compares)
+→ branch 0, else branch 1; nominal: branch = category code; binary nominal: ``x == threshold``
+→ branch 0, else 1.
+
+Class probabilities follow J48's ``ClassifierTree.getProbs``: a leaf gives its class
+proportions (with ``laplace``: (n_k + 1)/(N + K)); an object whose tested value is missing
+goes down every non-empty branch with weight ``branch_weight[b] / Σ branch_weight`` and the
+results are added; a branch grown from no objects answers with its parent's proportions.
+An unseen category counts as missing.
+
+:meth:`C45Tree.to_binary_tree` renders it as a treesmith :class:`~treesmith.tree.Tree` (a
+multiway test becomes a chain of ``code <= v + 0.5`` tests) so that the metrics, exports and
+model files that read ``tree_`` work on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._dtypes import TREE_LEAF, TREE_UNDEFINED
+from .._kernels.c45 import SMALL
+from ..tree import Tree
+from ._grow import NOMINAL, NOMINAL_BINARY, NUMERIC, Node
+
+LEAF = -1
+
+
+class C45Tree:
+    """Flat arrays of a fitted C4.5 tree (one entry per node).
+
+    attribute: int64, column tested (-1 for a leaf); kind: int64, NUMERIC / NOMINAL /
+    NOMINAL_BINARY; threshold: float64 (numeric cut or binary value code, NaN otherwise);
+    child_start, n_children: int64, the node's slice of ``children``; children: int64;
+    class_weight: float64 (n_nodes, n_classes), training weight per class reaching the node;
+    branch_weight: float64 (n_children entries per node, aligned with ``children``);
+    is_empty: bool, grown from no objects; depth: int64.
+    """
+
+    ARRAYS = ("attribute", "kind", "threshold", "child_start", "n_children", "children",
+              "class_weight", "branch_weight", "is_empty", "depth")
+
+    def __init__(self, n_features: int, n_classes: int, **arrays):
+        self.n_features, self.n_classes = int(n_features), int(n_classes)
+        for name in self.ARRAYS:
+            setattr(self, name, arrays[name])
+
+    @classmethod
+    def from_nodes(cls, root: Node, n_features: int, n_classes: int) -> "C45Tree":
+        order, depth_of = [], {}
+        stack = [(root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            order.append(node)
+            depth_of[id(node)] = depth
+            stack.extend((child, depth + 1) for child in reversed(node.children))
+        index = {id(node): i for i, node in enumerate(order)}
+        n = len(order)
+        n_children = np.array([len(node.children) for node in order], dtype=np.int64)
+        child_start = np.zeros(n, dtype=np.int64)
+        np.cumsum(n_children[:-1], out=child_start[1:])
+        children = np.array([index[id(c)] for node in order for c in node.children],
+                            dtype=np.int64)
+        branch_weight = np.array([w for node in order if node.children
+                                  for w in node.branch_weight], dtype=np.float64)
+        return cls(
+            n_features, n_classes,
+            attribute=np.array([node.attribute if node.children else LEAF for node in order],
+                               dtype=np.int64),
+            kind=np.array([node.kind for node in order], dtype=np.int64),
+            threshold=np.array([node.threshold if node.children else np.nan
+                                for node in order], dtype=np.float64),
+            child_start=child_start, n_children=n_children, children=children,
+            class_weight=np.array([node.class_weight for node in order],
+                                  dtype=np.float64).reshape(n, n_classes),
+            branch_weight=branch_weight,
+            is_empty=np.array([node.is_empty for node in order], dtype=bool),
+            depth=np.array([depth_of[id(node)] for node in order], dtype=np.int64),
+        )
+
+    # -- structure ----------------------------------------------------------------------------
+    @property
+    def node_count(self) -> int:
+        return int(self.attribute.shape[0])
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return self.attribute == LEAF
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.is_leaf))
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max())
+
+    # -- prediction ---------------------------------------------------------------------------
+    def predict_proba(self, X: np.ndarray, laplace: bool = False) -> np.ndarray:
+        """J48's class distribution for every row of X (float64, codes for nominal columns)."""
+        out = np.zeros((X.shape[0], self.n_classes))
+        _class_probabilities(np.ascontiguousarray(X, dtype=np.float64), self.attribute,
+                             self.kind, self.threshold, self.child_start, self.n_children,
+                             self.children, self.class_weight, self.branch_weight,
+                             self.is_empty, laplace, out)
+        return out
+
+    # -- interoperability -----------------------------------------------------------------------
+    def to_binary_tree(self) -> Tree:
+        """The same partition of the input space as a binary treesmith ``Tree``.
+
+        A multiway nominal test becomes a chain of ``code <= v + 0.5`` tests (one per value
+        but the last), a binary nominal test ``x == v`` two tests ``code <= v - 0.5`` and
+        ``code <= v + 0.5`` with the "other values" subtree under both outer branches, so
+        depth, node and leaf counts of the view exceed C4.5's when nominal tests are present
+        (``c45_tree_`` has C4.5's). Rows with a missing value take the heaviest branch in
+        this view; the estimator's own predictions spread them over all branches as C4.5
+        does.
+        """
+        records = []  # (feature, threshold, missing_left, class_weight, depth, left, right)
+
+        def add(node_id: int, depth: int) -> int:
+            me = len(records)
+            records.append(None)
+            weight = self.class_weight[node_id]
+            if self.attribute[node_id] == LEAF:
+                records[me] = (TREE_UNDEFINED, np.nan, False, weight, depth, TREE_LEAF,
+                               TREE_LEAF)
+                return me
+            start, count = self.child_start[node_id], self.n_children[node_id]
+            kids = self.children[start:start + count]
+            shares = self.branch_weight[start:start + count]
+            heaviest = int(np.argmax(shares))
+            feature = int(self.attribute[node_id])
+            if self.kind[node_id] == NUMERIC:
+                tests = [(self.threshold[node_id], 0)]
+                branch_codes = None
+            elif self.kind[node_id] == NOMINAL_BINARY:
+                value = self.threshold[node_id]
+                tests = [(value - 0.5, None), (value + 0.5, None)]
+                branch_codes = None
+            else:
+                tests = [(b + 0.5, b) for b in range(count - 1)]
+                branch_codes = list(range(count))
+            if self.kind[node_id] == NOMINAL_BINARY:
+                # code < v -> branch 1; code == v -> branch 0; code > v -> branch 1
+                left_lt = add(kids[1], depth + 1)
+                inner = len(records)
+                records.append(None)
+                eq = add(kids[0], depth + 2)
+                gt = add(kids[1], depth + 2)
+                records[inner] = (feature, value + 0.5, heaviest == 0, weight, depth + 1, eq,
+                                  gt)
+                records[me] = (feature, value - 0.5, False, weight, depth, left_lt, inner)
+                return me
+            if branch_codes is None:  # numeric
+                left = add(kids[0], depth + 1)
+                right = add(kids[1], depth + 1)
+                records[me] = (feature, float(tests[0][0]), heaviest == 0, weight, depth, left,
+                               right)
+                return me
+            # multiway nominal: code <= 0.5 -> branch 0, else code <= 1.5 -> branch 1, ...
+            current, current_depth = me, depth
+            for b in range(count - 1):
+                left = add(kids[b], current_depth + 1)
+                if b == count - 2:
+                    right = add(kids[count - 1], current_depth + 1)
+                else:
+                    right = len(records)
+                    records.append(None)
+                records[current] = (feature, b + 0.5, heaviest <= b, weight, current_depth,
+                                    left, right)
+                current, current_depth = right, current_depth + 1
+            return me
+
+        add(0, 0)
+        n = len(records)
+        feature = np.array([r[0] for r in records], dtype=np.int64)
+        leaf = feature == TREE_UNDEFINED
+        class_weight = np.array([r[3] for r in records], dtype=np.float64)
+        total = class_weight.sum(axis=1)
+        value = np.divide(class_weight, total[:, None], out=np.zeros_like(class_weight),
+                          where=total[:, None] > 0)
+        parent = np.full(n, -1)
+        left = np.array([r[5] for r in records], dtype=np.int64)
+        right = np.array([r[6] for r in records], dtype=np.int64)
+        parent[left[~leaf]] = np.flatnonzero(~leaf)
+        parent[right[~leaf]] = np.flatnonzero(~leaf)
+        for i in range(n):  # pre-order: parents first; empty nodes answer as their parent
+            if total[i] <= 0 and parent[i] >= 0:
+                value[i] = value[parent[i]]
+        entropy = -np.sum(np.where(value > 0, value * np.log2(np.where(value > 0, value, 1)),
+                                   0.0), axis=1)
+        return Tree(
+            self.n_features, self.n_classes,
+            children_left=left, children_right=right, feature=feature,
+            threshold=np.array([r[1] for r in records], dtype=np.float64),
+            bin_threshold=np.where(leaf, -1, 0).astype(np.int64),
+            missing_go_left=np.array([r[2] for r in records], dtype=bool),
+            impurity=entropy,
+            n_node_samples=np.rint(total).astype(np.int64),
+            weighted_n_node_samples=total, value=value,
+            class_counts=class_weight.copy(),
+            depth=np.array([r[4] for r in records], dtype=np.int64),
+        )
+
+
+@njit(cache=True, nogil=True)
+def _leaf_probability(class_weight, k, laplace):
+    total = 0.0
+    for j in range(class_weight.shape[0]):
+        total += class_weight[j]
+    if laplace:
+        return (class_weight[k] + 1.0) / (total + class_weight.shape[0])
+    if abs(total) < SMALL:
+        return 0.0
+    return class_weight[k] / total
+
+
+@njit(cache=True, nogil=True)
+def _branch_of(kind, threshold, value, n_children):
+    if np.isnan(value):
+        return -1
+    if kind == 0:  # NUMERIC
+        return 0 if (value - threshold < SMALL or value <= threshold) else 1
+    if kind == 2:  # NOMINAL_BINARY
+        return 0 if int(value) == int(threshold) else 1
+    code = int(value)
+    if code < 0 or code >= n_children or value != code:
+        return -1  # unseen category: treated as missing
+    return code
+
+
+@njit(cache=True, nogil=True)
+def _class_probabilities(X, attribute, kind, threshold, child_start, n_children, children,
+                         class_weight, branch_weight, is_empty, laplace, out):
+    n_classes = class_weight.shape[1]
+    n_nodes = attribute.shape[0]
+    stack_node = np.empty(n_nodes + 1, dtype=np.int64)
+    stack_weight = np.empty(n_nodes + 1)
+    for i in range(X.shape[0]):
+        top = 0
+        stack_node[0] = 0
+        stack_weight[0] = 1.0
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack_node[top]
+            weight = stack_weight[top]
+            if attribute[node] < 0:
+                for k in range(n_classes):
+                    out[i, k] += weight * _leaf_probability(class_weight[node], k, laplace)
+                continue
+            start = child_start[node]
+            count = n_children[node]
+            branch = _branch_of(kind[node], threshold[node], X[i, attribute[node]], count)
+            if branch >= 0:
+                child = children[start + branch]
+                if is_empty[child]:
+                    for k in range(n_classes):
+                        out[i, k] += weight * _leaf_probability(class_weight[node], k, laplace)
+                else:
+                    stack_node[top] = child
+                    stack_weight[top] = weight
+                    top += 1
+                continue
+            total = 0.0
+            for b in range(count):
+                total += branch_weight[start + b]
+            for b in range(count):
+                child = children[start + b]
+                if not is_empty[child] and total > 0:
+                    stack_node[top] = child
+                    stack_weight[top] = weight * branch_weight[start + b] / total
+                    top += 1
+
+
+def predicted_class(probabilities: np.ndarray) -> np.ndarray:
+    """J48's ``classifyInstance``: the first class whose probability beats the running
+    maximum by more than 1e-6."""
+    best = np.zeros(probabilities.shape[0], dtype=np.int64)
+    best_value = np.full(probabilities.shape[0], -1.0)
+    for k in range(probabilities.shape[1]):
+        better = probabilities[:, k] - best_value > SMALL
+        best[better] = k
+        best_value[better] = probabilities[better, k]
+    return best
+
+
+__all__ = ["C45Tree", "predicted_class"]
