@@ -44,16 +44,24 @@ def test_accuracy_close_to_scikit_learn(cancer):
 
 
 def test_member_is_the_tree_grown_on_its_bootstrap_counts(cancer):
-    """Each member equals a single tree with random_state = its seed fitted with the bootstrap
-    multiplicities as sample weights."""
+    """Each member is a single tree with random_state = its seed fitted with the bootstrap
+    multiplicities as sample weights. The forest bins once, on all rows, while a single tree
+    bins only its positive-weight rows, so with exact bins the two trees make the same tests on
+    the in-bag rows (same features, counts and values; a threshold may sit anywhere in the gap
+    between two in-bag values)."""
     X_train, _, y_train, _ = cancer
-    forest = RandomForestClassifier(3, max_features=5, random_state=1).fit(X_train, y_train)
+    forest = RandomForestClassifier(3, max_features=5, max_bins=None,
+                                    random_state=1).fit(X_train, y_train)
     for member in forest.estimators_:
         counts = bootstrap_counts(member.random_state, X_train.shape[0], X_train.shape[0])
-        single = DecisionTreeClassifier(max_features=5, random_state=member.random_state).fit(
+        single = DecisionTreeClassifier(max_features=5, max_bins=None,
+                                        random_state=member.random_state).fit(
             X_train, y_train, sample_weight=counts)
         assert np.array_equal(single.tree_.feature, member.tree_.feature)
-        assert np.allclose(single.tree_.threshold, member.tree_.threshold, equal_nan=True)
+        assert np.array_equal(single.tree_.n_node_samples, member.tree_.n_node_samples)
+        assert np.allclose(single.tree_.value, member.tree_.value)
+        in_bag = counts > 0
+        assert np.array_equal(single.apply(X_train[in_bag]), member.apply(X_train[in_bag]))
 
 
 @pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])

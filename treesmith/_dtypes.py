@@ -18,6 +18,10 @@ TREE_LEAF = -1
 #: Feature index stored for a leaf.
 TREE_UNDEFINED = -2
 
+#: Task codes of the kernels that serve both tasks (the Bayesian CART sampler's likelihood).
+CLASSIFICATION = 0
+REGRESSION = 1
+
 #: Signature of every impurity function h(vector, params) -> float.
 #: For classification the vector is the class-proportion vector pi (sums to 1);
 #: for regression it is the node's vector of additive sufficient statistics.
