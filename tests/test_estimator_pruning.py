@@ -186,6 +186,7 @@ def test_c45_subtree_raising_counts_class_weights_once(seed):
                                                     r"\(0.0, 1.0\)"),
     ({"method": "ccp", "ccp_alpha": -1.0, "risk": "impurity"}, r"ccp_alpha must be a float >= 0"),
     ({"method": "ccp", "ccp_alpha": 0.1, "risk": "gini"}, r"risk must be one of"),
+    ("ccp", r"method 'ccp' needs \['ccp_alpha'\]"),
 ])
 def test_pruning_parameters_are_checked_before_growth(monkeypatch, pruning, message):
     from treesmith import estimators

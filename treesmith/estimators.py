@@ -235,6 +235,11 @@ class BaseDecisionTree(BaseEstimator):
         if unknown:
             raise ValueError(f"pruning={self.pruning!r}: method {method!r} accepts "
                              f"{accepted}, got unknown {unknown}.")
+        signature = inspect.signature(METHODS[method]).parameters
+        missing = [name for name in accepted if name not in params and name in signature
+                   and signature[name].default is inspect.Parameter.empty]
+        if missing:
+            raise ValueError(f"pruning={self.pruning!r}: method {method!r} needs {missing}.")
         check_pruning_parameters(method, params, f"{type(self).__name__}(pruning="
                                                  f"{{'method': {method!r}, ...}})")
         return method, params
