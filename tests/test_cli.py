@@ -218,3 +218,37 @@ def test_readme_style_run_as_a_subprocess(tmp_path):
                             capture_output=True, text=True, timeout=120, check=False)
     assert failed.returncode == 2
     assert failed.stderr == "treesmith: error: dataset file 'nowhere.csv' does not exist\n"
+
+
+@pytest.fixture(scope="module")
+def deep_model(tmp_path_factory):
+    """A saved tree deeper than TEXT_MAX_DEPTH (random labels grow a deep tree)."""
+    from treesmith import io
+    from treesmith.export import TEXT_MAX_DEPTH
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(600, 4)), rng.integers(0, 2, 600)
+    model = treesmith.DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert model.get_depth() > TEXT_MAX_DEPTH
+    path = tmp_path_factory.mktemp("deep") / "deep.json"
+    io.save(model, path)
+    return path, model
+
+
+def test_export_follows_the_library_default_depth(deep_model):
+    path, model = deep_model
+    assert invoke("export", path).stdout == treesmith.export_text(model)
+    assert "truncated" in invoke("export", path).stdout
+    assert invoke("export", path, "--rules").stdout == treesmith.export_text(model, rules=True)
+    assert invoke("export", path, "--max-depth", "all").stdout == treesmith.export_text(
+        model, max_depth=None)
+    assert invoke("export", path, "--max-depth", "2").stdout == treesmith.export_text(
+        model, max_depth=2)
+    assert invoke("export", path, "--format", "dot").stdout == treesmith.export_graphviz(model)
+
+
+@pytest.mark.parametrize("value", ["-1", "deep", "2.5"])
+def test_export_rejects_a_bad_max_depth(deep_model, value):
+    result = invoke("export", deep_model[0], "--max-depth", value)
+    assert result.exit_code == 2
+    assert "--max-depth must be an int >= 0 or 'all'" in result.output

@@ -145,3 +145,56 @@ def test_significance_is_validated():
         treesmith.DecisionTreeClassifier(significance=0.05, significance_test="all").fit(X, y)
     with pytest.raises(ValueError, match="n_permutations"):
         treesmith.DecisionTreeClassifier(significance=0.05, n_permutations=0).fit(X, y)
+
+
+def _imbalanced(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + rng.normal(size=300) > 0.8).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_c45_subtree_raising_counts_class_weights_once(seed):
+    """class_weight={1: 5} must prune exactly as sample weights of 5 on class 1 (fit multiplies
+    the class weights into the sample weights once; the raising step must not do it again)."""
+    X, y = _imbalanced(seed)
+    pruning = {"method": "c45", "subtree_raising": True}
+    by_class = treesmith.DecisionTreeClassifier(class_weight={0: 1.0, 1: 5.0}, pruning=pruning,
+                                                random_state=0).fit(X, y)
+    by_sample = treesmith.DecisionTreeClassifier(pruning=pruning, random_state=0).fit(
+        X, y, sample_weight=np.where(y == 1, 5.0, 1.0))
+    assert by_class.get_n_leaves() == by_sample.get_n_leaves()
+    np.testing.assert_array_equal(by_class.predict_proba(X), by_sample.predict_proba(X))
+    # treesmith.prune applies the estimator's class weights to the user's sample weights once
+    grown = treesmith.DecisionTreeClassifier(class_weight={0: 1.0, 1: 5.0},
+                                             random_state=0).fit(X, y)
+    pruned = treesmith.prune(grown, "c45", subtree_raising=True, X=X, y=y)
+    np.testing.assert_array_equal(pruned.predict_proba(X), by_class.predict_proba(X))
+
+
+@pytest.mark.parametrize("pruning, message", [
+    ({"method": "c45", "confidence_factor": 5}, r"confidence_factor must be a float in \(0.0, 0.5\]"),
+    ({"method": "c45", "confidence_factor": 0.0}, r"confidence_factor"),
+    ({"method": "c45", "collapse": "yes"}, r"collapse must be a bool"),
+    ({"method": "c45", "subtree_raising": 1}, r"subtree_raising must be a bool"),
+    ({"method": "tdp", "n_standard_errors": -1.0}, r"n_standard_errors must be a float >= 0"),
+    ({"method": "tdp", "n_standard_errors": float("nan")}, r"n_standard_errors"),
+    ({"method": "bup", "c1": float("inf")}, r"c1 must be a float >= 0"),
+    ({"method": "bup", "c2": -0.5}, r"c2 must be a float >= 0"),
+    ({"method": "rep", "validation_fraction": 1.0}, r"validation_fraction must be a float in "
+                                                    r"\(0.0, 1.0\)"),
+    ({"method": "ccp", "ccp_alpha": -1.0, "risk": "impurity"}, r"ccp_alpha must be a float >= 0"),
+    ({"method": "ccp", "ccp_alpha": 0.1, "risk": "gini"}, r"risk must be one of"),
+    ("ccp", r"method 'ccp' needs \['ccp_alpha'\]"),
+])
+def test_pruning_parameters_are_checked_before_growth(monkeypatch, pruning, message):
+    from treesmith import estimators
+
+    def no_growth(*args, **kwargs):
+        raise AssertionError("the tree was grown before the pruning parameters were checked")
+
+    monkeypatch.setattr(estimators.TreeGrower, "grow", no_growth)
+    X, y = _imbalanced(0)
+    with pytest.raises(ValueError, match=message):
+        treesmith.DecisionTreeClassifier(pruning=pruning).fit(X, y)

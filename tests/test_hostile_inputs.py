@@ -180,6 +180,25 @@ case("regressor pruning c45 with subtree raising",
                           r"DecisionTreeRegressor, got 'c45'"))
 case("regressor pruning='tdp'", lambda: _R(pruning="tdp").fit(X, y_reg),
      error=("ValueError", r"pruning method must be one of"))
+case("pruning c45 confidence_factor=5 fails before growth",
+     lambda: _C(pruning={"method": "c45", "confidence_factor": 5}).fit(X, y_class),
+     error=("ValueError", r"confidence_factor must be a float in \(0.0, 0.5\], got 5"))
+case("pruning bup c1=-1 fails before growth",
+     lambda: _C(pruning={"method": "bup", "c1": -1}).fit(X, y_class),
+     error=("ValueError", r"c1 must be a float >= 0.0, got -1"))
+case("prune() c45 raising with y one row short", lambda: __import__("treesmith").prune(
+    _C().fit(X, y_class), "c45", subtree_raising=True, X=X, y=y_class[:-1]),
+    error=("ValueError", r"inconsistent numbers of rows: X has 60, y has 59"))
+case("prune() tdp n_standard_errors=nan", lambda: __import__("treesmith").prune(
+    _C().fit(X, y_class), "tdp", n_standard_errors=float("nan")),
+    error=("ValueError", r"n_standard_errors must be a float >= 0.0"))
+case("predict_lazy n_samples=2.7", lambda: __import__("treesmith.metrics").metrics.predict_lazy(
+    _C(max_depth=2).fit(X, y_class), lambda i, j: X[i, j], 2.7),
+    error=("ValueError", r"predict_lazy: n_samples must be an int >= 0, got 2.7"))
+case("expected_cost with a negative weight", lambda: __import__(
+    "treesmith.metrics").metrics.expected_cost(_C(max_depth=2).fit(X, y_class), X,
+                                               sample_weight=-np.ones(60)),
+    error=("ValueError", r"sample_weight must be non-negative; it is negative at rows 0"))
 
 # class_weight
 case("class_weight negative", lambda: _C(class_weight={0: -0.5, 1: 1}).fit(X, y_class),
@@ -388,6 +407,10 @@ case("cli predict with unseen levels warns", lambda: _cli("predict", PATHS["mode
      check=lambda r: r["exit_code"] == 0 and re.search(
          r"warning: column 'smoker' has 2 value\(s\) not seen at fit time: '1', 'Yes'",
          r["stderr"]) is not None and len(r["stdout"].splitlines()) == 5)
+case("cli export --max-depth -1", lambda: _cli("export", PATHS["model"], "--max-depth", "-1"),
+     check=cli_error(r"--max-depth must be an int >= 0 or 'all', got '-1'"))
+case("cli export --max-depth all", lambda: _cli("export", PATHS["model"], "--max-depth", "all"),
+     check=ok_cli())
 case("cli predict --strict with unseen levels", lambda: _cli(
     "predict", PATHS["model"], PATHS["new_levels"], "--strict"),
     check=cli_error(r"column 'smoker' has 2 value\(s\) not seen"))

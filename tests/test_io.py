@@ -356,3 +356,85 @@ def test_non_string_class_of_a_stored_object_is_a_model_error(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(ModelFileError, match="bin_mapper_"):
         treesmith.load(path)
+
+
+# -- Bayesian CART ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def bayes_models():
+    from treesmith.bayes import BayesianTreeClassifier, BayesianTreeRegressor
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    X.iloc[::7, 1] = np.nan
+    y_class = np.where(X["a"] > 0.2, "yes", "no")
+    y_reg = 2.0 * X["a"].to_numpy() + 0.1 * rng.normal(size=120)
+    settings = dict(n_iter=300, n_chains=2, random_state=0)
+    classifier = BayesianTreeClassifier(a=[1.0, 2.0], **settings).fit(X, y_class)
+    regressor = BayesianTreeRegressor(**settings).fit(X, y_reg)
+    posterior = BayesianTreeClassifier(averaging="posterior", **settings).fit(X, y_class)
+    return X, classifier, regressor, posterior
+
+
+def test_bayesian_trees_round_trip_with_identical_predictions(bayes_models, tmp_path):
+    X, classifier, regressor, _ = bayes_models
+    for model in (classifier, regressor):
+        path = tmp_path / f"{type(model).__name__}.json"
+        io.save(model, path)
+        loaded = io.load(path)
+        assert type(loaded) is type(model)
+        assert loaded.get_params() == model.get_params()
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+        if hasattr(model, "predict_proba"):
+            np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+            np.testing.assert_array_equal(loaded.dirichlet_, model.dirichlet_)
+        else:
+            assert (loaded.mu_bar_, loaded.lam_) == (model.mu_bar_, model.lam_)
+        np.testing.assert_array_equal(loaded.log_posterior_trace_, model.log_posterior_trace_)
+        assert loaded.map_log_posterior_ == model.map_log_posterior_
+        assert loaded.n_proposals_ == model.n_proposals_
+
+
+def test_bayesian_posterior_sample_is_not_saved(bayes_models):
+    X, classifier, _, posterior = bayes_models
+    with pytest.raises(ValueError, match=r"store the MAP tree only, not the posterior sample"):
+        io.to_dict(posterior)
+    # a hand-edited file that asks for posterior averaging is refused on load
+    model = io.to_dict(classifier)
+    model["params"]["averaging"] = "posterior"
+    with pytest.raises(ModelFileError, match=r"averaging must be 'map'"):
+        io.from_dict(model)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: m["attributes"].update(dirichlet_=io.to_dict(
+        treesmith.DecisionTreeClassifier().fit([[0], [1]], [0, 1]))["attributes"]["classes_"]),
+     r"dirichlet_ must be the Dirichlet concentration"),
+    (lambda m: m["params"].update(a=[1.0, 1.0]), r"dirichlet_ must be the Dirichlet"),
+    (lambda m: m["params"].update(a=-1.0), r"a must be a float > 0"),
+    (lambda m: m["params"].update(sigma=1.5), r"sigma must be a float"),
+    (lambda m: m["params"].update(n_chains=1), r"map_chain_|log_posterior_trace_"),
+    (lambda m: m["attributes"].update(map_chain_=-1), r"map_chain_ must be an int"),
+    (lambda m: m["attributes"].update(burn_in_=10**6), r"burn_in_ must be an int"),
+    (lambda m: m["attributes"].update(n_proposals_={"__type__": "dict", "items": []}),
+     r"n_proposals_ must be a dict keyed by the moves"),
+    (lambda m: m["attributes"].pop("log_likelihood_trace_"), r"log_likelihood_trace_ must be"),
+])
+def test_bayesian_classifier_file_is_validated(bayes_models, edit, message):
+    model = io.to_dict(bayes_models[1])
+    edit(model)
+    with pytest.raises(ModelFileError, match=message):
+        io.from_dict(model)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: m["attributes"].update(mu_bar_={"__type__": "float", "value": "nan"}),
+     r"mu_bar_ must be a finite float"),
+    (lambda m: m["params"].update(mu_bar=3.0), r"mu_bar_ must be a finite float \(equal"),
+    (lambda m: m["attributes"].update(lam_=-1.0), r"lam_ must be a finite float >= 0"),
+    (lambda m: m["params"].update(nu=0), r"nu must be a float > 0"),
+])
+def test_bayesian_regressor_file_is_validated(bayes_models, edit, message):
+    model = io.to_dict(bayes_models[2])
+    edit(model)
+    with pytest.raises(ModelFileError, match=message):
+        io.from_dict(model)

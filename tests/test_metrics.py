@@ -226,3 +226,27 @@ def test_forest_pays_the_union_of_its_trees_features_once():
         expected.append(sum(COSTS[np.flatnonzero(GROUP_IDS == g)[0]] for g in acquired))
     assert np.allclose(path_costs(forest, X, COSTS, GROUPS), expected)
     assert expected_cost(forest, X, None, COSTS, GROUPS) == pytest.approx(np.mean(expected))
+
+
+@pytest.mark.parametrize("n_samples", [2.7, 3.0, "5", None, True, -1])
+def test_predict_lazy_n_samples_must_be_a_count(n_samples):
+    X, y = _data(0, n=40)
+    tree = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"predict_lazy: n_samples must be an int >= 0"):
+        predict_lazy(tree, lambda i, j: X[i, j], n_samples)
+    with pytest.raises(ValueError, match=r"predict_lazy: batch must be a bool"):
+        predict_lazy(tree, lambda i, j: X[i, j], 3, batch="yes")
+    assert predict_lazy(tree, lambda i, j: X[i, j], np.int64(3)).predictions.shape == (3,)
+
+
+def test_metric_weights_use_the_shared_checker():
+    X, y = _data(0, n=40)
+    tree = treesmith.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight must be finite; it contains NaN or "
+                                         r"infinity at rows 2"):
+        expected_depth(tree, X, sample_weight=np.where(np.arange(40) == 2, np.nan, 1.0))
+    with pytest.raises(ValueError, match=r"sample_weight must have a positive sum"):
+        expected_cost(tree, X, sample_weight=np.zeros(40))
+    # weights whose float64 sum overflows are rescaled exactly: p(x) is unchanged
+    assert expected_depth(tree, X, sample_weight=np.full(40, 1e307)) == pytest.approx(
+        expected_depth(tree, X))

@@ -351,3 +351,47 @@ def test_select_pruning_parameters_matches_brute_force():
     assert result.estimator.tree_.node_count == expected.tree_.node_count
     with pytest.raises(ValueError, match="method"):
         select_pruning_parameters(estimator, X, y, "rep", grid)
+
+
+def _fitted_iris():
+    X, y = load_iris(return_X_y=True)
+    return X, y, treesmith.DecisionTreeClassifier(random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("method, params, message", [
+    ("c45", {"confidence_factor": 5}, r"confidence_factor must be a float in \(0.0, 0.5\]"),
+    ("c45", {"collapse": None}, r"collapse must be a bool"),
+    ("tdp", {"n_standard_errors": -0.1}, r"n_standard_errors must be a float >= 0"),
+    ("bup", {"c1": "big"}, r"c1 must be a float >= 0"),
+    ("ccp", {"ccp_alpha": float("nan")}, r"ccp_alpha must be a float >= 0"),
+    ("ccp", {"ccp_alpha": -np.inf}, r"ccp_alpha must be a float >= 0"),
+    ("ccp", {"ccp_alpha": 0.0, "risk": "entropy"}, r"risk must be one of"),
+    ("nodes", {"nodes": 3}, r"nodes must be an array-like"),
+])
+def test_prune_checks_parameters_by_table(method, params, message):
+    _, _, grown = _fitted_iris()
+    with pytest.raises(ValueError, match=rf"prune\(method='{method}'\): {message}"):
+        treesmith.prune(grown, method, **params)
+
+
+@pytest.mark.parametrize("rows", [{"X": 149}, {"y": 149}, {"sample_weight": 149}])
+def test_c45_subtree_raising_checks_consistent_rows(rows):
+    X, y, grown = _fitted_iris()
+    data = {"X": X, "y": y, "sample_weight": np.ones(150)}
+    for name, n in rows.items():
+        data[name] = data[name][:n]
+    name = next(iter(rows))
+    with pytest.raises(ValueError, match=rf"inconsistent numbers of rows: .*{name} has 149"):
+        treesmith.prune(grown, "c45", subtree_raising=True, **data)
+
+
+def test_pruning_sample_weight_uses_the_shared_checker():
+    X, y, grown = _fitted_iris()
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative; it is negative "
+                                         r"at rows 3"):
+        treesmith.prune(grown, "rep", X=X, y=y, sample_weight=np.where(np.arange(150) == 3, -1, 1))
+    with pytest.raises(ValueError, match=r"sample_weight sums to infinity"):
+        treesmith.prune(grown, "rep", X=X, y=y, sample_weight=np.full(150, 1e307))
+    scalar = treesmith.prune(grown, "c45", subtree_raising=True, X=X, y=y, sample_weight=2.0)
+    unit = treesmith.prune(grown, "c45", subtree_raising=True, X=X, y=y)
+    assert scalar.get_n_leaves() <= unit.get_n_leaves()

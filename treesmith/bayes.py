@@ -27,10 +27,10 @@ from sklearn.utils.validation import check_is_fitted
 from ._dtypes import CLASSIFICATION, REGRESSION, TREE_LEAF, TREE_UNDEFINED
 from ._gc import pauses_collector
 from ._kernels import bayes as _kernel
-from ._validation import check_fraction, check_int, check_sample_weight
+from ._validation import check_fraction, check_int, check_sample_weight, validate_parameters
 from .binning import BinMapper, midpoints
 from .criteria._base import REGRESSION_TASK, resolve_criterion
-from .estimators import BaseDecisionTree
+from .estimators import TREE_PARAMETER_CONSTRAINTS, BaseDecisionTree
 from .tree import Tree
 
 MOVE_NAMES = _kernel.MOVE_NAMES
@@ -295,9 +295,50 @@ class BaseBayesianTree(BaseDecisionTree):
         leaf = self.tree_.apply(X, getattr(self, "feature_names_in_", None))
         return self._map_leaf_prediction()[leaf]
 
+    # -- model files --------------------------------------------------------------------
+    def _validate_params(self):
+        """The sampler's and the prior's parameters (``treesmith.io`` calls this on loaded
+        models; fit runs the same checks)."""
+        validate_parameters(self, {name: TREE_PARAMETER_CONSTRAINTS[name]
+                                   for name in ("max_bins", "random_state")})
+        self._check_sampler_parameters(1)
+        self._check_prior_parameters()
+
+    def _check_loaded_attributes(self):
+        """Raise a ValueError naming the fitted attribute that a loaded model holds wrongly:
+        what prediction reads (the leaves' prior, the MAP tree) must be what fit stores, and
+        model files keep the MAP tree only, not the posterior sample."""
+        if self.averaging != "map" or getattr(self, "posterior_sample_", None) is not None:
+            raise ValueError("model files store the MAP tree only: averaging must be 'map' and "
+                             "posterior_sample_ null (the posterior sample is not saved)")
+        n_chains = self.n_chains
+        if not (_is_count(getattr(self, "map_chain_", None)) and self.map_chain_ < n_chains):
+            raise ValueError(f"map_chain_ must be an int in [0, n_chains={n_chains})")
+        if not _is_count(getattr(self, "burn_in_", None)) or self.burn_in_ >= max(self.n_iter, 1):
+            raise ValueError(f"burn_in_ must be an int in [0, n_iter={self.n_iter})")
+        for name in ("map_log_posterior_", "map_log_likelihood_"):
+            value = getattr(self, name, None)
+            if not isinstance(value, float) or np.isnan(value):
+                raise ValueError(f"{name} must be a float")
+        for name in ("log_posterior_trace_", "log_likelihood_trace_", "n_leaves_trace_"):
+            trace = getattr(self, name, None)
+            if not (isinstance(trace, np.ndarray) and trace.ndim == 2
+                    and trace.shape[0] == n_chains and trace.dtype.kind in "iuf"):
+                raise ValueError(f"{name} must be a 2-D numeric array with n_chains={n_chains} "
+                                 "rows")
+        for name in ("n_proposals_", "acceptance_rates_"):
+            table = getattr(self, name, None)
+            if not isinstance(table, dict) or sorted(table) != sorted(MOVE_NAMES):
+                raise ValueError(f"{name} must be a dict keyed by the moves {list(MOVE_NAMES)}")
+        self._check_leaf_prior()
+
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         raise AttributeError("cost_complexity_pruning_path is not defined for Bayesian CART; "
                              "prune tree_ with treesmith.prune instead.")
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
 
 
 def _depths(left, right) -> np.ndarray:
@@ -447,6 +488,18 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
         return self._sample(X, y_code.astype(np.int64), np.zeros(0), sample_weight,
                             self.dirichlet_, trivial=self.n_classes_ == 1)
 
+    def _check_prior_parameters(self):
+        """``a`` is checked against the classes in fit (:meth:`_dirichlet`)."""
+
+    def _check_leaf_prior(self):
+        """dirichlet_ must be what ``a`` gives for n_classes_ classes (predict_proba uses it)."""
+        expected = self._dirichlet(self.n_classes_)
+        stored = getattr(self, "dirichlet_", None)
+        if not (isinstance(stored, np.ndarray) and stored.dtype.kind == "f"
+                and np.array_equal(stored, expected)):
+            raise ValueError(f"dirichlet_ must be the Dirichlet concentration that a={self.a!r} "
+                             f"gives for {self.n_classes_} classes")
+
     def _leaf_prediction(self, class_weight):
         """The Dirichlet posterior mean (n_k + a_k) / (n + A) of leaves' class weights."""
         return (class_weight + self.dirichlet_) / (class_weight.sum(axis=1, keepdims=True)
@@ -549,14 +602,7 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
             raise ValueError(f"y must be 1-D for BayesianTreeRegressor, got shape {y.shape}.")
         self.n_outputs_ = 1
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        for name in ("a", "nu"):
-            value = getattr(self, name)
-            if not (_is_real(value) and value > 0):
-                raise ValueError(f"{name} must be a float > 0, got {value!r}.")
-        if self.lam is not None and not (_is_real(self.lam) and self.lam > 0):
-            raise ValueError(f"lam must be a float > 0 or None, got {self.lam!r}.")
-        if self.mu_bar is not None and not _is_real(self.mu_bar):
-            raise ValueError(f"mu_bar must be a finite float or None, got {self.mu_bar!r}.")
+        self._check_prior_parameters()
         positive = sample_weight > 0
         total = float(sample_weight.sum())
         mean = float(np.dot(sample_weight, y) / total)
@@ -575,6 +621,25 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         parameters = np.array([float(self.a), nu, self.lam_ if self.lam_ > 0 else 1.0, total])
         return self._sample(X, np.zeros(X.shape[0], dtype=np.int64), y - self.mu_bar_,
                             sample_weight, parameters, trivial)
+
+    def _check_prior_parameters(self):
+        """a, nu > 0; lam > 0 or None; mu_bar finite or None."""
+        for name in ("a", "nu"):
+            value = getattr(self, name)
+            if not (_is_real(value) and value > 0):
+                raise ValueError(f"{name} must be a float > 0, got {value!r}.")
+        if self.lam is not None and not (_is_real(self.lam) and self.lam > 0):
+            raise ValueError(f"lam must be a float > 0 or None, got {self.lam!r}.")
+        if self.mu_bar is not None and not _is_real(self.mu_bar):
+            raise ValueError(f"mu_bar must be a finite float or None, got {self.mu_bar!r}.")
+
+    def _check_leaf_prior(self):
+        """mu_bar_ and lam_ as fit stores them (predict centres the leaves on mu_bar_)."""
+        mu_bar, lam = getattr(self, "mu_bar_", None), getattr(self, "lam_", None)
+        if not _is_real(mu_bar) or (self.mu_bar is not None and mu_bar != float(self.mu_bar)):
+            raise ValueError("mu_bar_ must be a finite float (equal to mu_bar when it is set)")
+        if not _is_real(lam) or lam < 0 or (self.lam is not None and lam != float(self.lam)):
+            raise ValueError("lam_ must be a finite float >= 0 (equal to lam when it is set)")
 
     def _leaf_prediction(self, stats):
         """Posterior mean of the leaf means: mu_bar + sum w (y - mu_bar) / (n_i + a), from

@@ -527,6 +527,23 @@ def _prediction_frame(data: str, target: str | None, explicit_target: str | None
 
 
 # -- export -----------------------------------------------------------------------------------
+def _export_depth(max_depth: str | None) -> dict:
+    """``--max-depth`` as exporter keywords: absent -> {} (each exporter's own default, so the
+    text export keeps its TEXT_MAX_DEPTH limit), 'all' -> no limit, an int >= 0 -> that depth."""
+    if max_depth is None:
+        return {}
+    text = max_depth.strip().lower()
+    if text == "all":
+        return {"max_depth": None}
+    try:
+        depth = int(text)
+    except ValueError:
+        depth = -1
+    if depth < 0:
+        raise CLIError(f"--max-depth must be an int >= 0 or 'all', got {max_depth!r}")
+    return {"max_depth": depth}
+
+
 @app.command(epilog=_examples(
     "treesmith export model.json",
     "treesmith export model.json --rules",
@@ -541,18 +558,22 @@ def export(
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Output file (default: stdout; for png: MODEL with .png).")] = None,
     rules: Annotated[bool, typer.Option(help="text format: IF-THEN rules.")] = False,
-    max_depth: Annotated[int | None, typer.Option(
-        help="Show the tree down to this depth only.", min=0)] = None,
+    max_depth: Annotated[str | None, typer.Option(
+        help="Show the tree down to this depth only (an int >= 0, or 'all' for the whole "
+             "tree). Default: the library's (text and rules stop at TEXT_MAX_DEPTH = 10 "
+             "levels and say so; dot and png show everything).",
+        show_default=False)] = None,
     precision: Annotated[int, typer.Option(help="Decimals of thresholds.", min=0)] = 3,
 ):
     """Export a saved model as text, rules, Graphviz DOT, a PNG picture or JSON."""
     from . import io
     from .export import export_graphviz, export_text
 
+    depth_option = _export_depth(max_depth)
     estimator, metadata = io.load(model, return_metadata=True)
     costs = metadata.get("feature_costs") if getattr(estimator, "feature_costs_", None) is None \
         else None
-    options = {"feature_costs": costs, "max_depth": max_depth, "precision": precision}
+    options = {"feature_costs": costs, "precision": precision, **depth_option}
     if format == "text":
         text = export_text(estimator, rules=rules, **options)
     elif format == "dot":

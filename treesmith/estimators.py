@@ -220,7 +220,7 @@ class BaseDecisionTree(BaseEstimator):
             raise ValueError(
                 f"pruning method must be one of {list(self._pruning_methods)} for "
                 f"{type(self).__name__}, got {method!r}.")
-        from .pruning._prune import METHODS
+        from .pruning._prune import METHODS, check_pruning_parameters
 
         accepted = [name for name in list(inspect.signature(METHODS[method]).parameters)[1:]
                     if name not in self._pruning_data]
@@ -230,6 +230,13 @@ class BaseDecisionTree(BaseEstimator):
         if unknown:
             raise ValueError(f"pruning={self.pruning!r}: method {method!r} accepts "
                              f"{accepted}, got unknown {unknown}.")
+        signature = inspect.signature(METHODS[method]).parameters
+        missing = [name for name in accepted if name not in params and name in signature
+                   and signature[name].default is inspect.Parameter.empty]
+        if missing:
+            raise ValueError(f"pruning={self.pruning!r}: method {method!r} needs {missing}.")
+        check_pruning_parameters(method, params, f"{type(self).__name__}(pruning="
+                                                 f"{{'method': {method!r}, ...}})")
         return method, params
 
     def _validation_rows(self, y, sample_weight, random_state):
@@ -237,9 +244,7 @@ class BaseDecisionTree(BaseEstimator):
         method, params = self._pruning_spec()
         if method != "rep":
             return None
-        fraction = check_fraction("pruning['validation_fraction']",
-                                  params.get("validation_fraction", 0.25), 0.0, 1.0,
-                                  low_inclusive=False, high_inclusive=False)
+        fraction = float(params.get("validation_fraction", 0.25))  # checked by _pruning_spec
         from sklearn.model_selection import train_test_split
 
         rows = np.flatnonzero(sample_weight > 0)
@@ -259,9 +264,14 @@ class BaseDecisionTree(BaseEstimator):
         if method == "rep":
             self.tree_ = METHODS["rep"](self, X[held_out], y[held_out], sample_weight[held_out])
         elif method == "c45" and params.get("subtree_raising"):
+            from .pruning._prune import c45_with_raising
+
+            # sample_weight already includes class_weight (fit multiplied it in): the tree-level
+            # step takes these final weights as they are, so class weights count once.
             grown = sample_weight > 0
-            self.tree_ = METHODS["c45"](self, X=X[grown], y=y[grown],
-                                        sample_weight=sample_weight[grown], **params)
+            params.pop("subtree_raising")
+            self.tree_ = c45_with_raising(self, X[grown], y[grown], sample_weight[grown],
+                                          **params)
         elif method is not None:
             params.pop("validation_fraction", None)
             self.tree_ = METHODS[method](self, **params)

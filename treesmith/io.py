@@ -57,6 +57,8 @@ DECODE_BYTES_PER_FILE_BYTE = 16
 _ESTIMATOR_MODULES = {
     "DecisionTreeClassifier": "treesmith.estimators",
     "DecisionTreeRegressor": "treesmith.estimators",
+    "BayesianTreeClassifier": "treesmith.bayes",
+    "BayesianTreeRegressor": "treesmith.bayes",
 }
 #: Fitted attributes every model needs; the other public fitted attributes are kept when
 #: they can be encoded and dropped with a warning otherwise.
@@ -225,6 +227,11 @@ def to_dict(estimator, metadata: dict | None = None) -> dict:
                          f"got {type(estimator).__name__}")
     if not hasattr(estimator, "tree_"):
         raise ValueError(f"this {name} is not fitted yet; call fit before saving it")
+    if getattr(estimator, "posterior_sample_", None) is not None:
+        raise ValueError(f"model files store the MAP tree only, not the posterior sample of "
+                         f"this {name} fitted with averaging='posterior'; save a copy with "
+                         f"averaging='map' (copy.deepcopy, then set_params(averaging='map') and "
+                         f"posterior_sample_ = None) or use pickle or joblib")
     try:
         params = _encode_params(estimator.get_params(deep=False))
     except _Unencodable as error:
@@ -525,6 +532,12 @@ def _check_estimator(estimator, where: str = "attributes"):
         _fail(where, "a regressor needs a regression tree (n_classes = 0)")
     _check_cost_attributes(estimator, n_features, where)
     _check_fitted_parameter_objects(estimator, n_features, where)
+    check_own = getattr(estimator, "_check_loaded_attributes", None)
+    if callable(check_own):  # the attributes only this estimator class carries
+        try:
+            check_own()
+        except (TypeError, ValueError) as error:
+            _fail(where, str(error))
 
 
 def _check_cost_attributes(estimator, n_features: int, where: str) -> None:

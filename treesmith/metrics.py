@@ -21,10 +21,12 @@ only when the example's path reaches a test on it, and reports the cost actually
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import Interval, check_parameter, check_sample_weight
 from .costs import (
     check_cost_model,
     group_costs,
@@ -110,14 +112,8 @@ def _n_features(estimator, tree) -> int:
 
 
 def _normalised_weight(sample_weight, n_samples) -> np.ndarray:
-    if sample_weight is None:
-        return np.full(n_samples, 1.0 / n_samples)
-    weight = np.asarray(sample_weight, dtype=np.float64)
-    if weight.shape != (n_samples,) or not np.all(np.isfinite(weight)) or np.any(weight < 0) \
-            or not weight.sum() > 0:
-        raise ValueError(f"sample_weight must be {n_samples} finite non-negative weights with a "
-                         f"positive sum.")
-    return weight / weight.sum()
+    """p(x): ``sample_weight`` checked and normalised to sum 1 (uniform when None)."""
+    return check_sample_weight(sample_weight, n_samples, positive_sum=True, normalize=True)
 
 
 def expected_cost(estimator, X, sample_weight=None, feature_costs=None, cost_groups=None,
@@ -203,9 +199,9 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
         return forest_predict_lazy(estimator, get_feature, n_samples, batch=batch,
                                    feature_costs=feature_costs, cost_groups=cost_groups)
     tree = _fitted_tree(estimator)
+    check_parameter("n_samples", n_samples, [Interval(Integral, 0, None)], "predict_lazy")
+    check_parameter("batch", batch, ["boolean"], "predict_lazy")
     n_samples = int(n_samples)
-    if n_samples < 0:
-        raise ValueError(f"n_samples must be >= 0, got {n_samples}.")
     n_features = _n_features(estimator, tree)
     costs, groups, model = _cost_setting(estimator, n_features, feature_costs, cost_groups,
                                          cost_model)

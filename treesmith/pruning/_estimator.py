@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _validation
 from ..tree import Tree
 
 #: Estimator parameters that switch post-pruning on; cleared to grow the full tree T_max.
@@ -59,16 +60,12 @@ def encode_labels(estimator, y) -> np.ndarray:
 
 
 def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
-    """Non-negative float64 weights of length ``n_samples`` (ones when None)."""
-    if sample_weight is None:
-        return np.ones(n_samples)
-    weight = np.asarray(sample_weight, dtype=np.float64)
-    if weight.shape != (n_samples,) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
-        raise ValueError(
-            f"sample_weight must be {n_samples} finite non-negative numbers, got shape "
-            f"{weight.shape}."
-        )
-    return weight
+    """Finite non-negative float64 weights of length ``n_samples`` (ones when None), by the
+    validation room's checker. All-zero weights pass here (the held-out losses report them);
+    weights whose sum overflows are rejected, not rescaled, because pruning adds them to the
+    tree's own weighted counts."""
+    return _validation.check_sample_weight(sample_weight, n_samples, positive_sum=False,
+                                           rescale=False)
 
 
 def held_out_data(estimator, X, y, sample_weight=None):

@@ -6,11 +6,13 @@ of a tree-level function and returns the pruned Tree, which ``prune`` puts into 
 from __future__ import annotations
 
 import inspect
+from numbers import Real
 
 import numpy as np
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_array
 
+from .._validation import Interval, Options, check_consistent_rows, check_parameter
 from ._estimator import check_sample_weight, encode_labels, fitted_tree, held_out_data, with_tree
 from .bottom_up_pessimistic import bottom_up_pessimistic_prune_tree
 from .cost_complexity import prune_tree_ccp
@@ -38,17 +40,28 @@ def _bup(estimator, c1=0.1, c2=0.0):
 
 def _c45(estimator, confidence_factor=0.25, collapse=True, subtree_raising=False, X=None,
          y=None, sample_weight=None):
+    """C4.5 error-based pruning; with subtree raising, ``sample_weight`` is the user's weight
+    of the training rows and the estimator's ``class_weight`` is applied here, as in fit."""
     tree = fitted_tree(estimator)
     if not subtree_raising:
         return error_based_prune_tree(tree, confidence_factor, collapse)
     if X is None or y is None:
         raise ValueError("c45 with subtree_raising=True needs the training data X and y.")
-    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
-    y_code = encode_labels(estimator, y)
-    weight = check_sample_weight(sample_weight, y_code.shape[0])
+    per_row = sample_weight is not None and np.ndim(sample_weight) > 0
+    n_samples = check_consistent_rows(X=X, y=y, sample_weight=sample_weight if per_row else None)
+    weight = check_sample_weight(sample_weight, n_samples)
     class_weight = estimator.get_params().get("class_weight")
     if class_weight is not None:
         weight = weight * compute_sample_weight(class_weight, np.asarray(y))
+    return c45_with_raising(estimator, X, y, weight, confidence_factor, collapse)
+
+
+def c45_with_raising(estimator, X, y, weight, confidence_factor=0.25, collapse=True):
+    """C4.5 pruning with subtree raising on training rows whose final weights ``weight``
+    (sample weight times class weight, as the tree was grown with) are already computed."""
+    tree = fitted_tree(estimator)
+    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+    y_code = encode_labels(estimator, y)
     criterion = estimator.criterion_
     h, h_params = criterion.impurity_function(), criterion.parameters()
 
@@ -70,6 +83,32 @@ def _nodes(estimator, nodes):
 #: Method name -> function(estimator, **params) -> pruned Tree.
 METHODS = {"ccp": _ccp, "rep": _rep, "tdp": _tdp, "c45": _c45, "bup": _bup, "nodes": _nodes}
 
+_WEIGHT = [None, Interval(Real, 0.0, None), "array-like"]  # one number: the same for every row
+_DATA = {"X": ["array-like"], "y": ["array-like"], "sample_weight": _WEIGHT}
+#: Allowed values of each method's parameters (the validation room's vocabulary), checked
+#: before any work: by :func:`prune` and, before growth, by the estimators' ``pruning=``.
+#: The bounds are those of docs/methods.md §6 (C4.5's confidence factor in (0, 0.5]).
+PARAMETER_TABLES = {
+    "ccp": {"ccp_alpha": [Interval(Real, 0.0, None, allow_inf=True)],  # inf: the root alone
+            "risk": [Options({"impurity", "misclassification"})]},
+    "rep": {**_DATA, "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")]},
+    "tdp": {"n_standard_errors": [Interval(Real, 0.0, None)]},
+    "bup": {"c1": [Interval(Real, 0.0, None)], "c2": [Interval(Real, 0.0, None)]},
+    "c45": {"confidence_factor": [Interval(Real, 0.0, 0.5, closed="right")],
+            "collapse": ["boolean"], "subtree_raising": ["boolean"],
+            "X": [None, "array-like"], "y": [None, "array-like"], "sample_weight": _WEIGHT},
+    "nodes": {"nodes": ["array-like"]},
+}
+
+
+def check_pruning_parameters(method: str, params: dict, owner: str | None = None) -> None:
+    """Raise a ValueError naming the parameter when a value of ``params`` is out of the
+    method's table (unknown names are reported by the callers, which know what they accept)."""
+    table = PARAMETER_TABLES[method]
+    for name, value in params.items():
+        if name in table:
+            check_parameter(name, value, table[name], owner)
+
 
 def prune(estimator, method: str, **params):
     """A pruned copy of the fitted ``estimator`` (see the module docstring for the methods)."""
@@ -86,4 +125,5 @@ def prune(estimator, method: str, **params):
                and name not in params]
     if missing:
         raise ValueError(f"pruning method {method!r} needs {missing}.")
+    check_pruning_parameters(method, params, f"prune(method={method!r})")
     return with_tree(estimator, function(estimator, **params))
