@@ -210,3 +210,55 @@ def test_partial_dependence_recursion(diabetes):
     grid = result["grid_values"][0]
     expected = [_partial_dependence_reference(model.tree_, 2, v) for v in grid]
     np.testing.assert_allclose(result["average"][0], expected, rtol=1e-12)
+
+
+def _float32_cannot_route(tree, X):
+    """Rows whose path meets a test x <= t where x > t but float32(x) <= float32(t)."""
+    rows = np.zeros(X.shape[0], dtype=bool)
+    for i, x in enumerate(X):
+        node = 0
+        while tree.children_left[node] != TREE_LEAF:
+            value, t = x[tree.feature[node]], tree.threshold[node]
+            if not np.isnan(value) and value > t and np.float32(value) <= np.float32(t):
+                rows[i] = True
+            left = tree.missing_go_left[node] if np.isnan(value) else value <= t
+            node = tree.children_left[node] if left else tree.children_right[node]
+    return rows
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_forest_converts_and_shap_explains_it(cancer, diabetes, task):
+    import shap
+    from sklearn.ensemble import RandomForestClassifier as SkForest
+    from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
+
+    from treesmith.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    if task == "classification":
+        X, y = cancer
+        forest = RandomForestClassifier(8, max_depth=5, random_state=0).fit(X, y)
+        converted = forest.to_sklearn()
+        assert isinstance(converted, SkForest)
+        np.testing.assert_array_equal(converted.predict(X), forest.predict(X))
+        np.testing.assert_allclose(converted.predict_proba(X), forest.predict_proba(X),
+                                   atol=1e-12)
+        expected = forest.predict_proba(X.iloc[:20])
+    else:
+        X, y = diabetes
+        forest = RandomForestRegressor(8, max_depth=5, random_state=0).fit(X, y)
+        converted = forest.to_sklearn()
+        assert isinstance(converted, SkForestRegressor)
+        # diabetes holds values a float32 step from a threshold (e.g. 2e-17 apart); scikit-learn
+        # compares in float32 and cannot tell them apart: only such rows may differ
+        unresolvable = np.zeros(X.shape[0], dtype=bool)
+        for member in forest.estimators_:
+            unresolvable |= _float32_cannot_route(member.tree_, X.to_numpy())
+        differ = ~np.isclose(converted.predict(X), forest.predict(X), rtol=1e-12)
+        assert np.all(unresolvable[differ]) and unresolvable.mean() < 0.02
+        X, y = X[~unresolvable], y[~unresolvable]
+        expected = forest.predict(X.iloc[:20])
+    np.testing.assert_array_equal(converted.apply(X), forest.apply(X))
+    explainer = shap.TreeExplainer(converted)
+    values = explainer.shap_values(X.iloc[:20], check_additivity=True)
+    total = values.sum(axis=1) + np.asarray(explainer.expected_value)
+    np.testing.assert_allclose(total, expected, atol=1e-6)

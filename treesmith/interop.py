@@ -4,7 +4,10 @@
 ``DecisionTreeRegressor`` whose ``tree_`` holds treesmith's nodes, so that the tools written for
 scikit-learn's trees read it as they read their own: ``shap.TreeExplainer``, ``skl2onnx``,
 ``dtreeviz``, ``sklearn.tree.plot_tree`` / ``export_graphviz`` and
-``sklearn.inspection.partial_dependence(method="recursion")``.
+``sklearn.inspection.partial_dependence(method="recursion")``. A treesmith random forest becomes
+a fitted ``sklearn.ensemble.RandomForestClassifier`` / ``RandomForestRegressor`` whose trees are
+its members converted the same way (scikit-learn's forests average the trees' probabilities or
+means, as treesmith's do).
 
 What carries over, exactly:
 - the structure, thresholds (in original units, ``x <= threshold`` goes left), the side missing
@@ -55,12 +58,17 @@ _SHARED_PARAMETERS = ("max_depth", "min_samples_split", "min_samples_leaf",
 
 
 def to_sklearn(model):
-    """A fitted scikit-learn tree estimator that predicts as the fitted treesmith ``model``.
+    """A fitted scikit-learn estimator that predicts as the fitted treesmith ``model``.
 
     ``model`` is a fitted ``treesmith.DecisionTreeClassifier`` or ``DecisionTreeRegressor``
-    (or any estimator whose ``tree_`` is a treesmith Tree and that is a classifier with
-    ``classes_`` or a regressor). See the module docstring for what carries over.
+    (or any estimator whose ``tree_`` is a treesmith Tree), or a fitted
+    ``treesmith.ensemble.RandomForestClassifier`` / ``RandomForestRegressor``. See the module
+    docstring for what carries over.
     """
+    from .ensemble import RandomForestClassifier, RandomForestRegressor
+
+    if isinstance(model, (RandomForestClassifier, RandomForestRegressor)):
+        return _forest_to_sklearn(model)
     check_is_fitted(model, "tree_")
     tree = model.tree_
     is_classifier = tree.n_classes > 0
@@ -85,6 +93,32 @@ def to_sklearn(model):
         estimator.n_classes_ = int(estimator.classes_.shape[0])
     estimator.tree_ = sklearn_tree(tree)
     return estimator
+
+
+def _forest_to_sklearn(forest):
+    """scikit-learn's random forest holding the converted members of a treesmith forest."""
+    from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
+    from sklearn.ensemble import RandomForestRegressor as SklearnForestRegressor
+
+    check_is_fitted(forest, "estimators_")
+    members = [to_sklearn(member) for member in forest.estimators_]
+    is_classifier = hasattr(forest, "classes_")
+    Forest = SklearnForestClassifier if is_classifier else SklearnForestRegressor
+    converted = Forest(n_estimators=len(members), criterion=members[0].criterion,
+                       max_depth=forest.max_depth, random_state=forest.random_state)
+    converted.estimators_ = members
+    converted.estimator_ = members[0].__class__(criterion=members[0].criterion)
+    converted.n_features_in_ = members[0].n_features_in_
+    if hasattr(forest, "feature_names_in_"):
+        names = np.asarray(forest.feature_names_in_, dtype=object)
+        converted.feature_names_in_ = names
+        for member in members:  # scikit-learn's forest checks X's names through its first tree
+            member.feature_names_in_ = names
+    converted.n_outputs_ = 1
+    if is_classifier:
+        converted.classes_ = members[0].classes_
+        converted.n_classes_ = members[0].n_classes_
+    return converted
 
 
 def sklearn_tree(tree) -> SklearnTree:

@@ -318,6 +318,13 @@ class BaseForest(BaseEstimator):
         n_nodes_ptr = np.cumsum([0] + [path.shape[1] for path in paths])
         return sp.hstack(paths).tocsr(), n_nodes_ptr
 
+    def to_sklearn(self):
+        """This fitted forest as a fitted scikit-learn random forest that predicts the same
+        (for SHAP and the other scikit-learn tools; see :func:`treesmith.interop.to_sklearn`)."""
+        from ..interop import to_sklearn
+
+        return to_sklearn(self)
+
     def __len__(self):
         return len(self.estimators_)
 
