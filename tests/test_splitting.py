@@ -51,7 +51,7 @@ def small_node_workspace(n_chunks, missing_bin, n_features):
     return SmallNodeWorkspace(np.zeros((n_chunks, missing_bin + 1, 6)),
                               np.empty((n_chunks, missing_bin + 1), dtype=np.int64),
                               np.empty((n_chunks, missing_bin + 2, 6)),
-                              scan_workspace(n_features, 6, 3))
+                              scan_workspace(n_chunks, 6, 3))
 
 
 def sample_node(seed, n=60, n_bins=12, n_classes=3, missing=True):

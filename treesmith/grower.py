@@ -5,6 +5,7 @@ output into a :class:`treesmith.tree.Tree` with thresholds in original units.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numba
@@ -49,6 +50,43 @@ PARALLEL_THRESHOLD = 1 << 16
 SMALL_NODE_SIZE = 256
 #: Memory the histogram pool may use; pending nodes beyond it rebuild their histograms.
 HISTOGRAM_POOL_BYTES = 512 * 2**20
+#: Histogram rows per feature (bins x statistics) for which SMALL_NODE_SIZE was measured
+#: (256 bins, 3 classes).
+REFERENCE_HISTOGRAM_ROWS = 256 * 6
+
+
+def _small_node_size(n_bins: int, n_stats_: int, histogram_bytes: int) -> int:
+    """Nodes with fewer samples than this are scanned without a pooled histogram.
+
+    SMALL_NODE_SIZE, scaled up with the histogram's rows per feature (many classes make every
+    histogram large); no pooled histograms at all when three would not fit in
+    HISTOGRAM_POOL_BYTES (very wide data): nodes are then scanned from their samples, in
+    memory proportional to the node, not to n_features x n_bins.
+    """
+    if 3 * histogram_bytes > HISTOGRAM_POOL_BYTES:
+        return int(np.iinfo(np.int64).max)
+    rows = n_bins * n_stats_
+    return max(SMALL_NODE_SIZE, -(-SMALL_NODE_SIZE * rows // REFERENCE_HISTOGRAM_ROWS))
+
+
+def _check_node_memory(n_samples: int, n_stats_: int, max_leaf_nodes: int, n_classes: int):
+    """Refuse, before allocating, a tree whose node statistics alone (one row of n_stats
+    float64 per node, twice: while growing and in the result) would exceed the machine's
+    physical memory."""
+    max_nodes = 2 * n_samples - 1
+    if max_leaf_nodes > 0:
+        max_nodes = min(max_nodes, 2 * max_leaf_nodes - 1)
+    needed = 2 * max_nodes * n_stats_ * 8
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not available on this platform
+        return
+    if needed > physical:
+        raise MemoryError(
+            f"A tree on {n_samples} samples with {n_stats_} statistics per node "
+            f"({n_classes} classes) may need {needed / 2**30:.1f} GiB for its node statistics, "
+            f"more than this machine's {physical / 2**30:.1f} GiB. Limit the tree with "
+            "max_leaf_nodes (or max_depth, min_samples_leaf), or merge rare classes.")
 
 
 @dataclass
@@ -135,12 +173,14 @@ class TreeGrower:
                                np.ascontiguousarray(costs.cost_group, dtype=np.int64),
                                int(costs.cost_model))
         sampling = FeatureSampling(int(self.max_features or n_features), int(self.seed))
-        histogram_bytes = (n_features * bins.n_bins * 8
-                           * n_stats(self.n_classes, rule.n_groups, sample_stats.shape[1]))
+        row_width = n_stats(self.n_classes, rule.n_groups, sample_stats.shape[1])
+        _check_node_memory(data.sample_idx.size, row_width, rules.max_leaf_nodes,
+                           self.n_classes)
+        histogram_bytes = n_features * bins.n_bins * row_width * 8
         engine = EngineSettings(
-            PARALLEL_THRESHOLD, SMALL_NODE_SIZE, numba.get_num_threads(),
-            int(max(3, HISTOGRAM_POOL_BYTES // max(histogram_bytes, 1))), scan_pointer(),
-            small_node_scan_pointer(data, bins))
+            PARALLEL_THRESHOLD, int(_small_node_size(bins.n_bins, row_width, histogram_bytes)),
+            numba.get_num_threads(), int(max(3, HISTOGRAM_POOL_BYTES // max(histogram_bytes, 1))),
+            scan_pointer(), small_node_scan_pointer(data, bins))
         out = grow(data, bins, impurity, rules.record(), sampling, rule, test_costs,
                    rules.significance_record(), engine)
         return self._to_tree(n_features, *out)

@@ -34,7 +34,6 @@ from .stats import (
     REGRESSION_WEIGHT,
     REGRESSION_WEIGHTED_TARGET,
     add_sample,
-    clear_empty_classes,
     count_column,
     impurity_of,
     pairs_of,
@@ -92,7 +91,7 @@ def _acquire(pool, n_used, free, n_free, max_histograms):
     if n_free > 0:
         return free[n_free - 1], pool, n_used, free, n_free - 1
     if n_used == pool.shape[0]:
-        size = min(2 * pool.shape[0], max_histograms)
+        size = min(max(2 * pool.shape[0], 1), max_histograms)
         pool = _resize_pool(pool, size)
         free = _resize_1d(free, size)
     return n_used, pool, n_used + 1, free, n_free
@@ -146,32 +145,45 @@ def _heap_pop(keys, nodes, size):
 
 
 @njit(cache=True)
-def _node_totals(hist, n_classes, out):
-    """Sum of the node's statistics over all bins of feature 0."""
-    for s in range(out.shape[0]):
-        out[s] = 0.0
+def _histogram_totals(hist, stats, node):
+    """``stats[node]``: the node's histogram summed over the bins of feature 0."""
+    for s in range(stats.shape[1]):
+        stats[node, s] = 0.0
     for b in range(hist.shape[1]):
         for s in range(hist.shape[2]):
-            out[s] += hist[0, b, s]
-
-
-@njit(cache=True)
-def _sibling_totals(stats, node, small, large, n_classes):
-    """``stats[large] = stats[node] - stats[small]`` (the larger child's totals)."""
-    for s in range(stats.shape[1]):
-        stats[large, s] = stats[node, s] - stats[small, s]
-    if n_classes > 0:
-        clear_empty_classes(stats[large], n_classes)
+            stats[node, s] += hist[0, b, s]
 
 
 @njit(cache=True)
 def _sum_samples(data, start, end, stats, node):
-    """Statistics of a node summed directly over its samples (for nodes without histogram)."""
+    """Statistics of a node summed over its samples (the root, the smaller child of a split,
+    and a larger child whose parent - sibling difference cancels)."""
     for s in range(stats.shape[1]):
         stats[node, s] = 0.0
     for position in range(start, end):
         add_sample(stats, node, data.sample_idx[position], data.y_code, data.sample_weight,
                    data.sample_stats, data.group_code, data.n_classes)
+
+
+@njit(cache=True)
+def _larger_child_totals(data, start, end, stats, node, small, large):
+    """``stats[large] = stats[node] - stats[small]``, or the sum over the larger child's
+    samples when a statistic cancels (``|difference| <= 1e-9 |parent|``).
+
+    A cancelling difference keeps round-off where the exact value is 0: the target sum of a
+    child whose labels are all 0 came out as 1.6e-12 and a Poisson leaf predicting 0 was grown;
+    a class absent from the child kept a residual weight. Summing every larger child instead
+    costs a pass over half the samples per split (+27 % of a depth-8 fit at 1e6 rows), which
+    only regression pays (see the growth loop).
+    """
+    cancels = False
+    for s in range(stats.shape[1]):
+        difference = stats[node, s] - stats[small, s]
+        stats[large, s] = difference
+        if stats[node, s] != 0.0 and abs(difference) <= 1e-9 * abs(stats[node, s]):
+            cancels = True
+    if cancels:
+        _sum_samples(data, start, end, stats, large)
 
 
 @njit(cache=True)
@@ -345,7 +357,12 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
 
     # Counters start as np.int64: a Python int literal would make Numba compile every kernel
     # they are passed to once more, for the literal's type.
-    capacity = np.int64(64)
+    # At most 2 n - 1 nodes (every leaf holds a sample) or 2 max_leaf_nodes - 1: the node arrays
+    # never grow past that (one row of statistics per node is the largest of them).
+    max_nodes = 2 * n_samples - 1
+    if best_first:
+        max_nodes = min(max_nodes, 2 * stopping.max_leaf_nodes - 1)
+    capacity = np.int64(min(64, max_nodes))
     children_left = np.full(capacity, LEAF, dtype=np.int64)
     children_right = np.full(capacity, LEAF, dtype=np.int64)
     parent = np.full(capacity, -1, dtype=np.int64)
@@ -365,7 +382,11 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     heap_nodes = np.empty(capacity, dtype=np.int64)
     n_pending = np.int64(0)
 
-    pool = np.empty((min(4, max_histograms), n_features, bins.n_bins, n_stats))
+    # Histograms are allocated when a node needs one (the pool doubles, up to max_histograms):
+    # a root with fewer than small_node_size samples never needs one.
+    root_has_histogram = n_samples >= engine.small_node_size
+    pool = np.empty((1 if root_has_histogram else 0, n_features, bins.n_bins, n_stats))
+    no_histogram = np.empty((0, 0, 0))
     n_used = np.int64(0)  # slots handed out so far
     free = np.empty(pool.shape[0], dtype=np.int64)  # stack of released slots
     n_free = np.int64(0)
@@ -378,7 +399,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     paid = np.zeros(n_cost_groups, dtype=np.bool_)
     buffer = np.empty(n_samples, dtype=np.int64)
     n_chunks = max(engine.n_threads, 1)
-    work = scan_workspace(n_features, n_stats, n_classes)
+    work = scan_workspace(n_chunks, n_stats, n_classes)  # one scratch block per thread chunk
     small_node_workspace = SmallNodeWorkspace(
         np.zeros((n_chunks, bins.n_bins, n_stats)),
         np.empty((n_chunks, bins.n_bins), dtype=np.int64),
@@ -391,11 +412,17 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     # Root.
     start[0] = 0
     end[0] = n_samples
-    root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free, max_histograms)
-    build_histogram(data, start[0], end[0], pool[root_slot], np.int64(0))
-    _node_totals(pool[root_slot], n_classes, stats[0])
-    slot[0] = root_slot
-    held = np.int64(1)
+    held = np.int64(0)
+    if root_has_histogram:
+        root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
+                                                         max_histograms)
+        build_histogram(data, start[0], end[0], pool[root_slot], np.int64(0))
+        slot[0] = root_slot
+        held += 1
+    if root_has_histogram and n_classes > 0:
+        _histogram_totals(pool[slot[0]], stats, np.int64(0))
+    else:
+        _sum_samples(data, start[0], end[0], stats, np.int64(0))
     n_nodes = np.int64(1)
     new_nodes = np.zeros(2, dtype=np.int64)
     n_new = np.int64(1)
@@ -419,7 +446,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             )
             if splittable:
                 has_histogram = slot[node] >= 0
-                hist = pool[slot[node] if has_histogram else 0]
+                hist = pool[slot[node]] if has_histogram else no_histogram
                 if scan_all:
                     features = all_features
                 else:
@@ -434,7 +461,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                                      node_stats)
                 if has_histogram:
                     scan_features_with_histogram(hist, features, bins, node_scan, results,
-                                                 work, engine.scan)
+                                                 work[0], engine.scan)
                 else:
                     parallel = count * features.shape[0] >= SMALL_NODE_PARALLEL_WORK
                     engine.small_node_scan(data, bins, features, start[node], end[node],
@@ -487,7 +514,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
 
         # Room for two children.
         if n_nodes + 2 > capacity:
-            capacity *= 2
+            capacity = min(2 * capacity, max_nodes)
             children_left = _resize_1d(children_left, capacity)
             children_right = _resize_1d(children_right, capacity)
             parent = _resize_1d(parent, capacity)
@@ -542,7 +569,6 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 n_free += 1
                 slot[node] = -1
                 held -= 1
-            _sum_samples(data, start[small], end[small], stats, small)
         else:
             small_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                               max_histograms)
@@ -550,7 +576,6 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             build_histogram(data, start[small], end[small], pool[small_slot],
                             engine.parallel_threshold)
             slot[small] = small_slot
-            _node_totals(pool[small_slot], n_classes, stats[small])
             if slot[node] >= 0:
                 subtract_histograms(pool[slot[node]], pool[small_slot], n_classes)
                 slot[large] = slot[node]
@@ -562,14 +587,24 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 build_histogram(data, start[large], end[large], pool[large_slot],
                                 engine.parallel_threshold)
                 slot[large] = large_slot
-        _sibling_totals(stats, node, small, large, n_classes)
+        # Regression: every node's totals are summed over its samples. The scan derives the
+        # right child as totals - left, so inexact totals left a 1.6e-12 target sum in a child
+        # whose labels are all 0, and a Poisson leaf predicting 0 was grown.
+        if slot[small] >= 0 and n_classes > 0:
+            _histogram_totals(pool[slot[small]], stats, small)
+        else:
+            _sum_samples(data, start[small], end[small], stats, small)
+        if n_classes > 0:
+            _larger_child_totals(data, start[large], end[large], stats, node, small, large)
+        else:
+            _sum_samples(data, start[large], end[large], stats, large)
         new_nodes[0] = left
         new_nodes[1] = right
         n_new = 2
 
     # Nodes left in the best-first frontier stay leaves. Leaf statistics are summed again over
-    # their samples: the larger child of a split got parent - sibling, whose round-off would
-    # otherwise show in predictions (e.g. -1e-12 for a leaf of zero labels).
+    # their samples: a larger child got parent - sibling, whose round-off would otherwise show
+    # in predictions.
     for i in range(n_nodes):
         if children_left[i] == LEAF:
             _sum_samples(data, start[i], end[i], stats, i)

@@ -96,7 +96,7 @@ def subtract_histograms(parent, child, n_classes):
         for b in range(n_bins):
             for s in range(n_stats):
                 parent[f, b, s] -= child[f, b, s]
-            for k in range(n_classes):  # stats.clear_empty_classes, on the matrix
+            for k in range(n_classes):
                 if parent[f, b, count_column(n_classes, k)] <= 0.0:
                     parent[f, b, weight_column(n_classes, k)] = 0.0
                     parent[f, b, count_column(n_classes, k)] = 0.0

@@ -43,15 +43,6 @@ class FunctionPointer(WrapperAddressProtocol):
         return f"<{type(self).__name__} {self.dispatcher.py_func.__qualname__}>"
 
 
-def function_pointer(function, signature):
-    """A :class:`FunctionPointer` to ``function`` compiled for ``signature``; ``function``
-    itself when it is not a Numba dispatcher (under ``NUMBA_DISABLE_JIT=1`` the kernels are
-    plain Python and call it directly)."""
-    if not isinstance(function, Dispatcher):
-        return function
-    return FunctionPointer(function, signature)
-
-
 def _cached_pointer(cache, key, function, signature_of):
     """``cache[key]``, else a :class:`FunctionPointer` to ``function`` compiled for the signature
     ``signature_of()`` (built only when Numba compiles: under ``NUMBA_DISABLE_JIT`` the Python

@@ -89,7 +89,8 @@ NodeScan = namedtuple(
 
 #: Scratch of the small-node scan, one slice per thread chunk: ``scratch`` (n_chunks, n_bins,
 #: n_stats) all zeros between uses, ``touched`` (n_chunks, n_bins) int64, ``compact``
-#: (n_chunks, n_bins + 1, n_stats), and the per-feature scan scratch ``work``.
+#: (n_chunks, n_bins + 1, n_stats), and the per-feature scan scratch ``work`` (n_chunks, 7,
+#: width).
 SmallNodeWorkspace = namedtuple("SmallNodeWorkspace", ["scratch", "touched", "compact", "work"])
 
 #: Best split of one feature (one record per feature): the rule's numerator ``score``, the

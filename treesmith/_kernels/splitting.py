@@ -10,7 +10,9 @@ decrease in probability units (docs/methods.md §4, "gain"):
 Ties are broken deterministically: the lowest feature, then the lowest threshold, then missing
 values to the right before missing values to the left (strict ``>`` while scanning in that
 order). When the node has no missing values, missing values at prediction time go to the child
-with more weight.
+with more training weight, ties to the left (scikit-learn: more samples, ties to the right; the
+same with unit weights except on ties). Weight is what p(S) measures everywhere else, so a
+weighted model sends unseen missing values where most of its probability mass went.
 
 The impurity ``h`` arrives as a first-class function (``IMPURITY_FUNCTION_TYPE``) and the
 rule's numerator comes from ``split_rules``, so this code changes neither when a criterion nor
@@ -194,9 +196,10 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
 
 
 @njit(cache=True)
-def scan_workspace(n_features, n_stats, n_classes):
-    """Scratch space for ``scan_feature``: one ``(7, width)`` block per feature."""
-    return np.zeros((n_features, 7, max(n_stats, n_classes, 1)))
+def scan_workspace(n_blocks, n_stats, n_classes):
+    """Scratch space for ``scan_feature``: ``n_blocks`` blocks of ``(7, width)`` (one per thread
+    chunk)."""
+    return np.zeros((n_blocks, 7, max(n_stats, n_classes, 1)))
 
 
 @njit(cache=True, nogil=True)
@@ -223,10 +226,11 @@ def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
 @njit(cache=True, nogil=True)
 def scan_features_with_histogram(hist, features, bins, node, results, work, scan):
     """Best split of each feature in ``features`` of a node that has a pooled histogram
-    ``hist[feature, bin, stat]``, through ``scan`` (``pointers.scan_pointer()``)."""
+    ``hist[feature, bin, stat]``, through ``scan`` (``pointers.scan_pointer()``); ``work`` is
+    one scratch block of ``scan_workspace``."""
     for i in range(features.shape[0]):
         f = features[i]
-        scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work[f], results, f)
+        scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work, results, f)
 
 
 @njit(cache=True, nogil=True)
@@ -327,7 +331,7 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
     scratch = workspace.scratch[chunk]
     touched = workspace.touched[chunk]
     compact = workspace.compact[chunk]
-    block = workspace.work[features[0]]  # features of one call are scanned one after another
+    block = workspace.work[chunk]
     for t in range(features.shape[0]):
         f = features[t]
         n_occupied = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch,

@@ -153,16 +153,6 @@ def pairs_of(stats, n_classes):
     return 0.5 * (total * total - squares)
 
 
-@njit(cache=True, nogil=True)
-def clear_empty_classes(stats, n_classes):
-    """After a subtraction: a class whose count reached zero gets a weight of exactly zero, so
-    that rounding never leaves a phantom class behind."""
-    for k in range(n_classes):
-        if stats[count_column(n_classes, k)] <= 0.0:
-            stats[weight_column(n_classes, k)] = 0.0
-            stats[count_column(n_classes, k)] = 0.0
-
-
 # -- the same layout for Python code (node arrays of a grown tree) ---------------------------
 def class_weights_slice(n_classes):
     """Columns of the class weight sums."""

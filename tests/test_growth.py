@@ -1,0 +1,101 @@
+"""The growth loop on hostile inputs: exact node totals (no zero-prediction Poisson leaves),
+the side of missing values a split never saw, and memory bounded by what the nodes need."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import treesmith
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: scikit-learn's test_poisson_zero_nodes: a child whose labels are all 0 has an infinite
+#: Poisson deviance and must never be grown, so the last two samples share a leaf.
+POISSON_X = [[0], [1], [2], [3]]
+POISSON_Y = [10515.928685798426, 132.7946358248474, 320.1564148194257, 0.0]
+
+
+@pytest.mark.parametrize("max_bins", [255, None])
+@pytest.mark.parametrize("criterion", ["poisson", treesmith.criteria.Tweedie(power=0.5)])
+def test_no_leaf_predicts_zero_for_a_poisson_like_criterion(criterion, max_bins):
+    model = treesmith.DecisionTreeRegressor(criterion=criterion, max_bins=max_bins)
+    prediction = model.fit(POISSON_X, POISSON_Y).predict(POISSON_X)
+    np.testing.assert_allclose(prediction, [10515.928685798426, 132.7946358248474,
+                                            160.07820740971285, 160.07820740971285])
+    assert np.all(prediction > 0)
+
+
+def test_node_totals_are_sums_over_the_node_samples():
+    """Every node's statistics equal a direct sum over the samples that reach it."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 4))
+    y = np.where(rng.random(2000) < 0.3, 0.0, rng.exponential(3.0, 2000))
+    model = treesmith.DecisionTreeRegressor(criterion="poisson", min_samples_leaf=5,
+                                            random_state=0).fit(X, y)
+    tree = model.tree_
+    path = model.decision_path(X).toarray().astype(bool)
+    for node in range(tree.node_count):
+        reached = path[:, node]
+        assert tree.n_node_samples[node] == reached.sum()
+        assert tree.value[node, 0] == pytest.approx(y[reached].mean(), rel=1e-12)
+        if np.all(y[reached] == 0.0):
+            assert tree.value[node, 0] == 0.0
+
+
+def test_missing_values_unseen_in_training_go_to_the_heavier_child():
+    """A split that saw no missing value sends missing values to the child with more weight
+    (scikit-learn: more samples), ties to the left."""
+    X = np.arange(10.0)[:, None]
+    y = np.array([0] * 6 + [1] * 4)
+    weights = np.array([1.0] * 6 + [2.0] * 4)  # left: 6 samples, weight 6; right: 4, weight 8
+    model = treesmith.DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=weights)
+    assert not model.tree_.missing_go_left[0]
+    assert model.predict([[np.nan]])[0] == 1
+    unweighted = treesmith.DecisionTreeClassifier(max_depth=1).fit(X, y)
+    assert unweighted.tree_.missing_go_left[0]
+    assert unweighted.predict([[np.nan]])[0] == 0
+    tie = treesmith.DecisionTreeClassifier(max_depth=1).fit(X[2:], y[2:])  # 4 vs 4
+    assert tie.tree_.missing_go_left[0]
+
+
+_PEAK_MEMORY = """
+import resource, sys
+import numpy as np
+import treesmith
+rng = np.random.default_rng(0)
+X = rng.normal(size=(50, 100_000))
+y = rng.integers(0, 2, 50)
+treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X[:, :50], y)  # warm up
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+model = treesmith.DecisionTreeClassifier(random_state=0).fit(X, y)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print((after - before) / 1024)  # MiB (ru_maxrss is in KiB on Linux)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB on Linux")
+def test_wide_short_data_needs_memory_for_its_nodes_not_for_full_histograms():
+    """100 000 features x 50 rows (40 MB of float64) took 1.3 GB: four full histograms of
+    100 000 x 51 bins were allocated for a root of 50 samples."""
+    result = subprocess.run([sys.executable, "-c", _PEAK_MEMORY], capture_output=True,
+                            text=True, check=True, timeout=600,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT)
+    assert float(result.stdout.strip().splitlines()[-1]) < 400  # 07d6377: 1300
+
+
+def test_a_tree_whose_node_statistics_cannot_fit_is_refused_before_allocating(monkeypatch):
+    """10 000 classes x 10 000 rows took 6.1 GB; on a machine without that much memory the fit
+    fails at once with a message saying why, instead of swapping or being killed."""
+    page, pages = 4096, (2 * 2**30) // 4096  # pretend: 2 GiB of physical memory
+    monkeypatch.setattr(os, "sysconf", lambda name: page if name == "SC_PAGE_SIZE" else pages)
+    X = np.arange(10_000.0)[:, None]
+    y = np.arange(10_000)
+    with pytest.raises(MemoryError, match="10000 classes.*max_leaf_nodes"):
+        treesmith.DecisionTreeClassifier().fit(X, y)
+    # a leaf budget bounds the node count, and the same data fits
+    model = treesmith.DecisionTreeClassifier(max_leaf_nodes=8).fit(X[:2000], y[:2000])
+    assert model.get_n_leaves() == 8
