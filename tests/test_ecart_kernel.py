@@ -10,10 +10,11 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from treesmith._dtypes import RULE_ECART
-from treesmith._kernels.splitting import scan_feature_rule, scan_workspace
+from treesmith._kernels.split_rules import RULE_ECART
+from treesmith._kernels.pointers import impurity_pointer
+from treesmith._kernels.records import SPLIT_DTYPE, Impurity, NodeScan, SplitRule
+from treesmith._kernels.splitting import scan_feature, scan_workspace
 from treesmith.criteria import Entropy, Gini
-from treesmith.grower import impurity_pointer
 
 
 def kernel_terms(y, p, left, criterion, theta, lam, n_classes):
@@ -33,14 +34,15 @@ def kernel_terms(y, p, left, criterion, theta, lam, n_classes):
     totals = hist.sum(axis=0)
     weight = totals[:n_classes].sum()
     parent = weight * criterion(totals[:n_classes] / weight)
-    out = np.empty(5)
-    scan_feature_rule(
-        hist, totals, 2, 2, n_classes, impurity_pointer(criterion.impurity_function()),
-        criterion.parameters(), parent, 1.0, 1, 0.0, False,
-        scan_workspace(1, n_stats, n_classes)[0], RULE_ECART, lam, n_groups, group_q, out)
-    score, b, _, _, gain = out
-    assert b == 0
-    return score, gain
+    out = np.zeros(1, dtype=SPLIT_DTYPE)
+    rule = SplitRule(RULE_ECART, np.array([float(lam)]), group_q.astype(float), n_groups, True,
+                     False)
+    impurity = Impurity(impurity_pointer(criterion.impurity_function()),
+                        criterion.parameters())
+    node = NodeScan(n_classes, impurity, rule, 1, 0.0, float(parent), 1.0, totals)
+    scan_feature(hist, 2, 2, node, scan_workspace(1, n_stats, n_classes)[0], out, 0)
+    assert out[0]["bin_threshold"] == 0
+    return out[0]["score"], out[0]["gain"]
 
 
 def close(value, exact):

@@ -8,6 +8,7 @@ from treesmith._kernels.histogram import (
     build_histogram_naive,
     subtract_histograms,
 )
+from treesmith._kernels.records import TrainingData
 
 #: build_histogram's parallel_threshold: 0 spreads features over threads, a huge value builds
 #: them one after another.
@@ -31,8 +32,9 @@ def test_histogram_matches_naive(path, n_classes):
     sample_idx = np.random.default_rng(1).permutation(400).astype(np.int64)
     n_stats = 2 * n_classes if n_classes else 4
     hist = np.full((5, 10, n_stats), 7.0)  # stale values must be overwritten
-    build_histogram(X_binned, sample_idx, 50, 300, y, w, stats, np.zeros(0, dtype=np.int64),
-                    n_classes, hist, PATHS[path])
+    data_record = TrainingData(X_binned, sample_idx, y, w, stats, np.zeros(0, dtype=np.int64),
+                               n_classes)
+    build_histogram(data_record, 50, 300, hist, PATHS[path])
     expected = build_histogram_naive(X_binned, sample_idx[50:300], y, w, stats, n_classes, 10)
     np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-12)
 
@@ -43,7 +45,8 @@ def test_histogram_with_ecart_groups_matches_naive(path):
     groups = np.random.default_rng(2).integers(0, 4, size=400).astype(np.int64)
     sample_idx = np.arange(400, dtype=np.int64)
     hist = np.zeros((5, 10, 2 * 3 + 4))
-    build_histogram(X_binned, sample_idx, 0, 400, y, w, stats, groups, 3, hist, PATHS[path])
+    build_histogram(TrainingData(X_binned, sample_idx, y, w, stats, groups, 3), 0, 400, hist,
+                    PATHS[path])
     expected = build_histogram_naive(X_binned, sample_idx, y, w, stats, 3, 10, groups, 4)
     np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-12)
     # the group slots partition each bin's weight

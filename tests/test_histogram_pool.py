@@ -22,7 +22,7 @@ def test_small_pool_grows_the_same_tree(monkeypatch, max_leaf_nodes):
                                random_state=0)
     X[::17, 2] = np.nan
     # Nodes of >= 256 samples keep histograms: lower the threshold so that most nodes do.
-    monkeypatch.setattr(grower, "SPARSE_THRESHOLD", 8)
+    monkeypatch.setattr(grower, "SMALL_NODE_SIZE", 8)
     params = {"max_leaf_nodes": max_leaf_nodes, "random_state": 0, "max_features": 4}
     reference = treesmith.DecisionTreeClassifier(**params).fit(X, y)
     assert reference.tree_.node_count > 40

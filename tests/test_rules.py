@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from treesmith import _dtypes, rules
+from treesmith import rules
+from treesmith._kernels import split_rules
 from treesmith.rules.reference import best_split, candidate_splits, entropy, impure_pairs
 
 EXPECTED_CODES = {
@@ -25,7 +26,7 @@ def test_names_resolve_to_their_rule_and_code(name):
     constant, code, cls = EXPECTED_CODES[name]
     rule = rules.resolve_rule(name)
     assert type(rule) is cls and rule.name == name and rule.code == code
-    assert getattr(_dtypes, constant) == code
+    assert getattr(split_rules, constant) == code
     params = rule.parameters()
     assert params.dtype == np.float64 and params.ndim == 1 and params.size >= 1
 

@@ -1,23 +1,60 @@
-"""Split kernels: dense scan vs compact (small-node) scan vs exhaustive scan, and partition."""
+"""Split kernels: scan on a pooled histogram vs compact (small-node) scan vs exhaustive scan,
+and partition."""
 
 import numpy as np
 import pytest
 
+from treesmith._kernels.split_rules import RULE_GAIN
 from treesmith._kernels.histogram import build_histogram_naive
+from treesmith._kernels.pointers import impurity_pointer, scan_pointer
+from treesmith._kernels.records import (
+    SPLIT_DTYPE,
+    BinLayout,
+    Impurity,
+    NodeScan,
+    SmallNodeWorkspace,
+    SplitRule,
+    TrainingData,
+)
+from treesmith._kernels.split_rules import NO_SPLIT
 from treesmith._kernels.splitting import (
-    NO_SPLIT,
     partition,
     scan_feature,
-    scan_features_sparse,
-    scan_node_sparse,
-    scan_pointer,
+    scan_small_node,
+    scan_small_node_features,
     scan_workspace,
 )
 from treesmith.criteria import Entropy, Gini
-from treesmith.grower import impurity_pointer
 
 
-def node(seed, n=60, n_bins=12, n_classes=3, missing=True):
+def node_scan(criterion, totals, parent, total_weight, min_samples_leaf=1, skip=False):
+    """The ``NodeScan`` record of a classification node under the gain rule."""
+    rule = SplitRule(RULE_GAIN, np.zeros(1), np.zeros(1), 0, False, bool(skip))
+    impurity = Impurity(impurity_pointer(criterion.impurity_function()),
+                        criterion.parameters())
+    return NodeScan(3, impurity, rule, int(min_samples_leaf), 0.0, float(parent),
+                    float(total_weight), np.ascontiguousarray(totals, dtype=np.float64))
+
+
+def scan_one(hist_f, n_bins_non_missing, missing_bin, node, work):
+    results = np.zeros(1, dtype=SPLIT_DTYPE)
+    scan_feature(np.ascontiguousarray(hist_f), n_bins_non_missing, missing_bin, node, work,
+                 results, 0)
+    return results[0]
+
+
+def training_data(X_binned, idx, y, w):
+    return TrainingData(X_binned, idx, y, w, np.zeros((0, 0)), np.zeros(0, dtype=np.int64), 3)
+
+
+def small_node_workspace(n_chunks, missing_bin, n_features):
+    return SmallNodeWorkspace(np.zeros((n_chunks, missing_bin + 1, 6)),
+                              np.empty((n_chunks, missing_bin + 1), dtype=np.int64),
+                              np.empty((n_chunks, missing_bin + 2, 6)),
+                              scan_workspace(n_features, 6, 3))
+
+
+def sample_node(seed, n=60, n_bins=12, n_classes=3, missing=True):
     rng = np.random.default_rng(seed)
     missing_bin = n_bins
     X_binned = rng.integers(0, n_bins, size=(n, 2)).astype(np.uint8)
@@ -55,73 +92,68 @@ def best_by_brute_force(hist_f, n_bins, missing_bin, n_classes, h, total_weight)
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("skip", [False, True])
 def test_scan_matches_brute_force(criterion, seed, skip):
-    X_binned, y, w, missing_bin = node(seed)
+    X_binned, y, w, missing_bin = sample_node(seed)
     idx = np.arange(y.size, dtype=np.int64)
     hist = build_histogram_naive(X_binned, idx, y, w, None, 3, missing_bin + 1)
-    h = impurity_pointer(criterion.impurity_function())
-    params = criterion.parameters()
     totals = hist[0].sum(axis=0)
     weight = w.sum()
     props = totals[:3] / weight
     parent = weight * criterion(props)
     work = scan_workspace(1, 6, 3)[0]
-    score, b, _ = scan_feature(hist[0], totals, missing_bin, missing_bin, 3, h, params, parent,
-                               weight, 1, 0.0, skip, work, np.empty(5))
+    split = scan_one(hist[0], missing_bin, missing_bin,
+                     node_scan(criterion, totals, parent, weight, skip=skip), work)
     expected = best_by_brute_force(hist[0], missing_bin, missing_bin, 3, criterion, weight)
-    assert score == pytest.approx(expected[0], rel=1e-12, abs=1e-15)
+    assert split["score"] == pytest.approx(expected[0], rel=1e-12, abs=1e-15)
+    assert split["gain"] == split["score"]
 
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("min_samples_leaf", [1, 5])
 def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
-    X_binned, y, w, missing_bin = node(seed, n=40, n_bins=30)
+    X_binned, y, w, missing_bin = sample_node(seed, n=40, n_bins=30)
     n_bins_non_missing = np.array([30, 30], dtype=np.int64)
     idx = np.random.default_rng(seed).permutation(y.size).astype(np.int64)
     hist = build_histogram_naive(X_binned, idx, y, w, None, 3, missing_bin + 1)
     criterion = Gini()
-    h = impurity_pointer(criterion.impurity_function())
-    params = criterion.parameters()
     totals = hist[0].sum(axis=0)
     parent = w.sum() * criterion(totals[:3] / w.sum())
+    node = node_scan(criterion, totals, parent, w.sum(), min_samples_leaf)
     work = scan_workspace(2, 6, 3)
-    dense = [scan_feature(hist[f], totals, 30, missing_bin, 3, h, params, parent, w.sum(),
-                          min_samples_leaf, 0.0, False, work[f], np.empty(5)) for f in range(2)]
-    results = np.empty((2, 6))
-    scan_features_sparse(X_binned, np.arange(2), idx, 0, y.size, y, w, np.zeros((0, 0)),
-                         np.zeros(0, dtype=np.int64), 3, missing_bin, n_bins_non_missing, totals,
-                         h, params, parent, w.sum(), min_samples_leaf, 0.0, False, 0, 0.0, 0,
-                         np.zeros(1), np.zeros((missing_bin + 1, 6)),
-                         np.empty(missing_bin + 1, dtype=np.int64),
-                         np.empty((missing_bin + 2, 6)), results, work, scan_pointer())
+    with_histogram = [scan_one(hist[f], 30, missing_bin, node, work[f]) for f in range(2)]
+    results = np.zeros(2, dtype=SPLIT_DTYPE)
+    scan_small_node_features(training_data(X_binned, idx, y, w),
+                             BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing),
+                             np.arange(2), 0, y.size, node,
+                             small_node_workspace(1, missing_bin, 2), 0, results, scan_pointer())
     for f in range(2):
-        assert results[f, 0] == pytest.approx(dense[f][0], rel=1e-12, abs=1e-15)
-        assert results[f, 1] == dense[f][1] and bool(results[f, 2]) == dense[f][2]
+        expected = with_histogram[f]
+        assert results[f]["score"] == pytest.approx(expected["score"], rel=1e-12, abs=1e-15)
+        assert results[f]["bin_threshold"] == expected["bin_threshold"]
+        assert results[f]["missing_go_left"] == expected["missing_go_left"]
 
 
 @pytest.mark.parametrize("n_chunks", [1, 2, 3])
 def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks):
-    X_binned, y, w, missing_bin = node(7, n=50, n_bins=30)
+    X_binned, y, w, missing_bin = sample_node(7, n=50, n_bins=30)
     X_binned = np.asfortranarray(np.column_stack([X_binned, X_binned[:, ::-1]]))
     n_bins_non_missing = np.full(4, 30, dtype=np.int64)
     idx = np.arange(y.size, dtype=np.int64)
     hist = build_histogram_naive(X_binned, idx, y, w, None, 3, missing_bin + 1)
     criterion = Entropy()
-    h = impurity_pointer(criterion.impurity_function())
     totals = hist[0].sum(axis=0)
     parent = w.sum() * criterion(totals[:3] / w.sum())
+    node = node_scan(criterion, totals, parent, w.sum(), skip=True)
     features = np.arange(4, dtype=np.int64)
     results = {}
     for chunks in (1, n_chunks):
-        out = np.full((4, 6), np.nan)
-        scan_node_sparse(X_binned, features, idx, 0, y.size, y, w, np.zeros((0, 0)),
-                         np.zeros(0, dtype=np.int64), 3, missing_bin, n_bins_non_missing, totals,
-                         h, criterion.parameters(), parent, w.sum(), 1, 0.0, True, 0, 0.0, 0,
-                         np.zeros(1), np.zeros((chunks, missing_bin + 1, 6)),
-                         np.empty((chunks, missing_bin + 1), dtype=np.int64),
-                         np.empty((chunks, missing_bin + 2, 6)), out, scan_workspace(4, 6, 3),
-                         scan_pointer(), chunks)
+        out = np.zeros(4, dtype=SPLIT_DTYPE)
+        out["bin_threshold"] = NO_SPLIT
+        scan_small_node(training_data(X_binned, idx, y, w),
+                        BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing), features,
+                        0, y.size, node, small_node_workspace(chunks, missing_bin, 4), out,
+                        scan_pointer(), chunks)
         results[chunks] = out
-    assert not np.isnan(results[n_chunks]).any()
+    assert (results[n_chunks]["bin_threshold"] != NO_SPLIT).all()
     np.testing.assert_array_equal(results[n_chunks], results[1])
 
 

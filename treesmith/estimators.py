@@ -90,7 +90,6 @@ class BaseDecisionTree(BaseEstimator):
             min_weight_split=split_fraction * total_weight,
             min_impurity_decrease=float(self.min_impurity_decrease),
             max_leaf_nodes=-1 if max_leaf_nodes is None else max_leaf_nodes,
-            max_features=self.max_features_,
             theta=split_fraction,
             **self._significance_rules(),
         )
@@ -238,8 +237,6 @@ class BaseDecisionTree(BaseEstimator):
         self.criterion_.validate(n_classes if n_classes else None)
         rule, costs = self._resolve_rule_and_costs(n_features)
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
-        rules.rule_code = rule.code
-        rules.rule_parameters = rule.parameters()
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         names = getattr(self, "feature_names_in_", None)
         with numba_threads(fit_threads(self.n_jobs, n_samples, n_features)):
@@ -250,8 +247,8 @@ class BaseDecisionTree(BaseEstimator):
             if held_out is not None:
                 growth_weight = sample_weight.copy()
                 growth_weight[held_out] = 0.0
-            grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, seed=seed,
-                                costs=costs)
+            grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, rule=rule,
+                                max_features=self.max_features_, seed=seed, costs=costs)
             self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
         self._post_prune(X, y, sample_weight, held_out)

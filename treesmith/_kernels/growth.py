@@ -1,4 +1,5 @@
-"""The compiled growth loop: depth-first or best-first, with the stopping rules of SPEC §4.
+"""The compiled growth loop: depth-first or best-first, with the stopping rules of
+docs/methods.md §4.
 
 Each node is evaluated when it is created (its histogram is at hand then): either it becomes a
 leaf or its best split is recorded. Splitting a node partitions its sample slice, builds the
@@ -14,34 +15,37 @@ from numba import njit
 from .._dtypes import (
     COST_PER_FEATURE,
     EPSILON,
-    RULE_COST_BENEFIT,
-    RULE_ECART,
-    RULE_GAIN_RATIO,
-    RULE_IMPURE_PAIRS,
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
 from .histogram import build_histogram, subtract_histograms
 from .random import initial_state, next_below
+from .records import SPLIT_DTYPE, NodeScan, SmallNodeWorkspace
+from .split_rules import NO_SPLIT, select_split, tie_scale
 from .splitting import (
-    NO_SPLIT,
-    TIE_TOLERANCE,
-    beats,
-    impurity_of,
     is_constant,
     is_constant_in_node,
     next_nonempty_bin,
-    pairs_of,
     partition,
-    scan_features_serial,
+    scan_features_with_histogram,
     scan_workspace,
+)
+from .stats import (
+    REGRESSION_WEIGHT,
+    REGRESSION_WEIGHTED_TARGET,
+    add_sample,
+    clear_empty_classes,
+    count_column,
+    impurity_of,
+    pairs_of,
     stats_count,
     stats_weight,
+    weight_column,
 )
 
 #: Sample-features of a small node above which its features are scanned on all threads
 #: (measured on 1e6 x 50: 12.1 s at 16384, 10.5 s at 512-2048).
-SPARSE_PARALLEL_WORK = 1024
+SMALL_NODE_PARALLEL_WORK = 1024
 
 
 # Copies are written as loops throughout this module: an array-to-array slice assignment makes
@@ -152,32 +156,22 @@ def _node_totals(hist, n_classes, out):
 
 
 @njit(cache=True)
-def _sibling_totals(parent, child, n_classes, out):
-    for s in range(parent.shape[0]):
-        out[s] = parent[s] - child[s]
+def _sibling_totals(stats, node, small, large, n_classes):
+    """``stats[large] = stats[node] - stats[small]`` (the larger child's totals)."""
+    for s in range(stats.shape[1]):
+        stats[large, s] = stats[node, s] - stats[small, s]
     if n_classes > 0:
-        for k in range(n_classes):
-            if out[n_classes + k] <= 0.0:
-                out[k] = 0.0
-                out[n_classes + k] = 0.0
+        clear_empty_classes(stats[large], n_classes)
 
 
 @njit(cache=True)
-def _sum_samples(sample_idx, start, end, y_code, sample_weight, sample_stats, group_code,
-                 n_classes, out):
+def _sum_samples(data, start, end, stats, node):
     """Statistics of a node summed directly over its samples (for nodes without histogram)."""
-    for s in range(out.shape[0]):
-        out[s] = 0.0
+    for s in range(stats.shape[1]):
+        stats[node, s] = 0.0
     for position in range(start, end):
-        i = sample_idx[position]
-        if n_classes > 0:
-            out[y_code[i]] += sample_weight[i]
-            out[n_classes + y_code[i]] += 1.0
-            if group_code.shape[0] > 0:
-                out[2 * n_classes + group_code[i]] += sample_weight[i]
-        else:
-            for s in range(out.shape[0]):
-                out[s] += sample_stats[i, s]
+        add_sample(stats, node, data.sample_idx[position], data.y_code, data.sample_weight,
+                   data.sample_stats, data.group_code, data.n_classes)
 
 
 @njit(cache=True)
@@ -185,23 +179,28 @@ def _is_pure(stats, n_classes, impurity):
     if n_classes > 0:
         present = 0
         for k in range(n_classes):
-            if stats[n_classes + k] > 0.0 and stats[k] > 0.0:
+            if (stats[count_column(n_classes, k)] > 0.0
+                    and stats[weight_column(n_classes, k)] > 0.0):
                 present += 1
         return present <= 1
-    return impurity <= 1e-14 * max(1.0, abs(stats[2] / stats[1]) if stats[1] > 0 else 1.0)
+    weight = stats[REGRESSION_WEIGHT]
+    mean = abs(stats[REGRESSION_WEIGHTED_TARGET] / weight) if weight > 0 else 1.0
+    return impurity <= 1e-14 * max(1.0, mean)
 
 
 @njit(cache=True)
-def _path_costs(node, parent, feature, feature_cost, cost_group, cost_model, paid, out):
-    """Cost of testing each feature at ``node`` (SPEC §5).
+def _path_costs(node, parent, feature, costs, paid, out):
+    """Cost of testing each feature at ``node`` (docs/methods.md §5), ``costs`` a
+    ``records.TestCosts``.
 
     per_test: every test pays its feature's cost. per_feature: a feature whose cost group was
     already tested on the path from the root is free. ``paid`` is all False on entry and exit.
     """
     for f in range(out.shape[0]):
-        out[f] = feature_cost[f]
-    if cost_model != COST_PER_FEATURE:
+        out[f] = costs.feature_cost[f]
+    if costs.model != COST_PER_FEATURE:
         return
+    cost_group = costs.cost_group
     ancestor = parent[node]
     while ancestor >= 0:
         paid[cost_group[feature[ancestor]]] = True
@@ -216,70 +215,11 @@ def _path_costs(node, parent, feature, feature_cost, cost_group, cost_model, pai
 
 
 @njit(cache=True)
-def _select_split(results, features, costs, rule, node_weight, scale):
-    """The feature whose best split wins under ``rule`` (-1 when none is valid).
-
-    Cost-divided rules rank free tests (cost 0) with a positive numerator by their numerator
-    ahead of paid ones, which are ranked by numerator / cost (SPEC §5); a free test whose
-    numerator is zero (0/0) counts as no benefit. Gain ratio is C4.5's: among features whose gain is
-    at least the average gain of the valid features, the largest gain / split information.
-    Ties (up to rounding relative to ``scale``, see ``splitting.beats``) go to the lowest
-    feature index.
-    """
-    mean_gain = 0.0
-    if rule == RULE_GAIN_RATIO:
-        n_valid = 0
-        for i in range(features.shape[0]):
-            f = features[i]
-            if results[f, 1] != NO_SPLIT:
-                mean_gain += results[f, 4]
-                n_valid += 1
-        if n_valid > 0:
-            mean_gain /= n_valid
-    best = -1
-    best_tier = -1
-    best_value = -np.inf
-    for i in range(features.shape[0]):
-        f = features[i]
-        if results[f, 1] == NO_SPLIT:
-            continue
-        numerator = results[f, 0]
-        tier = 0
-        value_scale = scale
-        if rule == RULE_GAIN_RATIO:
-            if results[f, 4] < mean_gain - 1e-12 * abs(mean_gain):
-                continue
-            left = results[f, 3] / node_weight
-            right = 1.0 - left
-            split_info = 0.0
-            if left > 0.0:
-                split_info -= left * np.log2(left)
-            if right > 0.0:
-                split_info -= right * np.log2(right)
-            value = numerator / split_info if split_info > 0.0 else -np.inf
-            value_scale = scale / split_info if split_info > 0.0 else scale
-        elif rule == RULE_COST_BENEFIT or rule == RULE_ECART or rule == RULE_IMPURE_PAIRS:
-            if costs[f] <= 0.0:
-                if numerator > TIE_TOLERANCE * scale:
-                    tier = 1
-                    value = numerator
-                else:  # 0 / 0: a free test that brings nothing
-                    value = 0.0
-            else:
-                value = numerator / costs[f]
-                value_scale = scale / costs[f]
-        else:
-            value = numerator
-        if tier > best_tier or (tier == best_tier and beats(value, best_value, value_scale)):
-            best, best_tier, best_value = f, tier, value
-    return best
-
-
-@njit(cache=True)
-def _choose_features(max_features, dense, hist, X_binned, sample_idx, start, end,
-                     n_bins_non_missing, missing_bin, n_classes, state, order, chosen):
-    """Features examined at a node: the first ``max_features`` non-constant ones of a random
-    permutation (constant features do not count, as in scikit-learn), in increasing order.
+def _choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
+                     chosen):
+    """Features examined at a node: the first ``sampling.max_features`` non-constant ones of a
+    random permutation (constant features do not count, as in scikit-learn), in increasing
+    order.
 
     ``state`` is the generator (``random.next_below``); ``order`` (int64) and ``chosen`` (bool,
     all False on entry and exit) are scratch of length n_features. Returns a new array.
@@ -289,16 +229,17 @@ def _choose_features(max_features, dense, hist, X_binned, sample_idx, start, end
         order[i] = i
     n_chosen = 0
     for i in range(n_features):  # Fisher-Yates, drawn as far as needed
-        if n_chosen == max_features:
+        if n_chosen == sampling.max_features:
             break
         j = i + next_below(state, n_features - i)
         f = order[j]
         order[j] = order[i]
         order[i] = f
-        if dense:
-            constant = is_constant(hist[f], n_bins_non_missing[f], missing_bin, n_classes)
+        if has_histogram:
+            constant = is_constant(hist[f], bins.n_bins_non_missing[f], bins.missing_bin,
+                                   data.n_classes)
         else:
-            constant = is_constant_in_node(X_binned[:, f], sample_idx, start, end)
+            constant = is_constant_in_node(data.X_binned[:, f], data.sample_idx, start, end)
         if not constant:
             chosen[f] = True
             n_chosen += 1
@@ -313,12 +254,13 @@ def _choose_features(max_features, dense, hist, X_binned, sample_idx, start, end
 
 
 @njit(cache=True)
-def _significant(X_binned, sample_idx, start, end, f, y_code, sample_weight, n_classes,
-                 missing_bin, h, h_params, min_samples_leaf, min_weight_leaf, n_permutations,
-                 seed, significance, over_features, n_bins_non_missing, node_test):
-    """S-condition: is the best gain of feature ``f`` (or, ``over_features``, the node's best
-    gain over all features) significant at level ``significance``? ``node_test`` computes
-    the permutation p-value (treesmith._kernels.permutation)."""
+def _significant(data, start, end, f, bins, impurity, stopping, significance, seed):
+    """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
+    node's best gain over all features) significant at ``significance.level``?
+    ``significance.node_test`` computes the permutation p-value
+    (treesmith._kernels.permutation)."""
+    X_binned = data.X_binned
+    over_features = significance.over_features
     n = end - start
     n_columns = X_binned.shape[1] if over_features else 1
     node_bins = np.empty((n_columns, n), dtype=np.int64).T  # Fortran order
@@ -326,16 +268,18 @@ def _significant(X_binned, sample_idx, start, end, f, y_code, sample_weight, n_c
     labels = np.empty(n, dtype=np.int64)
     weights = np.empty(n)
     for c in range(n_columns):
-        n_bins[c] = n_bins_non_missing[c if over_features else f]
+        n_bins[c] = bins.n_bins_non_missing[c if over_features else f]
     for t in range(n):
-        i = sample_idx[start + t]
-        labels[t] = y_code[i]
-        weights[t] = sample_weight[i]
+        i = data.sample_idx[start + t]
+        labels[t] = data.y_code[i]
+        weights[t] = data.sample_weight[i]
         for c in range(n_columns):
             node_bins[t, c] = X_binned[i, c if over_features else f]
-    p_value = node_test(node_bins, labels, weights, n_classes, n_bins, missing_bin, h,
-                        h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed)
-    return p_value <= significance
+    p_value = significance.node_test(
+        node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
+        impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
+        significance.n_permutations, seed)
+    return p_value <= significance.level
 
 
 @njit(cache=True)
@@ -359,48 +303,42 @@ def _preorder(children_left, children_right, n_nodes):
     return order
 
 
-@njit(cache=True)
-def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n_bins,
-         missing_bin, n_bins_non_missing, h, h_params, max_depth, min_samples_split,
-         min_samples_leaf, min_weight_leaf, min_weight_split, min_impurity_decrease,
-         max_leaf_nodes, max_features, seed, parallel_threshold, sparse_threshold, n_threads,
-         max_histograms, skip_same_class_runs, significance, n_permutations,
-         significance_over_features, node_test, rule, lam,
-         group_code, group_q, feature_cost, cost_group, cost_model, scan, sparse_scan):
-    """Grow one tree on the samples ``sample_idx`` (positive weights only).
+@njit(cache=True, nogil=True)
+def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, engine):
+    """Grow one tree on the samples ``data.sample_idx`` (positive weights only).
 
-    Splits are chosen by ``rule`` (``treesmith._dtypes.RULE_*``; ``lam`` is ECART's lambda,
-    ``group_code``/``group_q`` its per-object q groups, empty when all q_i are equal and then
-    ``group_q[0]`` is the common q) with test costs ``feature_cost`` under ``cost_model``
-    (``cost_group`` maps features to acquisition groups).
-    Nodes with fewer than ``sparse_threshold`` samples are scanned on compact per-node
-    histograms instead of full ones (same scan, same result, cost proportional to the node);
-    the larger of them spread their features over ``n_threads`` chunks.
-    ``skip_same_class_runs`` lets the scan skip cuts inside runs of same-class bins (valid for
-    the gain of a strictly concave impurity without leaf-size constraints; see ``scan_feature``).
-    With ``significance`` s > 0 (classification), a node whose best split fails the permutation
-    test of SPEC §6 (p-value of the best feature's gain > s, ``n_permutations`` shuffles seeded
-    from ``seed`` and the node id) becomes a leaf: S-pruning of seed 001 §3; with
-    ``significance_over_features`` each permutation takes the best gain over all features;
-    ``node_test`` is the p-value function pointer (``permutation.node_test_pointer``), ``scan``
-    the per-feature scan's (``splitting.scan_pointer``), ``sparse_scan`` the small-node scan's
-    (``splitting.sparse_scan_pointer``).
-    Weights are absolute (``min_weight_split`` is theta times the total weight) and
-    ``min_impurity_decrease`` applies to the chosen split's gain. ``max_depth``,
-    ``max_leaf_nodes`` < 0 mean unlimited; ``max_leaf_nodes`` >= 2 switches to best-first growth
-    (largest rule score first).
+    The arguments are the records of ``treesmith._kernels.records``: ``TrainingData``,
+    ``BinLayout``, ``Impurity``, ``Stopping``, ``FeatureSampling``, ``SplitRule``,
+    ``TestCosts``, ``SignificanceTest`` and ``EngineSettings``.
+
+    Each node is scanned feature by feature (``splitting``) and its split chosen by the rule
+    with the node's path costs (``split_rules.select_split``). With S-pruning, a node whose best
+    split fails the permutation test (p-value > level, shuffles seeded from ``sampling.seed``
+    and the node id) becomes a leaf (S-pruning, docs/methods.md §6).
+    ``stopping.min_impurity_decrease`` applies to the chosen split's gain. Best-first growth
+    (``stopping.max_leaf_nodes`` >= 2) splits the pending node of largest rule score first.
+    Nodes with fewer than ``engine.small_node_size`` samples are scanned on compact per-node
+    histograms instead of pooled ones (same scan, same result, cost proportional to the node);
+    the larger of them spread their features over ``engine.n_threads`` chunks.
+
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
     (best-first): children_left, children_right, feature, bin_threshold, next_bin,
     missing_go_left, impurity, depth, stats, score.
     """
+    X_binned = data.X_binned
+    sample_idx = data.sample_idx
+    n_classes = data.n_classes
+    h = impurity.h
+    h_params = impurity.h_params
     n_features = X_binned.shape[1]
     n_samples = sample_idx.shape[0]
-    n_groups = group_q.shape[0] if group_code.shape[0] > 0 else 0
-    n_stats = 2 * n_classes + n_groups if n_classes > 0 else sample_stats.shape[1]
-    best_first = max_leaf_nodes > 0
+    n_stats = (2 * n_classes + rule.n_groups if n_classes > 0
+               else data.sample_stats.shape[1])
+    best_first = stopping.max_leaf_nodes > 0
+    max_histograms = engine.max_histograms
     state = np.empty(1, dtype=np.uint64)
-    state[0] = initial_state(seed)
-    scan_all = max_features >= n_features
+    state[0] = initial_state(sampling.seed)
+    scan_all = sampling.max_features >= n_features
     all_features = np.arange(n_features)
     feature_order = np.empty(n_features, dtype=np.int64)
     feature_chosen = np.zeros(n_features, dtype=np.bool_)
@@ -415,46 +353,46 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     bin_threshold = np.full(capacity, NO_SPLIT, dtype=np.int64)
     next_bin = np.full(capacity, NO_SPLIT, dtype=np.int64)
     missing_go_left = np.zeros(capacity, dtype=np.bool_)
-    impurity = np.zeros(capacity)
+    node_impurity = np.zeros(capacity)
     depth = np.zeros(capacity, dtype=np.int64)
     score = np.zeros(capacity)
     start = np.zeros(capacity, dtype=np.int64)
     end = np.zeros(capacity, dtype=np.int64)
-    slot = np.full(capacity, -1, dtype=np.int64)
+    slot = np.full(capacity, -1, dtype=np.int64)  # histogram pool slot, -1: none
     stats = np.zeros((capacity, n_stats))
     pending = np.empty(capacity, dtype=np.int64)  # depth-first: stack of node ids
     heap_keys = np.empty(capacity)  # best-first: min-heap of (-score, node id)
     heap_nodes = np.empty(capacity, dtype=np.int64)
     n_pending = np.int64(0)
 
-    pool = np.empty((min(4, max_histograms), n_features, n_bins, n_stats))
+    pool = np.empty((min(4, max_histograms), n_features, bins.n_bins, n_stats))
     n_used = np.int64(0)  # slots handed out so far
     free = np.empty(pool.shape[0], dtype=np.int64)  # stack of released slots
     n_free = np.int64(0)
     proportions = np.empty(max(n_classes, 1))
-    results = np.empty((n_features, 6))
-    costs = np.empty(n_features)
+    results = np.empty(n_features, dtype=SPLIT_DTYPE)
+    path_costs = np.empty(n_features)
     n_cost_groups = 1
     for f in range(n_features):
-        n_cost_groups = max(n_cost_groups, cost_group[f] + 1)
+        n_cost_groups = max(n_cost_groups, costs.cost_group[f] + 1)
     paid = np.zeros(n_cost_groups, dtype=np.bool_)
     buffer = np.empty(n_samples, dtype=np.int64)
-    n_chunks = max(n_threads, 1)
-    scratch = np.zeros((n_chunks, n_bins, n_stats))
-    touched = np.empty((n_chunks, n_bins), dtype=np.int64)
-    compact = np.empty((n_chunks, n_bins + 1, n_stats))
+    n_chunks = max(engine.n_threads, 1)
     work = scan_workspace(n_features, n_stats, n_classes)
+    small_node_workspace = SmallNodeWorkspace(
+        np.zeros((n_chunks, bins.n_bins, n_stats)),
+        np.empty((n_chunks, bins.n_bins), dtype=np.int64),
+        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work)
 
     total_weight = 0.0
     for i in range(n_samples):
-        total_weight += sample_weight[sample_idx[i]]
+        total_weight += data.sample_weight[sample_idx[i]]
 
     # Root.
     start[0] = 0
     end[0] = n_samples
     root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free, max_histograms)
-    build_histogram(X_binned, sample_idx, start[0], end[0], y_code, sample_weight,
-                    sample_stats, group_code, n_classes, pool[root_slot], np.int64(0))
+    build_histogram(data, start[0], end[0], pool[root_slot], np.int64(0))
     _node_totals(pool[root_slot], n_classes, stats[0])
     slot[0] = root_slot
     held = np.int64(1)
@@ -468,68 +406,63 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         for t in range(n_new):
             node = new_nodes[t]
             node_stats = stats[node]
-            impurity[node] = impurity_of(node_stats, n_classes, h, h_params, proportions)
+            node_impurity[node] = impurity_of(node_stats, n_classes, h, h_params, proportions)
             count = stats_count(node_stats, n_classes)
             weight = stats_weight(node_stats, n_classes)
             splittable = not (
-                (max_depth >= 0 and depth[node] >= max_depth)
-                or count < min_samples_split
-                or count < 2 * min_samples_leaf
-                or weight <= min_weight_split
-                or weight < 2.0 * min_weight_leaf
-                or _is_pure(node_stats, n_classes, impurity[node])
+                (stopping.max_depth >= 0 and depth[node] >= stopping.max_depth)
+                or count < stopping.min_samples_split
+                or count < 2 * stopping.min_samples_leaf
+                or weight <= stopping.min_weight_split
+                or weight < 2.0 * stopping.min_weight_leaf
+                or _is_pure(node_stats, n_classes, node_impurity[node])
             )
             if splittable:
-                dense = slot[node] >= 0
-                hist = pool[slot[node] if dense else 0]
+                has_histogram = slot[node] >= 0
+                hist = pool[slot[node] if has_histogram else 0]
                 if scan_all:
                     features = all_features
                 else:
-                    features = _choose_features(max_features, dense, hist, X_binned,
-                                                sample_idx, start[node], end[node],
-                                                n_bins_non_missing, missing_bin, n_classes,
-                                                state, feature_order, feature_chosen)
-                results[:, 1] = NO_SPLIT
-                weighted_impurity = weight * impurity[node]
-                if not dense:
-                    chunks = n_chunks if count * features.shape[0] >= SPARSE_PARALLEL_WORK else 1
-                    sparse_scan(X_binned, features, sample_idx, start[node], end[node], y_code,
-                                sample_weight, sample_stats, group_code, n_classes, missing_bin,
-                                n_bins_non_missing, node_stats, h, h_params, weighted_impurity,
-                                total_weight, min_samples_leaf, min_weight_leaf,
-                                skip_same_class_runs, rule, lam, n_groups, group_q, scratch,
-                                touched, compact, results, work, scan, chunks)
+                    features = _choose_features(sampling, has_histogram, hist, data,
+                                                start[node], end[node], bins, state,
+                                                feature_order, feature_chosen)
+                for f in range(n_features):
+                    results[f]["bin_threshold"] = NO_SPLIT
+                weighted_impurity = weight * node_impurity[node]
+                node_scan = NodeScan(n_classes, impurity, rule, stopping.min_samples_leaf,
+                                     stopping.min_weight_leaf, weighted_impurity, total_weight,
+                                     node_stats)
+                if has_histogram:
+                    scan_features_with_histogram(hist, features, bins, node_scan, results,
+                                                 work, engine.scan)
                 else:
-                    scan_features_serial(hist, features, node_stats, n_bins_non_missing,
-                                         missing_bin, n_classes, h, h_params,
-                                         weighted_impurity, total_weight, min_samples_leaf,
-                                         min_weight_leaf, skip_same_class_runs, rule, lam,
-                                         n_groups, group_q, results, work, scan)
-                _path_costs(node, parent, feature, feature_cost, cost_group, cost_model, paid,
-                            costs)
-                if rule == RULE_IMPURE_PAIRS:
-                    scale = pairs_of(node_stats, n_classes)
-                else:
-                    scale = (abs(weighted_impurity) + weight) / total_weight
-                best = _select_split(results, features, costs, rule, weight, scale)
-                if best < 0 or results[best, 4] + EPSILON < min_impurity_decrease:
+                    parallel = count * features.shape[0] >= SMALL_NODE_PARALLEL_WORK
+                    engine.small_node_scan(data, bins, features, start[node], end[node],
+                                           node_scan, small_node_workspace, results,
+                                           engine.scan, n_chunks if parallel else 1)
+                _path_costs(node, parent, feature, costs, paid, path_costs)
+                node_pairs = pairs_of(node_stats, n_classes)
+                scale = tie_scale(rule, weighted_impurity, weight, node_pairs, total_weight)
+                best = select_split(results, features, path_costs, rule, weight, scale)
+                if (best < 0
+                        or results[best]["gain"] + EPSILON < stopping.min_impurity_decrease):
                     splittable = False
-                elif significance > 0.0 and not _significant(
-                        X_binned, sample_idx, start[node], end[node], best, y_code,
-                        sample_weight, n_classes, missing_bin, h, h_params, min_samples_leaf,
-                        min_weight_leaf, n_permutations, seed * 1000003 + node, significance,
-                        significance_over_features, n_bins_non_missing, node_test):
+                elif significance.level > 0.0 and not _significant(
+                        data, start[node], end[node], best, bins, impurity, stopping,
+                        significance, sampling.seed * 1000003 + node):
                     splittable = False
                 else:
+                    split = results[best]
                     feature[node] = best
-                    bin_threshold[node] = np.int64(results[best, 1])
-                    missing_go_left[node] = results[best, 2] > 0.5
-                    score[node] = results[best, 0]
-                    if dense:
+                    bin_threshold[node] = split["bin_threshold"]
+                    missing_go_left[node] = split["missing_go_left"]
+                    score[node] = split["score"]
+                    if has_histogram:
                         next_bin[node] = next_nonempty_bin(hist[best], bin_threshold[node],
-                                                           n_bins_non_missing[best], n_classes)
+                                                           bins.n_bins_non_missing[best],
+                                                           n_classes)
                     else:
-                        next_bin[node] = np.int64(results[best, 5])
+                        next_bin[node] = split["next_bin"]
             if not splittable or (held > max_histograms - 2):
                 if slot[node] >= 0:
                     free[n_free] = slot[node]
@@ -544,7 +477,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                     n_pending += 1
 
         # Pick the next node to split.
-        if n_pending == 0 or (best_first and n_leaves >= max_leaf_nodes):
+        if n_pending == 0 or (best_first and n_leaves >= stopping.max_leaf_nodes):
             break
         if best_first:
             node = _heap_pop(heap_keys, heap_nodes, n_pending)
@@ -562,7 +495,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
             bin_threshold = _resize_1d(bin_threshold, capacity)
             next_bin = _resize_1d(next_bin, capacity)
             missing_go_left = _resize_1d(missing_go_left, capacity)
-            impurity = _resize_1d(impurity, capacity)
+            node_impurity = _resize_1d(node_impurity, capacity)
             depth = _resize_1d(depth, capacity)
             score = _resize_1d(score, capacity)
             start = _resize_1d(start, capacity)
@@ -575,7 +508,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
 
         f = feature[node]
         mid = partition(sample_idx, start[node], end[node], X_binned[:, f], bin_threshold[node],
-                        missing_bin, missing_go_left[node], buffer)
+                        bins.missing_bin, missing_go_left[node], buffer)
         left = n_nodes
         right = n_nodes + 1
         n_nodes += 2
@@ -602,22 +535,20 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         else:
             small, large = right, left
 
-        if end[large] - start[large] < sparse_threshold:
+        if end[large] - start[large] < engine.small_node_size:
             # Both children are small: no histograms, statistics summed from the samples.
             if slot[node] >= 0:
                 free[n_free] = slot[node]
                 n_free += 1
                 slot[node] = -1
                 held -= 1
-            _sum_samples(sample_idx, start[small], end[small], y_code, sample_weight,
-                         sample_stats, group_code, n_classes, stats[small])
+            _sum_samples(data, start[small], end[small], stats, small)
         else:
             small_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
-                                                        max_histograms)
+                                                              max_histograms)
             held += 1
-            build_histogram(X_binned, sample_idx, start[small], end[small], y_code,
-                            sample_weight, sample_stats, group_code, n_classes, pool[small_slot],
-                            parallel_threshold)
+            build_histogram(data, start[small], end[small], pool[small_slot],
+                            engine.parallel_threshold)
             slot[small] = small_slot
             _node_totals(pool[small_slot], n_classes, stats[small])
             if slot[node] >= 0:
@@ -626,13 +557,12 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
                 slot[node] = -1
             else:
                 large_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
-                                                            max_histograms)
+                                                                  max_histograms)
                 held += 1
-                build_histogram(X_binned, sample_idx, start[large], end[large], y_code,
-                                sample_weight, sample_stats, group_code, n_classes,
-                                pool[large_slot], parallel_threshold)
+                build_histogram(data, start[large], end[large], pool[large_slot],
+                                engine.parallel_threshold)
                 slot[large] = large_slot
-        _sibling_totals(stats[node], stats[small], n_classes, stats[large])
+        _sibling_totals(stats, node, small, large, n_classes)
         new_nodes[0] = left
         new_nodes[1] = right
         n_new = 2
@@ -642,9 +572,8 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
     # otherwise show in predictions (e.g. -1e-12 for a leaf of zero labels).
     for i in range(n_nodes):
         if children_left[i] == LEAF:
-            _sum_samples(sample_idx, start[i], end[i], y_code, sample_weight, sample_stats,
-                         group_code, n_classes, stats[i])
-            impurity[i] = impurity_of(stats[i], n_classes, h, h_params, proportions)
+            _sum_samples(data, start[i], end[i], stats, i)
+            node_impurity[i] = impurity_of(stats[i], n_classes, h, h_params, proportions)
             feature[i] = UNDEFINED
             bin_threshold[i] = NO_SPLIT
             next_bin[i] = NO_SPLIT
@@ -655,6 +584,16 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         order = np.arange(n_nodes)
     else:
         order = _preorder(children_left, children_right, n_nodes)
+    return _renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
+                       missing_go_left, node_impurity, depth, stats, score)
+
+
+@njit(cache=True)
+def _renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
+                missing_go_left, node_impurity, depth, stats, score):
+    """The node arrays with node ``order[i]`` as node ``i`` (children renumbered to match)."""
+    n_nodes = order.shape[0]
+    n_stats = stats.shape[1]
     new_id = np.empty(n_nodes, dtype=np.int64)
     for i in range(n_nodes):
         new_id[order[i]] = i
@@ -677,7 +616,7 @@ def grow(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes, n
         out_bin_threshold[i] = bin_threshold[old]
         out_next_bin[i] = next_bin[old]
         out_missing_go_left[i] = missing_go_left[old]
-        out_impurity[i] = impurity[old]
+        out_impurity[i] = node_impurity[old]
         out_depth[i] = depth[old]
         out_score[i] = score[old]
         for s in range(n_stats):

@@ -1,11 +1,8 @@
 """Per-node histograms: for every feature and bin, the sums of the node's per-sample statistics.
 
-Layout ``hist[feature, bin, stat]`` (float64, C order):
-
-* classification, ``n_stats = 2K``: ``[w_0 .. w_{K-1}, n_0 .. n_{K-1}]``, the class-weighted sums
-  and the unweighted per-class counts of the samples whose value falls in the bin (the counts
-  serve min_samples_leaf and the count-based rules of SPEC §4);
-* regression: the columns of the criterion's per-sample statistics, ``[n, w, w*y, ...]``.
+Layout ``hist[feature, bin, stat]`` (float64, C order); each ``hist[f, b]`` is a statistics
+row as described in ``treesmith._kernels.stats`` (class weights, class counts, ECART groups;
+or the regression criterion's statistics).
 
 Only the smaller child of a split is built from its samples; the larger one is the parent minus
 the smaller (``subtract_histograms``). ``build_histogram_naive`` is the reference the tests use.
@@ -13,6 +10,8 @@ the smaller (``subtract_histograms``). ``build_histogram_naive`` is the referenc
 
 import numpy as np
 from numba import njit, prange
+
+from .stats import count_column, group_column, weight_column
 
 
 @njit(cache=True, nogil=True)
@@ -22,8 +21,8 @@ def _accumulate_classification(column, sample_idx, start, end, y_code, sample_we
         i = sample_idx[position]
         b = column[i]
         k = y_code[i]
-        hist_f[b, k] += sample_weight[i]
-        hist_f[b, n_classes + k] += 1.0
+        hist_f[b, weight_column(n_classes, k)] += sample_weight[i]
+        hist_f[b, count_column(n_classes, k)] += 1.0
 
 
 @njit(cache=True, nogil=True)
@@ -37,12 +36,12 @@ def _accumulate_dense(column, sample_idx, start, end, sample_stats, hist_f):
 
 
 @njit(cache=True, nogil=True)
-def _accumulate_groups(column, sample_idx, start, end, group_code, sample_weight, offset,
+def _accumulate_groups(column, sample_idx, start, end, group_code, sample_weight, n_classes,
                        hist_f):
-    """ECART's per-q-group weights: ``hist_f[bin, offset + group] += w``."""
+    """ECART's per-q-group weights (``stats.group_column``)."""
     for position in range(start, end):
         i = sample_idx[position]
-        hist_f[column[i], offset + group_code[i]] += sample_weight[i]
+        hist_f[column[i], group_column(n_classes, group_code[i])] += sample_weight[i]
 
 
 @njit(cache=True, nogil=True)
@@ -57,21 +56,22 @@ def _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight, s
                                    sample_weight, n_classes, hist_f)
         if group_code.shape[0] > 0:
             _accumulate_groups(X_binned[:, f], sample_idx, start, end, group_code,
-                               sample_weight, 2 * n_classes, hist_f)
+                               sample_weight, n_classes, hist_f)
     else:
         _accumulate_dense(X_binned[:, f], sample_idx, start, end, sample_stats, hist_f)
 
 
 @njit(cache=True, parallel=True)
-def build_histogram(X_binned, sample_idx, start, end, y_code, sample_weight, sample_stats,
-                    group_code, n_classes, hist, parallel_threshold):
-    """Fill ``hist`` (OUT) from samples ``sample_idx[start:end]``.
+def build_histogram(data, start, end, hist, parallel_threshold):
+    """Fill ``hist`` (OUT) from samples ``data.sample_idx[start:end]`` (``records.TrainingData``).
 
     Features are spread over threads when the node has at least ``parallel_threshold``
     sample-features, and built one after another below it (no thread start-up for small
-    nodes). ``group_code`` (empty unless ECART needs per-object q groups) adds the groups'
-    weights after the 2K class slots. One function for both paths: one compile.
+    nodes). ECART's q groups (``data.group_code``, empty unless needed) add the groups' weights
+    after the class columns. One function for both paths: one compile.
     """
+    # A parallel loop cannot take a record holding arrays: it gets the fields.
+    X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code, n_classes = data
     n_features = X_binned.shape[1]
     if n_features * (end - start) >= parallel_threshold:
         for f in prange(n_features):
@@ -96,11 +96,10 @@ def subtract_histograms(parent, child, n_classes):
         for b in range(n_bins):
             for s in range(n_stats):
                 parent[f, b, s] -= child[f, b, s]
-            if n_classes > 0:
-                for k in range(n_classes):
-                    if parent[f, b, n_classes + k] <= 0.0:
-                        parent[f, b, k] = 0.0
-                        parent[f, b, n_classes + k] = 0.0
+            for k in range(n_classes):  # stats.clear_empty_classes, on the matrix
+                if parent[f, b, count_column(n_classes, k)] <= 0.0:
+                    parent[f, b, weight_column(n_classes, k)] = 0.0
+                    parent[f, b, count_column(n_classes, k)] = 0.0
 
 
 def build_histogram_naive(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes,

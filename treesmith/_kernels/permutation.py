@@ -1,12 +1,13 @@
-"""Permutation test of one feature's best split, the S-condition of S-pruning (seed 001 §3).
+"""Permutation test of one feature's best split, the S-condition of S-pruning
+(docs/methods.md §6).
 
 At a node S whose best test uses feature ``X_c`` with gain ``G``, the labels are shuffled
 ``t`` times and the best gain of the *same feature* is recomputed each time. The p-value is
 
     p = (1 + #{permutations with gain >= G}) / (1 + t)
 
-(Phipson & Smyth's estimate; seed 001 counts ``#{...} / t``, which can reach 0 and so is not a
-valid p-value). The node becomes a leaf when ``p > s`` (SPEC §6).
+(Phipson & Smyth's estimate; the S-pruning paper counts ``#{...} / t``, which can reach 0 and
+so is not a valid p-value). The node becomes a leaf when ``p > s`` (docs/methods.md §6).
 
 Labels move together with their sample weights, so the node's class totals, hence ``h(S)``,
 are the same in every permutation: the null hypothesis is "the feature's bins are independent
@@ -22,12 +23,14 @@ seeded by ``seed``, so the result is reproducible and independent of Numba's glo
 """
 
 import numpy as np
-from numba import cfunc, njit, types
+from numba import njit, types
 
 from .._dtypes import IMPURITY_FUNCTION_TYPE
 from .histogram import _accumulate_classification
 from .random import initial_state, next_below
-from .splitting import NO_SPLIT, scan_feature, scan_workspace
+from .records import SPLIT_DTYPE, Impurity, NodeScan
+from .split_rules import NO_SPLIT, gain_rule
+from .splitting import scan_feature, scan_workspace
 
 # Arguments (kept as documentation; compiled lazily so that import stays fast):
 # types.int64[::1],  # feature_bins: bin of each node sample for the tested feature
@@ -53,25 +56,27 @@ def _shuffle_pairs(y_code, sample_weight, state):
 
 
 @njit(cache=True, nogil=True)
-def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_classes, n_bins, missing_bin,
-               h, h_params, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
-               node_weight, hist_f, totals, work, out):
-    """Largest Delta_h over the feature's thresholds (-inf when no valid split exists);
-    ``hist_f``, ``totals``, ``work`` and ``out`` are scratch."""
+def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_bins, node, hist_f, work,
+               out):
+    """Largest Delta_h over the feature's thresholds (-inf when no valid split exists).
+
+    ``node`` is the node's ``records.NodeScan`` under the gain rule, with the node's own weight
+    as total weight; ``node.totals``, ``hist_f``, ``work`` and ``out`` are scratch.
+    """
+    n_classes = node.n_classes
     hist_f[:] = 0.0
     _accumulate_classification(feature_bins, sample_idx, 0, sample_idx.shape[0], y_code,
                                sample_weight, n_classes, hist_f)
+    totals = node.totals
     totals[:] = 0.0
     for b in range(hist_f.shape[0]):
         for s in range(hist_f.shape[1]):
             totals[s] += hist_f[b, s]
-    gain, bin_threshold, _ = scan_feature(hist_f, totals, n_bins, missing_bin, n_classes, h,
-                                          h_params, weighted_parent_impurity, node_weight,
-                                          min_samples_leaf, min_weight_leaf,
-                                          False, work, out)  # no skip_same_class_runs: any h
-    if bin_threshold == NO_SPLIT:
+    # n_bins is also the missing bin of the compact bins
+    scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
+    if out[0]["bin_threshold"] == NO_SPLIT:
         return -np.inf
-    return gain
+    return out[0]["score"]
 
 
 @njit(cache=True, nogil=True)
@@ -154,15 +159,16 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     n_stats = 2 * n_classes
     hist_f = np.zeros((n_occupied.max() + 1, n_stats))
     totals = np.zeros(n_stats)
-    work = scan_workspace(1, n_stats, n_classes)[0]
-    out = np.empty(5)
+    work = scan_workspace(np.int64(1), n_stats, n_classes)[0]
+    out = np.empty(1, dtype=SPLIT_DTYPE)
+    # Gains only, and no skip_same_class_runs: valid for any h.
+    node = NodeScan(n_classes, Impurity(h, h_params), gain_rule(), min_samples_leaf,
+                    min_weight_leaf, weighted_parent_impurity, node_weight, totals)
 
     observed = -np.inf
     for f in range(n_features):
-        gain = _best_gain(compact[:, f], sample_idx, y_code, sample_weight, n_classes,
-                          n_occupied[f], n_occupied[f], h, h_params, min_samples_leaf,
-                          min_weight_leaf, weighted_parent_impurity, node_weight,
-                          hist_f[:n_occupied[f] + 1], totals, work, out)
+        gain = _best_gain(compact[:, f], sample_idx, y_code, sample_weight, n_occupied[f], node,
+                          hist_f[:n_occupied[f] + 1], work, out)
         observed = max(observed, gain)
     if observed == -np.inf:
         return observed, 1.0
@@ -175,10 +181,8 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     for _ in range(n_permutations):
         _shuffle_pairs(shuffled_y, shuffled_w, state)
         for f in range(n_features):
-            gain = _best_gain(compact[:, f], sample_idx, shuffled_y, shuffled_w, n_classes,
-                              n_occupied[f], n_occupied[f], h, h_params, min_samples_leaf,
-                              min_weight_leaf, weighted_parent_impurity, node_weight,
-                              hist_f[:n_occupied[f] + 1], totals, work, out)
+            gain = _best_gain(compact[:, f], sample_idx, shuffled_y, shuffled_w, n_occupied[f],
+                              node, hist_f[:n_occupied[f] + 1], work, out)
             if gain >= observed - 1e-12:
                 n_at_least += 1
                 break
@@ -256,7 +260,7 @@ def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bin
 # -- the node test the growth kernel calls through a function pointer -------------------------
 #: p-value of a node's split: (node_bins int64 (n, k) Fortran, y_code, sample_weight, n_classes,
 #: n_bins per column, missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-#: n_permutations, seed) -> p. With k = 1 column it is seed 001's test of the chosen feature,
+#: n_permutations, seed) -> p. With k = 1 column it is S-pruning's test of the chosen feature,
 #: with every column the max-over-features test.
 NODE_TEST_SIGNATURE = types.float64(
     types.int64[::1, :], types.int64[::1], types.float64[::1], types.int64, types.int64[::1],
@@ -264,28 +268,13 @@ NODE_TEST_SIGNATURE = types.float64(
     types.int64, types.int64)
 
 
-def _node_p_value(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
+def node_p_value(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
                   h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
     return permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins,
                                 missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
                                 n_permutations, seed)[1]
 
 
-def _no_node_test(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
+def no_node_test(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
                   h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
     return 0.0
-
-
-_NODE_TESTS = {}
-
-
-def node_test_pointer(enabled: bool):
-    """Function pointer of the S-pruning node test (or of a no-op when S-pruning is off).
-
-    Passed to the growth kernel as a pointer so that the permutation machinery is compiled
-    only by fits that use it.
-    """
-    if enabled not in _NODE_TESTS:
-        function = _node_p_value if enabled else _no_node_test
-        _NODE_TESTS[enabled] = cfunc(NODE_TEST_SIGNATURE, cache=True)(function)
-    return _NODE_TESTS[enabled]

@@ -1,9 +1,9 @@
 """Split finding on histograms: scan every bin threshold of a feature in both missing-value
-directions and score each candidate with the node's impurity function (SPEC §2-4).
+directions and score each candidate with the node's impurity function (docs/methods.md §2-§4).
 
 A candidate split ``(feature f, bin b, missing side)`` sends bins ``<= b`` left, the other
 non-missing bins right and the missing bin to its side. The score is the weighted impurity
-decrease in probability units (SPEC §4, "gain"):
+decrease in probability units (docs/methods.md §4, "gain"):
 
     score = [w(S) h(S) - w(L) h(L) - w(R) h(R)] / w(root) = p(S) * Delta_h(S, d).
 
@@ -12,203 +12,80 @@ values to the right before missing values to the left (strict ``>`` while scanni
 order). When the node has no missing values, missing values at prediction time go to the child
 with more weight.
 
-The impurity ``h`` arrives as a first-class function (``IMPURITY_FUNCTION_TYPE``), so this code
-never changes when a criterion is added.
+The impurity ``h`` arrives as a first-class function (``IMPURITY_FUNCTION_TYPE``) and the
+rule's numerator comes from ``split_rules``, so this code changes neither when a criterion nor
+when a rule is added. A node either has a histogram in the growth loop's pool
+(``scan_features_with_histogram``) or is small and gets compact per-feature histograms built
+from its samples (``scan_small_node``).
 """
 
-import numba
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, prange
 
-from .._dtypes import IMPURITY_FUNCTION_TYPE
-from .pointers import function_pointer
-
-#: Bin threshold of "no valid split". A numpy integer, not a Python int: Numba types a Python
-#: int global as a literal, and every kernel called with it would be compiled twice.
-NO_SPLIT = np.int64(-1)
-
-
-@njit(cache=True, nogil=True)
-def stats_count(stats, n_classes):
-    """Unweighted number of samples summarised by ``stats``."""
-    if n_classes > 0:
-        total = 0.0
-        for k in range(n_classes):
-            total += stats[n_classes + k]
-        return total
-    return stats[0]
-
-
-@njit(cache=True, nogil=True)
-def stats_weight(stats, n_classes):
-    """Total sample weight summarised by ``stats``."""
-    if n_classes > 0:
-        total = 0.0
-        for k in range(n_classes):
-            if stats[n_classes + k] > 0.0:
-                total += stats[k]
-        return total
-    return stats[1]
-
-
-@njit(cache=True, nogil=True)
-def impurity_of(stats, n_classes, h, h_params, proportions):
-    """h of a node: of its class proportions (classification) or its statistics (regression).
-
-    ``proportions`` is a scratch vector of length ``n_classes``. Classes without samples get
-    proportion exactly 0.
-    """
-    if n_classes > 0:
-        weight = stats_weight(stats, n_classes)
-        if weight <= 0.0:
-            return 0.0
-        for k in range(n_classes):
-            proportions[k] = stats[k] / weight if stats[n_classes + k] > 0.0 else 0.0
-        return h(proportions, h_params)
-    return h(stats, h_params)
-
-
-@njit(cache=True, nogil=True)
-def _proportions(stats, n_classes, out):
-    """Write the class proportions of ``stats`` into ``out``; return the node weight."""
-    weight = 0.0
-    for k in range(n_classes):
-        if stats[n_classes + k] > 0.0:
-            weight += stats[k]
-    for k in range(n_classes):
-        out[k] = stats[k] / weight if (stats[n_classes + k] > 0.0 and weight > 0.0) else 0.0
-    return weight
-
-
-@njit(cache=True, nogil=True)
-def _bin_count(hist_f, b, n_classes):
-    if n_classes > 0:
-        count = 0.0
-        for k in range(n_classes):
-            count += hist_f[b, n_classes + k]
-        return count
-    return hist_f[b, 0]
+from .records import (
+    BinLayout,
+    Impurity,
+    NodeScan,
+    SmallNodeWorkspace,
+    SplitRule,
+    TrainingData,
+)
+from .split_rules import (
+    NO_SPLIT,
+    beats,
+    rule_numerator,
+    tie_scale,
+)
+from .stats import (
+    add_sample,
+    bin_count,
+    class_proportions,
+    pairs_of,
+    pure_class_of_bin,
+    stats_count,
+    stats_weight,
+)
 
 
 @njit(cache=True, nogil=True)
 def _next_occupied(hist_f, b, n_bins_non_missing, n_classes):
     b += 1
-    while b < n_bins_non_missing and _bin_count(hist_f, b, n_classes) <= 0.0:
+    while b < n_bins_non_missing and bin_count(hist_f, b, n_classes) <= 0.0:
         b += 1
     return b if b < n_bins_non_missing else NO_SPLIT
 
 
 @njit(cache=True, nogil=True)
-def _pure_class(hist_f, b, n_classes):
-    """The only class present in bin ``b``, or -1 when the bin holds several classes."""
-    found = -1
-    for k in range(n_classes):
-        if hist_f[b, n_classes + k] > 0.0:
-            if found >= 0:
-                return -1
-            found = k
-    return found
+def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
+    """Best split of one feature from its histogram ``hist_f[bin, stat]`` under the node's rule.
 
+    OUT ``results[f]`` (a ``records.SPLIT_DTYPE`` record): the rule's numerator as ``score``
+    (``split_rules.rule_numerator``; the node divides by the feature's cost), the ``gain``
+    p(S) Delta_h, the left weight, the threshold bin (``NO_SPLIT`` when no valid split
+    exists; ``n_bins_non_missing - 1`` marks the split "non-missing left, missing right") and
+    the missing side. ``node`` is a ``records.NodeScan``. Candidates violating
+    min_samples_leaf / min_weight_leaf are skipped. The kernels call it through
+    ``pointers.scan_pointer``.
 
-#: Relative margin by which a candidate must beat the incumbent: scores that are equal in exact
-#: arithmetic can differ by rounding, and the tie rule (lowest feature, lowest threshold) must
-#: not depend on that.
-TIE_TOLERANCE = 1e-12
-
-
-@njit(cache=True, nogil=True)
-def beats(score, best, scale):
-    """``score`` is better than ``best`` by more than rounding noise.
-
-    ``scale`` is the magnitude of the terms a score is computed from (e.g. p(S) h(S) for a
-    gain), which is what the rounding error of a difference of such terms is relative to.
-    """
-    if best == -np.inf:
-        return score > best
-    return score > best + TIE_TOLERANCE * max(abs(best), scale)
-
-
-@njit(cache=True, nogil=True)
-def pairs_of(stats, n_classes):
-    """phi: unordered pairs of objects with different classes, from unweighted class counts."""
-    total = 0.0
-    squares = 0.0
-    for k in range(n_classes):
-        count = stats[n_classes + k]
-        total += count
-        squares += count * count
-    return 0.5 * (total * total - squares)
-
-
-@njit(cache=True, nogil=True)
-def _efficiency(child, n_classes, n_groups, group_q, weight_child, weight_node, pairs_child,
-                pairs_node, total_weight):
-    """One child's share of ECART's E term (SPEC §4, seed 000 eq. 2), in probability units.
-
-    sum over the child's objects of p(x_i) * [1 - (p(child) - q_i)_+ / (p(S) - q_i)
-    * phi(child) / phi(S)], objects with p(S) <= q_i contributing 0. Objects are grouped by their
-    distinct q_i: with one group the child's weight stands for the group's weight, otherwise
-    ``child[2K + g]`` holds the weight of group g.
-    """
-    p_child = weight_child / total_weight
-    p_node = weight_node / total_weight
-    pair_ratio = pairs_child / pairs_node if pairs_node > 0.0 else 0.0
-    total = 0.0
-    for g in range(max(n_groups, 1)):
-        q = group_q[g]
-        if p_node <= q:
-            continue
-        group_weight = child[2 * n_classes + g] if n_groups > 0 else weight_child
-        covered = p_child - q
-        covered = max(covered, 0.0)
-        total += group_weight / total_weight * (1.0 - covered / (p_node - q) * pair_ratio)
-    return total
-
-
-@njit(cache=True, nogil=True)
-def scan_feature(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
-                 weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-                 skip_same_class_runs, work, out):
-    """Best split of one feature by gain: ``scan_feature_rule`` with RULE_GAIN.
-
-    Returns ``(score, bin_threshold, missing_go_left)``; ``out`` (length >= 5) is scratch,
-    passed in because the permutation test calls this for every shuffle.
-    """
-    scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
-                      weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-                      skip_same_class_runs, work, np.int64(0), 0.0, np.int64(0), work[6, :1],
-                      out)
-    return out[0], np.int64(out[1]), out[2] > 0.5
-
-
-@njit(cache=True, nogil=True)
-def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes, h, h_params,
-                      weighted_parent_impurity, total_weight, min_samples_leaf,
-                      min_weight_leaf, skip_same_class_runs, work, rule, lam, n_groups,
-                      group_q, out):
-    """Best split of one feature from its histogram ``hist_f[bin, stat]`` under a rule.
-
-    OUT ``out[:5]``: ``(score, bin_threshold, missing_go_left (1.0 = left), weight_left,
-    gain)`` of the best candidate; ``bin_threshold == NO_SPLIT`` when no valid split exists.
-    The kernels call it through ``scan_pointer``. The score is the rule's
-    numerator (SPEC §4; the node divides by the feature's cost): the gain
-    p(S) Delta_h (gain, gain ratio, cost-benefit), B + E + lam * D (ECART, lam = 0 for ASR),
-    phi(S) - phi(L) - phi(R) (impure pairs), -|p(L) - p(R)| (balanced). ``n_groups`` and
-    ``group_q`` describe ECART's per-object q_i = max(p(x_i), theta) (see ``_efficiency``). ``bin_threshold == n_bins_non_missing - 1`` marks the split "non-missing
-    left, missing right". Candidates violating min_samples_leaf / min_weight_leaf are skipped.
-
-    With ``skip_same_class_runs`` (gain of a strictly concave impurity, no leaf-size
-    constraint), a cut
-    between two occupied bins that are pure in the same class is not evaluated: along such a run
-    the children's class-weight vectors move on a line, where the weighted child impurity
-    (a sum of perspectives of the concave h) is concave, so the gain is maximised at the run's
-    ends, strictly (Fayyad & Irani 1992, generalised). The first cut is always evaluated.
+    With the rule's ``skip_same_class_runs`` (gain of a strictly concave impurity, no leaf-size
+    constraint), a cut between two occupied bins that are pure in the same class is not
+    evaluated: along such a run the children's class-weight vectors move on a line, where the
+    weighted child impurity (a sum of perspectives of the concave h) is concave, so the gain is
+    maximised at the run's ends, strictly (Fayyad & Irani 1992, generalised). The first cut is
+    always evaluated.
 
     ``work`` is scratch space of shape ``(7, max(n_stats, n_classes))`` (see ``scan_workspace``).
     The loop indexes scalars and calls ``h`` directly: array views and passing the function
     pointer through helpers cost several times the arithmetic here.
     """
     n_stats = hist_f.shape[1]
+    totals = node.totals
+    n_classes = node.n_classes
+    h = node.impurity.h
+    h_params = node.impurity.h_params
+    rule = node.rule
+    total_weight = node.total_weight
+    weighted_parent_impurity = node.weighted_parent_impurity
     classification = n_classes > 0
     missing = work[0]
     non_missing = work[1]
@@ -224,21 +101,19 @@ def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes
     n_missing = stats_count(missing, n_classes)
     node_weight = stats_weight(totals, n_classes)
     node_pairs = pairs_of(totals, n_classes) if classification else 0.0
-    if rule == 4:
-        scale = node_pairs
-    else:
-        scale = (abs(weighted_parent_impurity) + node_weight) / total_weight
+    scale = tie_scale(rule, weighted_parent_impurity, node_weight, node_pairs, total_weight)
+    skip_same_class_runs = rule.skip_same_class_runs
     best_score = -np.inf
     best_bin = NO_SPLIT
     # np.bool_, not the literal False: Numba compiles a callee for every type a variable takes
-    # during inference, so a literal initial value compiles _write_result twice.
+    # during inference.
     best_missing_left = np.bool_(False)
     best_weight_left = 0.0
     best_gain = -np.inf
     b = _next_occupied(hist_f, NO_SPLIT, n_bins_non_missing, n_classes)
     pure_here = -1
     if skip_same_class_runs and b != NO_SPLIT:
-        pure_here = _pure_class(hist_f, b, n_classes)
+        pure_here = pure_class_of_bin(hist_f, b, n_classes)
     first_cut = True
     while b != NO_SPLIT:
         next_b = _next_occupied(hist_f, b, n_bins_non_missing, n_classes)
@@ -254,7 +129,8 @@ def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes
         else:
             cut = b
             n_variants = 2 if n_missing > 0.0 else 1
-            pure_next = _pure_class(hist_f, next_b, n_classes) if skip_same_class_runs else -1
+            pure_next = (pure_class_of_bin(hist_f, next_b, n_classes) if skip_same_class_runs
+                         else -1)
             skip = pure_here >= 0 and pure_here == pure_next and not first_cut
             pure_here = pure_next
             first_cut = False
@@ -275,44 +151,27 @@ def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes
                 for s in range(n_stats):
                     candidate_left[s] = left[s] + missing[s]
                     candidate_right[s] = right[s]
-            if (stats_count(candidate_left, n_classes) < min_samples_leaf
-                    or stats_count(candidate_right, n_classes) < min_samples_leaf):
+            count_left = stats_count(candidate_left, n_classes)
+            count_right = stats_count(candidate_right, n_classes)
+            if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
                 continue
             if classification:
-                weight_left = _proportions(candidate_left, n_classes, proportions)
+                weight_left = class_proportions(candidate_left, n_classes, proportions)
                 impurity_left = h(proportions, h_params) if weight_left > 0.0 else 0.0
-                weight_right = _proportions(candidate_right, n_classes, proportions)
+                weight_right = class_proportions(candidate_right, n_classes, proportions)
                 impurity_right = h(proportions, h_params) if weight_right > 0.0 else 0.0
             else:
-                weight_left = candidate_left[1]
+                weight_left = stats_weight(candidate_left, n_classes)
                 impurity_left = h(candidate_left, h_params)
-                weight_right = candidate_right[1]
+                weight_right = stats_weight(candidate_right, n_classes)
                 impurity_right = h(candidate_right, h_params)
-            if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+            if weight_left < node.min_weight_leaf or weight_right < node.min_weight_leaf:
                 continue
             gain = (weighted_parent_impurity - weight_left * impurity_left
                     - weight_right * impurity_right) / total_weight
-            if rule == 3:  # ECART: B + E + lam * D
-                if (stats_count(candidate_left, n_classes)
-                        >= stats_count(candidate_right, n_classes)):
-                    balance = (node_weight - weight_left) / total_weight
-                else:
-                    balance = (node_weight - weight_right) / total_weight
-                pairs_left = pairs_of(candidate_left, n_classes)
-                pairs_right = pairs_of(candidate_right, n_classes)
-                efficiency = (
-                    _efficiency(candidate_left, n_classes, n_groups, group_q, weight_left,
-                                node_weight, pairs_left, node_pairs, total_weight)
-                    + _efficiency(candidate_right, n_classes, n_groups, group_q, weight_right,
-                                  node_weight, pairs_right, node_pairs, total_weight))
-                score = balance + efficiency + lam * gain
-            elif rule == 4:  # impure pairs
-                score = (node_pairs - pairs_of(candidate_left, n_classes)
-                         - pairs_of(candidate_right, n_classes))
-            elif rule == 5:  # balanced
-                score = -abs(weight_left - weight_right) / total_weight
-            else:  # gain, gain ratio, cost-benefit
-                score = gain
+            score = rule_numerator(rule, gain, candidate_left, candidate_right, count_left,
+                                   count_right, weight_left, weight_right, node_weight,
+                                   node_pairs, total_weight, n_classes)
             if beats(score, best_score, scale):
                 best_score = score
                 best_gain = gain
@@ -325,16 +184,13 @@ def scan_feature_rule(hist_f, totals, n_bins_non_missing, missing_bin, n_classes
         if next_b == NO_SPLIT:
             break
         b = next_b
-    _write_result(out, best_score, best_bin, best_missing_left, best_weight_left, best_gain)
-
-
-@njit(cache=True, nogil=True)
-def _write_result(out, score, b, missing_left, weight_left, gain):
-    out[0] = score
-    out[1] = b
-    out[2] = 1.0 if missing_left else 0.0
-    out[3] = weight_left
-    out[4] = gain
+    split = results[f]
+    split["score"] = best_score
+    split["gain"] = best_gain
+    split["weight_left"] = best_weight_left
+    split["bin_threshold"] = best_bin
+    split["next_bin"] = NO_SPLIT
+    split["missing_go_left"] = best_missing_left
 
 
 @njit(cache=True)
@@ -347,7 +203,7 @@ def scan_workspace(n_features, n_stats, n_classes):
 def next_nonempty_bin(hist_f, bin_threshold, n_bins_non_missing, n_classes):
     """First non-missing bin after ``bin_threshold`` holding node samples (-1 if none)."""
     for b in range(bin_threshold + 1, n_bins_non_missing):
-        if stats_count(hist_f[b], n_classes) > 0.0:
+        if bin_count(hist_f, b, n_classes) > 0.0:
             return b
     return NO_SPLIT
 
@@ -355,57 +211,22 @@ def next_nonempty_bin(hist_f, bin_threshold, n_bins_non_missing, n_classes):
 @njit(cache=True, nogil=True)
 def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
     """True when the node's samples occupy at most one bin of the feature (missing included)."""
-    occupied = 1 if stats_count(hist_f[missing_bin], n_classes) > 0.0 else 0
+    occupied = 1 if bin_count(hist_f, missing_bin, n_classes) > 0.0 else 0
     for b in range(n_bins_non_missing):
-        if stats_count(hist_f[b], n_classes) > 0.0:
+        if bin_count(hist_f, b, n_classes) > 0.0:
             occupied += 1
             if occupied > 1:
                 return False
     return True
 
 
-#: Signature of the per-feature scan called through a function pointer (``scan_pointer``):
-#: the arguments of ``scan_feature_rule``, the last one its output.
-SCAN_SIGNATURE = types.void(
-    types.float64[:, ::1], types.float64[::1], types.int64, types.int64, types.int64,
-    IMPURITY_FUNCTION_TYPE, types.float64[::1], types.float64, types.float64, types.int64,
-    types.float64, types.boolean, types.float64[:, ::1], types.int64, types.float64,
-    types.int64, types.float64[::1], types.float64[::1])
-SCAN_FUNCTION_TYPE = types.FunctionType(SCAN_SIGNATURE)
-
-
-_SCAN_POINTER = []
-
-
-def scan_pointer():
-    """The per-feature scan (``scan_feature_rule``) as a first-class function pointer.
-
-    The scan is the largest piece of compiled code; called directly it would be compiled again
-    into every caller (``treesmith._kernels.pointers``). Through the pointer it is compiled
-    once, which took seconds off the first fit. The call costs nanoseconds against a scan's
-    microseconds.
-    """
-    if not _SCAN_POINTER:
-        _SCAN_POINTER.append(function_pointer(scan_feature_rule, SCAN_SIGNATURE))
-    return _SCAN_POINTER[0]
-
-
 @njit(cache=True, nogil=True)
-def scan_features_serial(hist, features, totals, n_bins_non_missing, missing_bin, n_classes, h,
-                         h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                         min_weight_leaf, skip_same_class_runs, rule, lam, n_groups, group_q,
-                         results, work, scan):
-    """Best split of each feature in ``features`` through ``scan`` (``scan_pointer()``).
-
-    OUT ``results[f]``: score, bin, missing side (1.0 = left), left weight, gain, next bin
-    (NO_SPLIT: the bin after the threshold is found from the histogram).
-    """
+def scan_features_with_histogram(hist, features, bins, node, results, work, scan):
+    """Best split of each feature in ``features`` of a node that has a pooled histogram
+    ``hist[feature, bin, stat]``, through ``scan`` (``pointers.scan_pointer()``)."""
     for i in range(features.shape[0]):
         f = features[i]
-        scan(hist[f], totals, n_bins_non_missing[f], missing_bin, n_classes, h, h_params,
-             weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-             skip_same_class_runs, work[f], rule, lam, n_groups, group_q, results[f])
-        results[f, 5] = NO_SPLIT
+        scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work[f], results, f)
 
 
 @njit(cache=True, nogil=True)
@@ -457,10 +278,8 @@ def sort_prefix(values, n):
 
 
 @njit(cache=True, nogil=True)
-def compact_feature_histogram(X_binned, f, sample_idx, start, end, y_code, sample_weight,
-                              sample_stats, group_code, n_classes, missing_bin, scratch,
-                              touched, compact):
-    """Histogram of one feature restricted to the bins the node's samples occupy.
+def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched, compact):
+    """Histogram of one feature restricted to the bins a small node's samples occupy.
 
     For a small node this costs O(n log n) instead of O(n_bins): samples are accumulated in
     ``scratch`` (all zeros on entry and on exit), the occupied bins are sorted into
@@ -470,25 +289,12 @@ def compact_feature_histogram(X_binned, f, sample_idx, start, end, y_code, sampl
     """
     n_stats = scratch.shape[1]
     n_touched = np.int64(0)
+    column = data.X_binned[:, f]
     for position in range(start, end):
-        i = sample_idx[position]
-        b = X_binned[i, f]
-        if n_classes > 0:
-            k = y_code[i]
-            fresh = True
-            for kk in range(n_classes):
-                if scratch[b, n_classes + kk] > 0.0:
-                    fresh = False
-                    break
-            scratch[b, k] += sample_weight[i]
-            scratch[b, n_classes + k] += 1.0
-            if group_code.shape[0] > 0:
-                scratch[b, 2 * n_classes + group_code[i]] += sample_weight[i]
-        else:
-            fresh = scratch[b, 0] == 0.0
-            for s in range(n_stats):
-                scratch[b, s] += sample_stats[i, s]
-        if fresh:
+        i = data.sample_idx[position]
+        b = np.int64(column[i])
+        if add_sample(scratch, b, i, data.y_code, data.sample_weight, data.sample_stats,
+                      data.group_code, data.n_classes):
             touched[n_touched] = b
             n_touched += 1
     sort_prefix(touched, n_touched)
@@ -507,99 +313,74 @@ def compact_feature_histogram(X_binned, f, sample_idx, start, end, y_code, sampl
 
 
 @njit(cache=True, nogil=True)
-def scan_features_sparse(X_binned, features, sample_idx, start, end, y_code, sample_weight,
-                         sample_stats, group_code, n_classes, missing_bin, n_bins_non_missing,
-                         totals, h, h_params, weighted_parent_impurity, total_weight,
-                         min_samples_leaf, min_weight_leaf, skip_same_class_runs, rule, lam,
-                         n_groups, group_q, scratch, touched, compact, results, work, scan):
-    """Small-node counterpart of ``scan_features_serial``: same scan on compact histograms.
+def scan_small_node_features(data, bins, features, start, end, node, workspace, chunk, results,
+                             scan):
+    """Small-node counterpart of ``scan_features_with_histogram``: the same scan on compact
+    histograms built from the node's samples, with chunk ``chunk`` of ``workspace``
+    (``records.SmallNodeWorkspace``).
 
-    Bins are translated back from compact to full indices; ``results[f, 5]`` gets the next
-    occupied bin after the chosen one.
+    Bins are translated back from compact to full indices; ``results[f]["next_bin"]`` gets the
+    next occupied bin after the chosen one.
     """
     if features.shape[0] == 0:
         return
-    block = work[features[0]]  # features of one call are scanned one after another
+    scratch = workspace.scratch[chunk]
+    touched = workspace.touched[chunk]
+    compact = workspace.compact[chunk]
+    block = workspace.work[features[0]]  # features of one call are scanned one after another
     for t in range(features.shape[0]):
         f = features[t]
-        n_occupied = compact_feature_histogram(
-            X_binned, f, sample_idx, start, end, y_code, sample_weight, sample_stats,
-            group_code, n_classes, missing_bin, scratch, touched, compact)
-        row = results[f]
-        scan(compact, totals, n_occupied, n_occupied, n_classes, h, h_params,
-             weighted_parent_impurity, total_weight, min_samples_leaf, min_weight_leaf,
-             skip_same_class_runs, block, rule, lam, n_groups, group_q, row)
-        b = np.int64(row[1])
+        n_occupied = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch,
+                                               touched, compact)
+        scan(compact, n_occupied, n_occupied, node, block, results, f)
+        split = results[f]
+        b = split["bin_threshold"]
         if b == NO_SPLIT:
-            row[5] = NO_SPLIT
+            pass
         elif b == n_occupied - 1:  # non-missing left, missing right
-            row[1] = n_bins_non_missing[f] - 1
-            row[5] = NO_SPLIT
+            split["bin_threshold"] = bins.n_bins_non_missing[f] - 1
         else:
-            row[1] = touched[b]
-            row[5] = touched[b + 1]
+            split["bin_threshold"] = touched[b]
+            split["next_bin"] = touched[b + 1]
 
 
 @njit(cache=True, parallel=True)
-def scan_node_sparse(X_binned, features, sample_idx, start, end, y_code, sample_weight,
-                     sample_stats, group_code, n_classes, missing_bin, n_bins_non_missing, totals,
-                     h, h_params, weighted_parent_impurity, total_weight, min_samples_leaf,
-                     min_weight_leaf, skip_same_class_runs, rule, lam, n_groups, group_q,
-                     scratch, touched, compact, results, work, scan, n_chunks):
-    """``scan_features_sparse`` over the node's ``features``, cut into ``n_chunks`` chunks run
-    on separate threads (1: on this thread). Chunk ``c`` uses ``scratch[c]``, ``touched[c]``
-    and ``compact[c]``; results are per feature, so they do not depend on ``n_chunks``.
+def scan_small_node(data, bins, features, start, end, node, workspace, results, scan,
+                    n_chunks):
+    """``scan_small_node_features`` over the node's ``features``, cut into ``n_chunks`` chunks
+    run on separate threads (1: on this thread). Chunk ``c`` uses slice ``c`` of the workspace;
+    results are per feature, so they do not depend on ``n_chunks``.
 
-    The growth loop calls it through ``sparse_scan_pointer`` (see ``scan_pointer``).
+    The growth loop calls it through ``pointers.small_node_scan_pointer``.
     """
     if n_chunks <= 1:
-        scan_features_sparse(X_binned, features, sample_idx, start, end, y_code, sample_weight,
-                             sample_stats, group_code, n_classes, missing_bin,
-                             n_bins_non_missing, totals, h, h_params, weighted_parent_impurity,
-                             total_weight, min_samples_leaf, min_weight_leaf,
-                             skip_same_class_runs, rule, lam, n_groups, group_q, scratch[0],
-                             touched[0], compact[0], results, work, scan)
+        scan_small_node_features(data, bins, features, start, end, node, workspace,
+                                 np.int64(0), results, scan)
         return
+    # A parallel loop cannot take records holding arrays: it gets their fields and builds the
+    # records again inside.
+    X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code, n_classes = data
+    n_bins, missing_bin, n_bins_non_missing = bins
+    (_, impurity, rule, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
+     total_weight, totals) = node
+    h, h_params = impurity
+    code, parameters, group_q, n_groups, divides_by_cost, skip_same_class_runs = rule
+    scratch, touched, compact, work = workspace
     n = features.shape[0]
     for c in prange(n_chunks):
         first = c * n // n_chunks
         last = (c + 1) * n // n_chunks
-        scan_features_sparse(X_binned, features[first:last], sample_idx, start, end, y_code,
-                             sample_weight, sample_stats, group_code, n_classes, missing_bin,
-                             n_bins_non_missing, totals, h, h_params, weighted_parent_impurity,
-                             total_weight, min_samples_leaf, min_weight_leaf,
-                             skip_same_class_runs, rule, lam, n_groups, group_q, scratch[c],
-                             touched[c], compact[c], results, work, scan)
-
-
-def _sparse_scan_signature(x_binned_type):
-    int64_1d, float64_1d = types.int64[::1], types.float64[::1]
-    return types.void(
-        x_binned_type, int64_1d, int64_1d, types.int64, types.int64, int64_1d, float64_1d,
-        types.float64[:, ::1], int64_1d, types.int64, types.int64, int64_1d, float64_1d,
-        IMPURITY_FUNCTION_TYPE, float64_1d, types.float64, types.float64, types.int64,
-        types.float64, types.boolean, types.int64, types.float64, types.int64, float64_1d,
-        types.float64[:, :, ::1], types.int64[:, ::1], types.float64[:, :, ::1],
-        types.float64[:, ::1], types.float64[:, :, ::1], SCAN_FUNCTION_TYPE, types.int64)
-
-
-_SPARSE_SCAN_POINTERS = {}
-
-
-def sparse_scan_pointer(X_binned):
-    """``scan_node_sparse`` as a first-class function pointer for binned features like
-    ``X_binned``: compiled once, not again inside the growth loop, like the scan itself
-    (``scan_pointer``).
-
-    The pointer's type must be the one the growth loop sees, so it is compiled for Numba's
-    type of ``X_binned``: uint8 or uint16, Fortran order, or C order when the array is both
-    (a single feature or a single row).
-    """
-    x_binned_type = numba.typeof(X_binned)
-    if x_binned_type not in _SPARSE_SCAN_POINTERS:
-        _SPARSE_SCAN_POINTERS[x_binned_type] = function_pointer(
-            scan_node_sparse, _sparse_scan_signature(x_binned_type))
-    return _SPARSE_SCAN_POINTERS[x_binned_type]
+        chunk_node = NodeScan(
+            n_classes, Impurity(h, h_params),
+            SplitRule(code, parameters, group_q, n_groups, divides_by_cost,
+                      skip_same_class_runs),
+            min_samples_leaf, min_weight_leaf, weighted_parent_impurity, total_weight, totals)
+        scan_small_node_features(
+            TrainingData(X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code,
+                         n_classes),
+            BinLayout(n_bins, missing_bin, n_bins_non_missing), features[first:last], start,
+            end, chunk_node, SmallNodeWorkspace(scratch, touched, compact, work),
+            np.int64(c), results, scan)
 
 
 @njit(cache=True, nogil=True)

@@ -2,7 +2,7 @@
 
 A rule tells the split kernel *which score to maximise* over the candidate tests of a node;
 the impurity h it may use comes from the estimator's ``criterion``. The engine receives two
-things from a rule: its integer ``code`` (``treesmith._dtypes.RULE_*``) and its float64
+things from a rule: its integer ``code`` (``treesmith._kernels.split_rules.RULE_*``) and its float64
 parameter vector ``parameters()`` (never empty). ``treesmith.rules.reference`` computes every
 score from its definition, object by object, and is what the kernel is tested against.
 """
@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from .._dtypes import (
+from .._kernels.split_rules import (
     RULE_BALANCED,
     RULE_COST_BENEFIT,
     RULE_ECART,

@@ -1,0 +1,107 @@
+"""Named records at the kernel boundary: what the growth loop and the split scans take.
+
+The compiled kernels take a handful of namedtuples instead of dozens of positional arguments.
+Numba passes a namedtuple as a flat struct (fields are read at no cost, arrays inside are the
+caller's arrays, not copies), types it field by field, and compiles a kernel once per
+combination of field types, so the records are built with fixed Python types (``int``,
+``float``, ``bool``, C-contiguous float64/int64 arrays) by ``treesmith.grower``.
+
+The per-feature split result is a structured numpy dtype, ``SPLIT_DTYPE``: one record per
+feature, fields read and written by name (``results[f]["bin_threshold"]``), each with its own
+type, where a float matrix once held booleans and bin indices as floats.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+#: Samples to grow on and their per-sample data (docs/methods.md §2).
+#: ``X_binned`` (n_samples, n_features) uint8/uint16, Fortran order; ``sample_idx`` int64, the
+#: rows with positive weight (the growth loop partitions it in place); ``y_code`` int64 class
+#: codes (classification); ``sample_weight`` float64; ``sample_stats`` (n_samples, n_stats) the
+#: regression criterion's per-sample statistics ((0, 0) for classification); ``group_code``
+#: int64 ECART q-group of each sample (empty unless the rule needs groups, see
+#: ``treesmith.rules``); ``n_classes`` (0 for regression).
+TrainingData = namedtuple(
+    "TrainingData",
+    ["X_binned", "sample_idx", "y_code", "sample_weight", "sample_stats", "group_code",
+     "n_classes"])
+
+#: The binning of the features: ``n_bins`` histogram rows per feature (missing bin included),
+#: ``missing_bin`` the row of missing values, ``n_bins_non_missing`` (int64 per feature).
+BinLayout = namedtuple("BinLayout", ["n_bins", "missing_bin", "n_bins_non_missing"])
+
+#: The impurity h as a first-class function (``treesmith._dtypes.IMPURITY_FUNCTION_TYPE``)
+#: and its float64 parameter vector.
+Impurity = namedtuple("Impurity", ["h", "h_params"])
+
+#: Stopping rules in absolute units (docs/methods.md §4): weights are absolute
+#: (``min_weight_split`` is theta times the total weight), ``max_depth`` and
+#: ``max_leaf_nodes`` < 0 mean unlimited, ``max_leaf_nodes`` >= 2 switches to best-first growth.
+Stopping = namedtuple(
+    "Stopping",
+    ["max_depth", "min_samples_split", "min_samples_leaf", "min_weight_leaf",
+     "min_weight_split", "min_impurity_decrease", "max_leaf_nodes"])
+
+#: S-pruning (docs/methods.md §6): a node whose best split's permutation p-value exceeds
+#: ``level`` becomes a leaf (``level`` 0: off); ``node_test`` is the p-value function pointer
+#: (``pointers.node_test_pointer``), testing the best gain over all features when
+#: ``over_features``.
+SignificanceTest = namedtuple(
+    "SignificanceTest", ["level", "n_permutations", "over_features", "node_test"])
+
+#: Per-node feature sampling: ``max_features`` non-constant features of a random permutation
+#: drawn from a generator seeded with ``seed``.
+FeatureSampling = namedtuple("FeatureSampling", ["max_features", "seed"])
+
+#: The split rule (docs/methods.md §4) as the kernels see it: ``code``
+#: (``split_rules.RULE_*``), ``parameters`` (float64, never empty; ECART: ``[lambda]``),
+#: ECART's q groups ``group_q`` (float64; with ``n_groups`` 0 all objects share
+#: ``group_q[0]``), whether the score is divided by the test cost (``divides_by_cost``), and
+#: whether the scan may skip cuts inside same-class runs (``skip_same_class_runs``, see
+#: ``splitting.scan_feature``). Built by ``treesmith.rules.kernel_rule``.
+SplitRule = namedtuple(
+    "SplitRule",
+    ["code", "parameters", "group_q", "n_groups", "divides_by_cost", "skip_same_class_runs"])
+
+#: Test costs (docs/methods.md §5): ``feature_cost`` float64 per feature, ``cost_group`` int64
+#: acquisition group per feature, ``model`` (``treesmith._dtypes.COST_*``).
+TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
+
+#: How the engine runs, not what it computes: nodes with at least ``parallel_threshold``
+#: sample-features build histograms on all threads; nodes with fewer than
+#: ``small_node_size`` samples are scanned on compact per-node histograms instead of pooled
+#: ones; ``n_threads``; at most ``max_histograms`` pooled histograms; the per-feature scan and
+#: the small-node scan as function pointers (``treesmith._kernels.pointers``).
+EngineSettings = namedtuple(
+    "EngineSettings",
+    ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
+     "small_node_scan"])
+
+#: What a per-feature scan needs to know about the node: the stats layout (``n_classes``,
+#: 0 for regression), the impurity and the rule, the leaf-size constraints, the node's
+#: ``w(S) h(S)``, the training set's total weight (scores are in probability units) and the
+#: node's statistics row ``totals`` (``treesmith._kernels.stats``).
+NodeScan = namedtuple(
+    "NodeScan",
+    ["n_classes", "impurity", "rule", "min_samples_leaf", "min_weight_leaf",
+     "weighted_parent_impurity", "total_weight", "totals"])
+
+#: Scratch of the small-node scan, one slice per thread chunk: ``scratch`` (n_chunks, n_bins,
+#: n_stats) all zeros between uses, ``touched`` (n_chunks, n_bins) int64, ``compact``
+#: (n_chunks, n_bins + 1, n_stats), and the per-feature scan scratch ``work``.
+SmallNodeWorkspace = namedtuple("SmallNodeWorkspace", ["scratch", "touched", "compact", "work"])
+
+#: Best split of one feature (one record per feature): the rule's numerator ``score``, the
+#: impurity ``gain`` p(S) Delta_h, the left child's weight, the threshold bin (``NO_SPLIT``:
+#: no valid split; ``n_bins_non_missing - 1``: non-missing values left, missing right), the
+#: next occupied bin after it when the scan knows it (small nodes; else ``NO_SPLIT``), and the
+#: side of missing values.
+SPLIT_DTYPE = np.dtype([
+    ("score", np.float64),
+    ("gain", np.float64),
+    ("weight_left", np.float64),
+    ("bin_threshold", np.int64),
+    ("next_bin", np.int64),
+    ("missing_go_left", np.bool_),
+], align=True)
