@@ -78,7 +78,7 @@ def test_joblib_workers_get_their_share_of_the_cores():
 def test_dask_worker_threads_share_the_cores():
     distributed = pytest.importorskip("distributed")
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
-                            dashboard_address=None) as client:
+                            dashboard_address=":0") as client:
         share = client.submit(available_threads, pure=False).result()
     assert share == max(1, min(_threading.process_cores(), _threading.openmp_limit()) // 2)
 

@@ -201,6 +201,49 @@ def map_in_threads(function, items, work: float):
         return list(pool.map(function, items))
 
 
+def run_tasks(function, items, n_threads: int):
+    """``[function(item) for item in items]`` on ``n_threads`` threads, the calling one among
+    them; results in the order of ``items``.
+
+    Threads take the next item from a shared counter as they become free, so the items are best
+    ordered largest first. The calling thread works too and waits at the end only for items
+    already started: when other processes keep the cores busy and a helper thread does not get
+    to run, the caller does its share, so the total never exceeds the one-thread time by more
+    than one item (a parallel loop would wait for every thread to arrive). ``function`` should
+    release the GIL (a ``nogil`` kernel). The first exception raised is re-raised here.
+    """
+    import itertools
+    import threading
+
+    items = list(items)
+    results = [None] * len(items)
+    n_threads = max(1, min(int(n_threads), len(items)))
+    if n_threads == 1:
+        return [function(item) for item in items]
+    counter = itertools.count()  # next() on it is atomic under the GIL
+    errors = []
+
+    def work():
+        for i in counter:
+            if i >= len(items) or errors:
+                return
+            try:
+                results[i] = function(items[i])
+            except BaseException as error:  # re-raised in the calling thread
+                errors.append(error)
+                return
+
+    helpers = [threading.Thread(target=work, daemon=True) for _ in range(n_threads - 1)]
+    for helper in helpers:
+        helper.start()
+    work()
+    for helper in helpers:
+        helper.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
 @contextmanager
 def numba_threads(n_threads: int):
     """Run the body with Numba's thread count set to ``n_threads`` in this thread, restored on
