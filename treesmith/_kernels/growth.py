@@ -434,7 +434,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             node = new_nodes[t]
             node_stats = stats[node]
             count = stats_count(node_stats, n_classes)
-            if node > 0 and count < scope.defer_below:
+            if node > 0 and engine.small_node_size <= count < scope.defer_below:
                 deferred[node] = True
                 n_deferred += 1
                 if slot[node] >= 0:

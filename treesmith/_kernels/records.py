@@ -84,8 +84,9 @@ EngineSettings = namedtuple(
 #: subtree); the root's statistics row ``root_stats`` as its parent's split left them (empty:
 #: summed from the root's histogram); ``root_paid`` (bool per cost group) the groups tested on
 #: the path above the root (empty: none); nodes other than the root with fewer than
-#: ``defer_below`` samples are left unevaluated as *deferred* leaves, to be grown as subtrees of
-#: their own (0: grow everything).
+#: ``defer_below`` samples, but not fewer than the small-node size (whose subtrees cost less
+#: than setting up a task), are left unevaluated as *deferred* leaves, to be grown as subtrees
+#: of their own (0: grow everything).
 GrowthScope = namedtuple(
     "GrowthScope", ["root_depth", "total_weight", "root_stats", "root_paid", "defer_below"])
 
