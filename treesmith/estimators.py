@@ -94,20 +94,16 @@ class BaseDecisionTree(BaseEstimator):
             **self._significance_rules(),
         )
 
-    #: Rules this task supports (the class-count rules need classes).
-    _supported_rules = ("gain", "gain_ratio", "cost_benefit", "ecart", "asr", "impure_pairs",
-                        "balanced")
-
     def _resolve_rule_and_costs(self, n_features):
         """split_rule_, feature_costs_, cost_groups_, cost_model_ from the parameters."""
         from .costs import resolve_costs
-        from .rules import resolve_rule
+        from .rules import resolve_rule, rules_for_task
 
         rule = resolve_rule(self.split_rule)
-        if rule.name not in self._supported_rules:
+        if self._task not in rule.tasks:  # the class-count rules need classes
             raise ValueError(
                 f"split_rule={rule.name!r} is not available for {type(self).__name__}; "
-                f"choose one of {list(self._supported_rules)}.")
+                f"choose one of {rules_for_task(self._task)}.")
         names = getattr(self, "feature_names_in_", None)
         costs = resolve_costs(self.feature_costs, self.cost_groups, self.cost_model,
                               n_features, names)
@@ -437,7 +433,6 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """
 
     _task = REGRESSION_TASK
-    _supported_rules = ("gain", "cost_benefit", "balanced")
 
     def __init__(self, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0,

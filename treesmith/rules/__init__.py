@@ -31,6 +31,7 @@ from ._base import (
     Rule,
     registered,
     resolve_rule,
+    rules_for_task,
 )
 from .lambda_selection import LambdaSelection, select_lambda
 
@@ -46,5 +47,6 @@ __all__ = [
     "Rule",
     "registered",
     "resolve_rule",
+    "rules_for_task",
     "select_lambda",
 ]

@@ -38,15 +38,16 @@ def _register(name: str):
 class Rule(ParameterObject):
     """Base class of the split-selection rules.
 
-    Subclasses set ``code``, ``formula`` and ``divides_by_cost`` (whether the score is divided
-    by the test's feature cost c(d)), and list their constructor parameters in
-    ``_param_names``.
+    Subclasses set ``code``, ``formula``, ``divides_by_cost`` (whether the score is divided
+    by the test's feature cost c(d)) and ``tasks`` (rules computed from class counts are for
+    classification only), and list their constructor parameters in ``_param_names``.
     """
 
     code: int = -1
     name: str = ""
     formula: str = ""
     divides_by_cost: bool = False
+    tasks: tuple[str, ...] = ("classification", "regression")
 
 
 @_register("gain")
@@ -63,6 +64,7 @@ class GainRatio(Rule):
     average gain of the node's candidate tests (Quinlan 1993). SPEC §4."""
 
     code = RULE_GAIN_RATIO
+    tasks = ("classification",)
     formula = "Delta_h(S, d) / SplitInfo(d), over tests with gain >= average gain"
 
 
@@ -85,6 +87,7 @@ class ECART(Rule):
     """
 
     code = RULE_ECART
+    tasks = ("classification",)
     formula = "(B(d) + E(d) + lam * p(S) * Delta_h(S, d)) / c(d)"
     divides_by_cost = True
     _param_names = ("lam",)
@@ -123,6 +126,7 @@ class ImpurePairs(Rule):
     """Impure pairs (IP, Golovin et al. 2010): (φ(S) − Σ_v φ(S_v)) / c(d), unweighted counts."""
 
     code = RULE_IMPURE_PAIRS
+    tasks = ("classification",)
     formula = "(phi(S) - sum_v phi(S_v)) / c(d)"
     divides_by_cost = True
 
@@ -138,6 +142,12 @@ class Balanced(Rule):
 def registered() -> dict[str, type]:
     """A copy of the name -> rule class registry."""
     return dict(_REGISTRY)
+
+
+def rules_for_task(task: str) -> list[str]:
+    """Names of the registered rules available for ``task`` ("classification" or
+    "regression")."""
+    return [name for name, cls in _REGISTRY.items() if task in cls.tasks]
 
 
 def resolve_rule(split_rule) -> Rule:
