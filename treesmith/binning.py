@@ -8,9 +8,6 @@ quantile bins computed on a subsample. ``max_bins=None`` bins every feature exac
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
@@ -18,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._dtypes import MAX_BINS_LIMIT, X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
 from ._kernels.binning import first_infinite_column, map_to_bins
+from ._threading import map_in_threads
 
 #: Input dtypes binned without conversion (float32 input is not copied to float64).
 FLOAT_INPUT_DTYPES = (np.float64, np.float32)
@@ -147,9 +145,9 @@ class BinMapper(TransformerMixin, BaseEstimator):
                     "an int to use quantile bins.")
             return self._quantile_edges(values, limit), None
 
-        # np.sort releases the GIL: a thread per core sorts the columns in parallel.
-        with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-            results = list(pool.map(edges_of, range(n_features)))
+        # np.sort releases the GIL: the columns are sorted on the threads the fit may use
+        # (treesmith._threading; one for small samples).
+        results = map_in_threads(edges_of, range(n_features), work=sample.size)
         self.bin_thresholds_ = [np.ascontiguousarray(e, dtype=np.float64) for e, _ in results]
         self.bin_values_ = [values for _, values in results]
         self.is_exact_ = np.array([values is not None and not subsampled

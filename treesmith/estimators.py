@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dtypes import MAX_BINS_LIMIT, TREE_LEAF
 from ._gc import pauses_collector
+from ._threading import fit_threads, numba_threads, predict_threads
 from ._validation import (
     InstanceOf,
     Interval,
@@ -72,7 +73,8 @@ class BaseDecisionTree(BaseEstimator):
                  min_weight_fraction_leaf=0.0, min_weight_fraction_split=0.0,
                  max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  max_bins=255, random_state=None, split_rule="gain", feature_costs=None,
-                 cost_groups=None, cost_model="per_test", ccp_alpha=0.0, pruning=None):
+                 cost_groups=None, cost_model="per_test", ccp_alpha=0.0, pruning=None,
+                 n_jobs=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -90,6 +92,7 @@ class BaseDecisionTree(BaseEstimator):
         self.cost_model = cost_model
         self.ccp_alpha = ccp_alpha
         self.pruning = pruning
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -180,6 +183,10 @@ class BaseDecisionTree(BaseEstimator):
         check_X_frame(X)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
+
+    def _predict_threads(self, X):
+        """Numba's thread count for walking the tree with the rows of X (see _threading)."""
+        return numba_threads(predict_threads(self.n_jobs, X.shape[0]))
 
     def _finite_or_named(self, validate, X):
         """Run scikit-learn's validation with its fast NaN-allowing finiteness check; when it
@@ -300,17 +307,18 @@ class BaseDecisionTree(BaseEstimator):
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         names = getattr(self, "feature_names_in_", None)
-        X_binned = self.bin_mapper_.fit_transform(X, feature_names=names,
-                                                  sample_weight=sample_weight)
-        seed = int(random_state.randint(0, 2**31 - 1))
-        held_out = self._validation_rows(y, sample_weight, random_state)
-        growth_weight = sample_weight
-        if held_out is not None:
-            growth_weight = sample_weight.copy()
-            growth_weight[held_out] = 0.0
-        grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, rule=rule,
-                            max_features=self.max_features_, seed=seed, costs=costs)
-        self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
+        with numba_threads(fit_threads(self.n_jobs, n_samples, n_features)):
+            X_binned = self.bin_mapper_.fit_transform(X, feature_names=names,
+                                                      sample_weight=sample_weight)
+            seed = int(random_state.randint(0, 2**31 - 1))
+            held_out = self._validation_rows(y, sample_weight, random_state)
+            growth_weight = sample_weight
+            if held_out is not None:
+                growth_weight = sample_weight.copy()
+                growth_weight[held_out] = 0.0
+            grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, rule=rule,
+                                max_features=self.max_features_, seed=seed, costs=costs)
+            self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
         self._post_prune(X, y, sample_weight, held_out)
         return self
@@ -319,12 +327,14 @@ class BaseDecisionTree(BaseEstimator):
     def apply(self, X):
         """Index of the leaf each sample ends up in."""
         X = self._validate_X_predict(X)
-        return self.tree_.apply(X, getattr(self, "feature_names_in_", None))
+        with self._predict_threads(X):
+            return self.tree_.apply(X, getattr(self, "feature_names_in_", None))
 
     def decision_path(self, X):
         """Sparse CSR indicator of the nodes each sample passes through."""
         X = self._validate_X_predict(X)
-        return self.tree_.decision_path(X, getattr(self, "feature_names_in_", None))
+        with self._predict_threads(X):
+            return self.tree_.decision_path(X, getattr(self, "feature_names_in_", None))
 
     def get_depth(self):
         """Depth of the tree (a single leaf has depth 0)."""
@@ -414,6 +424,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Post-pruning applied after growth (SPEC §6; parameters as in ``treesmith.prune``).
         "rep" grows on all but a stratified ``validation_fraction`` (default 0.25) of the rows
         and prunes on them.
+    n_jobs : int or None, default=None
+        Threads the fit and predictions may use, with scikit-learn's meaning: a positive int
+        is that many, -1 all the cores this process may use, -2 all but one; None, like -1,
+        uses the process's share of the cores: its CPU affinity and cgroup quota,
+        ``OMP_NUM_THREADS`` and ``threadpoolctl`` limits (joblib workers of
+        ``GridSearchCV(n_jobs=...)`` and Dask workers set these to their share),
+        ``NUMBA_NUM_THREADS``/``numba.set_num_threads``. Small fits and predictions run on
+        one thread whatever the setting. Trees do not depend on it.
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,
@@ -423,7 +441,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  random_state=None, significance=None, n_permutations=1000,
                  significance_test="feature", split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 ccp_alpha=0.0, pruning=None):
+                 ccp_alpha=0.0, pruning=None, n_jobs=None):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -432,7 +450,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            ccp_alpha=ccp_alpha, pruning=pruning)
+            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs)
         self.class_weight = class_weight
         self.significance = significance
         self.n_permutations = n_permutations
@@ -482,7 +500,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict_proba(self, X):
         """Class probabilities: the weighted class proportions of the reached leaf."""
         X = self._validate_X_predict(X)
-        return self.tree_.predict(X, getattr(self, "feature_names_in_", None))
+        with self._predict_threads(X):
+            return self.tree_.predict(X, getattr(self, "feature_names_in_", None))
 
     def predict_log_proba(self, X):
         with np.errstate(divide="ignore"):
@@ -491,8 +510,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict(self, X):
         """Most probable class (lowest class index on ties), as ``argmax`` of predict_proba."""
         X = self._validate_X_predict(X)
-        return self.tree_.predict_class(X, self.classes_,
-                                        getattr(self, "feature_names_in_", None))
+        with self._predict_threads(X):
+            return self.tree_.predict_class(X, self.classes_,
+                                            getattr(self, "feature_names_in_", None))
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -512,7 +532,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, max_bins=255, random_state=None, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 ccp_alpha=0.0, pruning=None):
+                 ccp_alpha=0.0, pruning=None, n_jobs=None):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -521,7 +541,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            ccp_alpha=ccp_alpha, pruning=pruning)
+            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
@@ -552,4 +572,5 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def predict(self, X):
         """Mean training label of the reached leaf."""
         X = self._validate_X_predict(X)
-        return self.tree_.predict(X, getattr(self, "feature_names_in_", None))[:, 0]
+        with self._predict_threads(X):
+            return self.tree_.predict(X, getattr(self, "feature_names_in_", None))[:, 0]

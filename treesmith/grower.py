@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ._dtypes import TREE_LEAF
-from ._kernels.growth import grow
+from ._dtypes import COST_PER_FEATURE, TREE_LEAF
+from ._kernels.growth import _preorder, grow, total_weight_of
 from ._kernels.pointers import (
     impurity_pointer,
     node_test_pointer,
@@ -23,6 +23,7 @@ from ._kernels.records import (
     BinLayout,
     EngineSettings,
     FeatureSampling,
+    GrowthScope,
     Impurity,
     SignificanceTest,
     Stopping,
@@ -41,15 +42,30 @@ from .costs import ResolvedCosts, resolve_costs
 from .criteria import Criterion
 from .rules import Gain, Rule
 from .rules._kernel import kernel_rule, skips_same_class_runs
+from ._threading import run_tasks
 from .tree import Tree
 
-#: Nodes with at least this many (samples x features) use the multi-threaded kernels.
-PARALLEL_THRESHOLD = 1 << 16
+#: Nodes with at least this many (samples x features) build their histograms on all threads:
+#: about half a millisecond of work, enough to amortise waking the threads even when other
+#: processes share the cores (``benchmarks/bench_contention.py``).
+PARALLEL_THRESHOLD = 1 << 18
+#: Fits of at least this many grown samples x features grow their top and their subtrees
+#: apart: nodes below ``n_samples / SUBTREE_TASKS`` samples (at least ``MIN_SUBTREE_SIZE``)
+#: become independent subtrees, grown in parallel, largest first.
+SUBTREE_MIN_WORK = 1 << 19
+SUBTREE_TASKS = 64
+MIN_SUBTREE_SIZE = 1024
+#: A parallel_threshold no node reaches: subtrees run on one thread each.
+_NEVER = np.iinfo(np.int64).max
 #: Nodes with fewer samples than this get no pooled histogram: they are scanned on compact
 #: per-node histograms built from their samples.
 SMALL_NODE_SIZE = 256
-#: Memory the histogram pool may use; pending nodes beyond it rebuild their histograms.
+#: Memory the histogram pool may use at most; pending nodes beyond it rebuild their histograms.
 HISTOGRAM_POOL_BYTES = 512 * 2**20
+#: Below that, the pool may use as much memory as the binned data, and at least this much: the
+#: pool's memory then grows with the input, not with the tree's depth (1e5 x 50, full depth:
+#: peak extra memory 2.9x the float32 input with 512 MB, 1.2x with 4 MB, same fit time).
+MIN_HISTOGRAM_POOL_BYTES = 4 * 2**20
 #: Histogram rows per feature (bins x statistics) for which SMALL_NODE_SIZE was measured
 #: (256 bins, 3 classes).
 REFERENCE_HISTOGRAM_ROWS = 256 * 6
@@ -177,13 +193,88 @@ class TreeGrower:
         _check_node_memory(data.sample_idx.size, row_width, rules.max_leaf_nodes,
                            self.n_classes)
         histogram_bytes = n_features * bins.n_bins * row_width * 8
+        n_threads = numba.get_num_threads()
         engine = EngineSettings(
             PARALLEL_THRESHOLD, int(_small_node_size(bins.n_bins, row_width, histogram_bytes)),
-            numba.get_num_threads(), int(max(3, HISTOGRAM_POOL_BYTES // max(histogram_bytes, 1))),
+            n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
             scan_pointer(), small_node_scan_pointer(data, bins))
-        out = grow(data, bins, impurity, rules.record(), sampling, rule, test_costs,
-                   rules.significance_record(), engine)
-        return self._to_tree(n_features, *out)
+        records = (bins, impurity, rules.record(), sampling, rule, test_costs,
+                   rules.significance_record())
+        total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
+        scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),
+                            self._subtree_size(data.sample_idx.shape[0], n_features, sampling))
+        out = grow(data, *records, engine, scope)
+        nodes, deferred = out[:10], out[10:]
+        if deferred[0].shape[0] > 0:
+            nodes = self._grow_subtrees(nodes, deferred, data, records, engine, total_weight,
+                                        test_costs, n_threads)
+        return self._to_tree(n_features, *nodes)
+
+    @staticmethod
+    def _pool_bytes(X_binned) -> int:
+        """Memory budget of the histogram pool (``HISTOGRAM_POOL_BYTES``,
+        ``MIN_HISTOGRAM_POOL_BYTES``)."""
+        return int(min(HISTOGRAM_POOL_BYTES, max(MIN_HISTOGRAM_POOL_BYTES, X_binned.nbytes)))
+
+    def _subtree_size(self, n_samples, n_features, sampling) -> int:
+        """Nodes below this many samples are grown as separate subtrees (0: none are).
+
+        Only where the result cannot depend on the order nodes are grown in: depth-first growth
+        without feature sampling or S-pruning (whose random draws follow that order). The size
+        depends on the data only, never on the thread count, so trees do not either.
+        """
+        rules = self.rules
+        if (rules.max_leaf_nodes > 0 or sampling.max_features < n_features
+                or rules.significance > 0.0 or n_samples * n_features < SUBTREE_MIN_WORK):
+            return 0
+        return max(MIN_SUBTREE_SIZE, n_samples // SUBTREE_TASKS)
+
+    def _grow_subtrees(self, top, deferred, data, records, engine, total_weight, test_costs,
+                       n_threads):
+        """Grow the subtree of every deferred leaf of ``top`` (largest first, on ``n_threads``
+        threads: ``_threading.run_tasks``) and splice them in; node arrays in preorder."""
+        deferred_node, deferred_start, deferred_end = deferred
+        depth, stats = top[7], top[8]
+        root_paid = self._paid_above(top, deferred_node, test_costs)
+        subtree_engine = engine._replace(parallel_threshold=_NEVER, n_threads=1)
+
+        def grow_subtree(t):
+            subtree_data = data._replace(
+                sample_idx=data.sample_idx[deferred_start[t]:deferred_end[t]])
+            node = deferred_node[t]
+            scope = GrowthScope(int(depth[node]), total_weight,
+                                np.ascontiguousarray(stats[node]), root_paid[t], 0)
+            return grow(subtree_data, *records, subtree_engine, scope)[:10]
+
+        largest_first = np.argsort(deferred_start - deferred_end, kind="stable")
+        grown = run_tasks(grow_subtree, largest_first, n_threads)
+        subtrees = [None] * len(grown)
+        for t, subtree in zip(largest_first, grown):
+            subtrees[t] = subtree
+        return _splice(top, deferred_node, subtrees)
+
+    @staticmethod
+    def _paid_above(top, deferred_node, test_costs):
+        """Per deferred node, the cost groups tested on its path (per_feature costs; else an
+        empty array)."""
+        empty = np.zeros(0, dtype=np.bool_)
+        if test_costs.model != COST_PER_FEATURE:
+            return [empty] * deferred_node.shape[0]
+        children_left, children_right, feature = top[0], top[1], top[2]
+        parent = np.full(children_left.shape[0], -1, dtype=np.int64)
+        internal = np.flatnonzero(children_left != TREE_LEAF)
+        parent[children_left[internal]] = internal
+        parent[children_right[internal]] = internal
+        n_groups = int(test_costs.cost_group.max(initial=0)) + 1
+        paid = []
+        for node in deferred_node:
+            groups = np.zeros(n_groups, dtype=np.bool_)
+            ancestor = parent[node]
+            while ancestor >= 0:
+                groups[test_costs.cost_group[feature[ancestor]]] = True
+                ancestor = parent[ancestor]
+            paid.append(groups)
+        return paid
 
     def _to_tree(self, n_features, children_left, children_right, feature, bin_threshold,
                  next_bin, missing_go_left, impurity, depth, stats, score) -> Tree:
@@ -226,3 +317,29 @@ class TreeGrower:
             class_counts=class_counts,
             depth=depth,
         )
+
+
+def _splice(top, deferred_node, subtrees):
+    """One tree from ``top`` (node arrays in preorder) and the subtree grown for each of its
+    deferred leaves ``deferred_node``: the subtrees' nodes are appended, the pointers to each
+    deferred leaf redirected to its subtree's root, and the whole renumbered in preorder."""
+    n_top = top[0].shape[0]
+    sizes = np.array([subtree[0].shape[0] for subtree in subtrees], dtype=np.int64)
+    offsets = n_top + np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    redirect = np.arange(n_top, dtype=np.int64)
+    redirect[deferred_node] = offsets
+    children = []
+    for column in (0, 1):
+        parts = [np.where(top[column] != TREE_LEAF, redirect[top[column]], TREE_LEAF)]
+        parts += [np.where(subtree[column] != TREE_LEAF, subtree[column] + offset, TREE_LEAF)
+                  for subtree, offset in zip(subtrees, offsets)]
+        children.append(np.concatenate(parts).astype(np.int64))
+    fields = [np.concatenate([top[i]] + [subtree[i] for subtree in subtrees])
+              for i in range(2, len(top))]
+    n_nodes = children[0].shape[0]
+    order = _preorder(children[0], children[1], n_nodes)[:n_nodes - deferred_node.shape[0]]
+    new_id = np.full(n_nodes, TREE_LEAF, dtype=np.int64)
+    new_id[order] = np.arange(order.shape[0])
+    renumbered = [np.where(column[order] != TREE_LEAF, new_id[column[order]], TREE_LEAF)
+                  for column in children]
+    return tuple(renumbered + [field[order] for field in fields])

@@ -42,9 +42,11 @@ from .stats import (
     weight_column,
 )
 
-#: Sample-features of a small node above which its features are scanned on all threads
-#: (measured on 1e6 x 50: 12.1 s at 16384, 10.5 s at 512-2048).
-SMALL_NODE_PARALLEL_WORK = 1024
+#: Sample-features of a small node above which its features are scanned on all threads. Small
+#: nodes are grown in parallel as whole subtrees instead (``treesmith.grower``): a parallel
+#: region per small node cost 7x the one-thread time on a loaded 2-core machine (1e5 x 50,
+#: ``benchmarks/bench_contention.py``), so only very wide small nodes get one.
+SMALL_NODE_PARALLEL_WORK = 1 << 16
 
 
 # Copies are written as loops throughout this module: an array-to-array slice assignment makes
@@ -201,12 +203,24 @@ def _is_pure(stats, n_classes, impurity):
 
 
 @njit(cache=True)
-def _path_costs(node, parent, feature, costs, paid, out):
+def total_weight_of(sample_weight, sample_idx):
+    """Total weight of the samples ``sample_idx``, summed in order (the growth loop's sum: a
+    subtree grown apart must see the same float)."""
+    total = 0.0
+    for i in range(sample_idx.shape[0]):
+        total += sample_weight[sample_idx[i]]
+    return total
+
+
+@njit(cache=True)
+def _path_costs(node, parent, feature, costs, paid, root_paid, out):
     """Cost of testing each feature at ``node`` (docs/methods.md §5), ``costs`` a
     ``records.TestCosts``.
 
     per_test: every test pays its feature's cost. per_feature: a feature whose cost group was
-    already tested on the path from the root is free. ``paid`` is all False on entry and exit.
+    already tested on the path from the root is free; ``root_paid`` (empty or bool per group)
+    holds the groups tested above the root of a subtree grown apart. ``paid`` is all False on
+    entry and exit.
     """
     for f in range(out.shape[0]):
         out[f] = costs.feature_cost[f]
@@ -218,7 +232,7 @@ def _path_costs(node, parent, feature, costs, paid, out):
         paid[cost_group[feature[ancestor]]] = True
         ancestor = parent[ancestor]
     for f in range(out.shape[0]):
-        if paid[cost_group[f]]:
+        if paid[cost_group[f]] or (root_paid.shape[0] > 0 and root_paid[cost_group[f]]):
             out[f] = 0.0
     ancestor = parent[node]
     while ancestor >= 0:
@@ -316,12 +330,17 @@ def _preorder(children_left, children_right, n_nodes):
 
 
 @njit(cache=True, nogil=True)
-def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, engine):
+def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, engine, scope):
     """Grow one tree on the samples ``data.sample_idx`` (positive weights only).
 
     The arguments are the records of ``treesmith._kernels.records``: ``TrainingData``,
     ``BinLayout``, ``Impurity``, ``Stopping``, ``FeatureSampling``, ``SplitRule``,
-    ``TestCosts``, ``SignificanceTest`` and ``EngineSettings``.
+    ``TestCosts``, ``SignificanceTest``, ``EngineSettings`` and ``GrowthScope``. The scope
+    lets the caller grow the top of a tree (nodes below ``scope.defer_below`` samples are
+    deferred) and then each deferred node's subtree apart, on its own thread: given the root's
+    statistics, depth, path costs and the set's total weight, a subtree grows exactly as it
+    would have inside the whole tree (depth-first growth without feature sampling or S-pruning,
+    whose random draws follow the order nodes are split in).
 
     Each node is scanned feature by feature (``splitting``) and its split chosen by the rule
     with the node's path costs (``split_rules.select_split``). With S-pruning, a node whose best
@@ -335,7 +354,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
 
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
     (best-first): children_left, children_right, feature, bin_threshold, next_bin,
-    missing_go_left, impurity, depth, stats, score.
+    missing_go_left, impurity, depth, stats, score; then the deferred leaves' node ids and
+    their sample ranges ``data.sample_idx[start:end]`` (start, end).
     """
     X_binned = data.X_binned
     sample_idx = data.sample_idx
@@ -405,21 +425,27 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
         np.empty((n_chunks, bins.n_bins), dtype=np.int64),
         np.empty((n_chunks, bins.n_bins + 1, n_stats)), work)
 
-    total_weight = 0.0
-    for i in range(n_samples):
-        total_weight += data.sample_weight[sample_idx[i]]
+    total_weight = scope.total_weight
+    if total_weight <= 0.0:
+        total_weight = total_weight_of(data.sample_weight, sample_idx)
+    deferred = np.zeros(capacity, dtype=np.bool_)
+    n_deferred = np.int64(0)
 
     # Root.
     start[0] = 0
     end[0] = n_samples
+    depth[0] = scope.root_depth
     held = np.int64(0)
     if root_has_histogram:
         root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                          max_histograms)
-        build_histogram(data, start[0], end[0], pool[root_slot], np.int64(0))
+        build_histogram(data, start[0], end[0], pool[root_slot], engine.parallel_threshold)
         slot[0] = root_slot
         held += 1
-    if root_has_histogram and n_classes > 0:
+    if scope.root_stats.shape[0] > 0:  # a subtree grown apart starts from its parent's split
+        for s in range(n_stats):
+            stats[0, s] = scope.root_stats[s]
+    elif root_has_histogram and n_classes > 0:
         _histogram_totals(pool[slot[0]], stats, np.int64(0))
     else:
         _sum_samples(data, start[0], end[0], stats, np.int64(0))
@@ -433,8 +459,17 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
         for t in range(n_new):
             node = new_nodes[t]
             node_stats = stats[node]
-            node_impurity[node] = impurity_of(node_stats, n_classes, h, h_params, proportions)
             count = stats_count(node_stats, n_classes)
+            if node > 0 and engine.small_node_size <= count < scope.defer_below:
+                deferred[node] = True
+                n_deferred += 1
+                if slot[node] >= 0:
+                    free[n_free] = slot[node]
+                    n_free += 1
+                    slot[node] = -1
+                    held -= 1
+                continue
+            node_impurity[node] = impurity_of(node_stats, n_classes, h, h_params, proportions)
             weight = stats_weight(node_stats, n_classes)
             splittable = not (
                 (stopping.max_depth >= 0 and depth[node] >= stopping.max_depth)
@@ -467,7 +502,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     engine.small_node_scan(data, bins, features, start[node], end[node],
                                            node_scan, small_node_workspace, results,
                                            engine.scan, n_chunks if parallel else 1)
-                _path_costs(node, parent, feature, costs, paid, path_costs)
+                _path_costs(node, parent, feature, costs, paid, scope.root_paid, path_costs)
                 node_pairs = pairs_of(node_stats, n_classes)
                 scale = tie_scale(rule, weighted_impurity, weight, node_pairs, total_weight)
                 best = select_split(results, features, path_costs, rule, weight, scale)
@@ -529,6 +564,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             end = _resize_1d(end, capacity)
             slot = _resize_1d(slot, capacity)
             stats = _resize_2d(stats, capacity)
+            deferred = _resize_1d(deferred, capacity)
             pending = _resize_1d(pending, capacity)
             heap_keys = _resize_1d(heap_keys, capacity)
             heap_nodes = _resize_1d(heap_nodes, capacity)
@@ -553,6 +589,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             depth[child] = depth[node] + 1
             score[child] = 0.0
             slot[child] = -1
+            deferred[child] = False
         start[left] = start[node]
         end[left] = mid
         start[right] = mid
@@ -603,10 +640,11 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
         n_new = 2
 
     # Nodes left in the best-first frontier stay leaves. Leaf statistics are summed again over
-    # their samples: a larger child got parent - sibling, whose round-off would otherwise show
-    # in predictions.
+    # their samples: the larger child of a split got parent - sibling, whose round-off would
+    # otherwise show in predictions (e.g. -1e-12 for a leaf of zero labels). Deferred leaves
+    # keep the statistics their parent's split gave them: their subtree starts from those.
     for i in range(n_nodes):
-        if children_left[i] == LEAF:
+        if children_left[i] == LEAF and not deferred[i]:
             _sum_samples(data, start[i], end[i], stats, i)
             node_impurity[i] = impurity_of(stats[i], n_classes, h, h_params, proportions)
             feature[i] = UNDEFINED
@@ -619,8 +657,22 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
         order = np.arange(n_nodes)
     else:
         order = _preorder(children_left, children_right, n_nodes)
-    return _renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                       missing_go_left, node_impurity, depth, stats, score)
+    new_id = np.empty(n_nodes, dtype=np.int64)
+    for i in range(n_nodes):
+        new_id[order[i]] = i
+    deferred_node = np.empty(n_deferred, dtype=np.int64)
+    deferred_start = np.empty(n_deferred, dtype=np.int64)
+    deferred_end = np.empty(n_deferred, dtype=np.int64)
+    j = 0
+    for i in range(n_nodes):
+        if deferred[order[i]]:
+            deferred_node[j] = i
+            deferred_start[j] = start[order[i]]
+            deferred_end[j] = end[order[i]]
+            j += 1
+    return (_renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
+                        missing_go_left, node_impurity, depth, stats, score)
+            + (deferred_node, deferred_start, deferred_end))
 
 
 @njit(cache=True)

@@ -78,6 +78,18 @@ EngineSettings = namedtuple(
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
      "small_node_scan"])
 
+#: Where one growth starts and where it stops, so that independent subtrees can be grown apart
+#: (``treesmith.grower``, docs/methods.md §4): the root's depth ``root_depth``; the training
+#: set's ``total_weight`` (scores are in probability units of the whole set, not of the
+#: subtree); the root's statistics row ``root_stats`` as its parent's split left them (empty:
+#: summed from the root's histogram); ``root_paid`` (bool per cost group) the groups tested on
+#: the path above the root (empty: none); nodes other than the root with fewer than
+#: ``defer_below`` samples, but not fewer than the small-node size (whose subtrees cost less
+#: than setting up a task), are left unevaluated as *deferred* leaves, to be grown as subtrees
+#: of their own (0: grow everything).
+GrowthScope = namedtuple(
+    "GrowthScope", ["root_depth", "total_weight", "root_stats", "root_paid", "defer_below"])
+
 #: What a per-feature scan needs to know about the node: the stats layout (``n_classes``,
 #: 0 for regression), the impurity and the rule, the leaf-size constraints, the node's
 #: ``w(S) h(S)``, the training set's total weight (scores are in probability units) and the

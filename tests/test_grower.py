@@ -1,0 +1,98 @@
+"""TreeGrower: growing the top of a tree and its subtrees apart gives the one-pass tree."""
+
+import numba
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+import treesmith
+from treesmith import grower
+
+FIELDS = ("children_left", "children_right", "feature", "threshold", "missing_go_left",
+          "impurity", "n_node_samples", "weighted_n_node_samples", "value", "depth")
+
+
+def _data(task):
+    if task == "regression":
+        X, y = make_regression(n_samples=12_000, n_features=50, n_informative=10, noise=5.0,
+                               random_state=0)
+    else:
+        X, y = make_classification(n_samples=12_000, n_features=50, n_informative=10,
+                                   n_classes=3, random_state=0)
+    X[::11, 5] = np.nan
+    return X, y
+
+
+def _fit(Estimator, X, y, one_pass, monkeypatch, **params):
+    spawned = []
+    run_tasks = grower.run_tasks
+
+    def counting_run_tasks(function, items, n_threads):
+        items = list(items)
+        spawned.append(len(items))
+        return run_tasks(function, items, n_threads)
+
+    monkeypatch.setattr(grower, "run_tasks", counting_run_tasks)
+    monkeypatch.setattr(grower, "SUBTREE_MIN_WORK", 1 << 62 if one_pass else
+                        grower.SUBTREE_MIN_WORK)
+    tree = Estimator(random_state=0, **params).fit(X, y).tree_
+    return tree, sum(spawned)
+
+
+CASES = [
+    ("classification", {}),
+    ("classification", {"class_weight": "balanced", "criterion": "entropy"}),
+    ("classification", {"split_rule": "cost_benefit", "cost_model": "per_feature",
+                        "feature_costs": [1.0] * 5 + list(np.arange(2.0, 47.0)),
+                        "cost_groups": [[0, 1, 2], [3, 4]]}),
+    ("classification", {"max_depth": 9, "min_samples_leaf": 2}),
+    ("regression", {}),
+]
+
+
+@pytest.mark.parametrize("task,params", CASES)
+def test_subtrees_grown_apart_give_the_one_pass_tree(task, params, monkeypatch):
+    X, y = _data(task)
+    Estimator = (treesmith.DecisionTreeRegressor if task == "regression"
+                 else treesmith.DecisionTreeClassifier)
+    apart, n_subtrees = _fit(Estimator, X, y, False, monkeypatch, **params)
+    whole, n_none = _fit(Estimator, X, y, True, monkeypatch, **params)
+    assert n_subtrees > 4 and n_none == 0
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(apart, name), getattr(whole, name), err_msg=name)
+
+
+def test_subtrees_do_not_depend_on_the_thread_count(monkeypatch):
+    X, y = _data("classification")
+    trees = []
+    for n_threads in (1, numba.config.NUMBA_NUM_THREADS):
+        previous = numba.get_num_threads()
+        numba.set_num_threads(n_threads)
+        try:
+            trees.append(_fit(treesmith.DecisionTreeClassifier, X, y, False, monkeypatch)[0])
+        finally:
+            numba.set_num_threads(previous)
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
+
+
+@pytest.mark.parametrize("params", [{"max_features": "sqrt"}, {"max_leaf_nodes": 300},
+                                    {"significance": 0.05, "n_permutations": 20}])
+def test_order_dependent_growth_is_not_split(params, monkeypatch):
+    X, y = _data("classification")
+    _, n_subtrees = _fit(treesmith.DecisionTreeClassifier, X, y, False, monkeypatch, **params)
+    assert n_subtrees == 0
+
+
+def test_splice_renumbers_in_preorder():
+    # top: 0 -> (1, 2), node 2 deferred; subtree of node 2: 0 -> (1, 2)
+    leaf = grower.TREE_LEAF
+    top = (np.array([1, leaf, leaf]), np.array([2, leaf, leaf]), np.array([7, -2, -2]),
+           np.array([10.0, 11.0, 12.0]))
+    subtree = (np.array([1, leaf, leaf]), np.array([2, leaf, leaf]), np.array([8, -2, -2]),
+               np.array([20.0, 21.0, 22.0]))
+    left, right, feature, value = grower._splice(top, np.array([2]), [subtree])
+    np.testing.assert_array_equal(left, [1, leaf, 3, leaf, leaf])
+    np.testing.assert_array_equal(right, [2, leaf, 4, leaf, leaf])
+    np.testing.assert_array_equal(feature, [7, -2, 8, -2, -2])
+    np.testing.assert_array_equal(value, [10.0, 11.0, 20.0, 21.0, 22.0])
