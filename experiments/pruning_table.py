@@ -1,6 +1,6 @@
 """Seed 002, Table 2: mean test accuracy of entropy trees under different pruning methods.
 
-Protocol (seed 002 appendix E.3): iris, digits, breast cancer, wine; entropy splitting; random
+Protocol (Balcan & Sharma 2024 appendix E.3): iris, digits, breast cancer, wine; entropy splitting; random
 80/20 train/test splits (50 by default, ``--repeats``); the columns
 
 * Unpruned  - the fully grown tree,
@@ -11,10 +11,10 @@ Protocol (seed 002 appendix E.3): iris, digits, breast cancer, wine; entropy spl
 * TDP       - pessimistic top-down pruning (Quinlan 1987, continuity correction + 1 SE),
 * BUP       - pessimistic bottom-up pruning (Mansour 1997), c1 = ``--bup-c1``, c2 = ``--bup-c2``
               (library defaults 0.1 and 0),
-* BUP cv    - BUP with (c1, c2) chosen by 5-fold CV on the training part (seed 002 §4 tunes
+* BUP cv    - BUP with (c1, c2) chosen by 5-fold CV on the training part (Balcan & Sharma 2024 §4 tunes
               them; grid c1 in {0, .05, .1, .2, .5, 1}, c2 in {0, 1, 3}),
 * C4.5      - C4.5 error-based pruning, CF = 0.25,
-* MCCP ERM  - seed 002's own way to learn alpha: across problem instances (here the random
+* MCCP ERM  - Balcan & Sharma 2024's own way to learn alpha: across problem instances (here the random
               splits), the exact minimiser of the average held-out error over the union of
               breakpoints (``treesmith.model_selection.tune_ccp_alpha``). Cross-fitted so that no
               split is scored with an alpha learned on its own test part: alpha for the even
@@ -118,7 +118,7 @@ def main(argv=None) -> None:
     print(f"Seed 002 Table 2 protocol: entropy trees, {args.repeats} random "
           f"{1 - args.test_size:.0%}/{args.test_size:.0%} splits, MCCP alpha by {args.cv}-fold "
           f"CV, BUP c1={args.bup_c1} c2={args.bup_c2}; mean test accuracy % "
-          f"(seed 002 in brackets) and mean leaves.")
+          f"(Balcan & Sharma 2024 in brackets) and mean leaves.")
     header = f"{'dataset':<14}" + "".join(f"{m:>15}" for m in METHODS)
     print(header)
     print("-" * len(header))

@@ -1,6 +1,6 @@
 """Brute-force references for the engine tests: every candidate split of a node, scored naively.
 
-Gain of a test d at node S (SPEC §2, §4, rule "gain"):
+Gain of a test d at node S (docs/methods.md §2, §4, rule "gain"):
 
     gain(d) = p(S) h(S) - p(L) h(L) - p(R) h(R),     p(.) = weight / total training weight,
 

@@ -1,7 +1,7 @@
 """Impurity criteria (treesmith/criteria): formulas, identities, limits, properties, validation.
 
 Every compiled family is checked against a NumPy reference written here from the papers'
-formulas (SPEC §3; seeds 001 §2, 002 §3, §3.2, 004), on the identities the papers state, and
+formulas (docs/methods.md §3; seeds 001 §2, 002 §3, §3.2, 004), on the identities the papers state, and
 with hypothesis over its documented parameter range: symmetric in the classes, zero at the
 vertices of the simplex, non-negative, and concave along random segments where that is proven.
 """

@@ -1,4 +1,4 @@
-"""ECART / EC4.5 (seed 000 §4, SPEC §4): hand-computed B, E, D, Z and the compiled kernel.
+"""ECART / EC4.5 (Zhang & Gionis 2023 §4, docs/methods.md §4): hand-computed B, E, D, Z and the compiled kernel.
 
 The hand computations are written out with exact fractions; the reference
 (``treesmith.rules.reference``) must match them to 1e-12, and the engine must match the
@@ -265,7 +265,7 @@ def test_every_split_of_a_grown_tree_is_the_reference_optimum(rule, criterion, c
 
 
 def test_free_tests_rank_first():
-    """SPEC §5: with cost 0 a test is ranked by its numerator ahead of all paid tests."""
+    """docs/methods.md §5: with cost 0 a test is ranked by its numerator ahead of all paid tests."""
     X, y, _ = _small_problem(3)
     for rule in ("cost_benefit", ECART(lam=1.0), "impure_pairs"):
         tree = treesmith.DecisionTreeClassifier(
@@ -290,7 +290,7 @@ def test_free_test_without_benefit_does_not_win():
 
 
 def test_large_lambda_ecart_grows_the_cost_benefit_tree():
-    """λ → ∞: Z·c/λ → D, so ECART takes the same tests as cost_benefit (seed 000 §6)."""
+    """λ → ∞: Z·c/λ → D, so ECART takes the same tests as cost_benefit (Zhang & Gionis 2023 §6)."""
     from sklearn.datasets import load_breast_cancer
 
     X, y = load_breast_cancer(return_X_y=True)

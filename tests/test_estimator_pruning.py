@@ -82,7 +82,7 @@ NULL_TOLERANCE = 2 * np.sqrt(0.05 * 0.95 / N_NULL_RUNS)
 
 
 def test_s_pruning_max_test_keeps_independent_labels_a_stump():
-    """SPEC §6 / issue 5: labels independent of the features -> a stump in ~95% of runs."""
+    """docs/methods.md §6 / issue 5: labels independent of the features -> a stump in ~95% of runs."""
     assert _null_fits("max", N_NULL_RUNS, n_features=4) >= 0.95 - NULL_TOLERANCE
 
 

@@ -1,4 +1,4 @@
-"""Cost metrics and cost-aware prediction (treesmith.metrics, SPEC §5)."""
+"""Cost metrics and cost-aware prediction (treesmith.metrics, docs/methods.md §5)."""
 
 import numpy as np
 import pytest
@@ -211,7 +211,7 @@ def test_expected_cost_property(seed, depth, model):
 
 
 def test_forest_pays_the_union_of_its_trees_features_once():
-    """SPEC §5: per example, the union of the groups used on its paths in all trees."""
+    """docs/methods.md §5: per example, the union of the groups used on its paths in all trees."""
     from sklearn.ensemble import RandomForestClassifier
 
     X, y = _data(12, n=150)

@@ -3,7 +3,7 @@
 Structure: leaves = internal nodes + 1, children partition their parent, stored counts match
 the training rows routed by ``apply``. Stopping rules: every leaf holds ``min_samples_leaf``
 samples and ``min_weight_fraction_leaf`` weight; a node with p(S) <= θ
-(``min_weight_fraction_split``, SPEC §4) is never split. Prediction: ``predict_proba`` rows
+(``min_weight_fraction_split``, docs/methods.md §4) is never split. Prediction: ``predict_proba`` rows
 sum to 1 and its columns follow ``classes_``. Reproducibility with ``random_state``. A fully
 grown tree separates any data without duplicate rows.
 """

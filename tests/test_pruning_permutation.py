@@ -1,4 +1,4 @@
-"""The compiled permutation test of S-pruning (treesmith/_kernels/permutation.py, seed 001 §3).
+"""The compiled permutation test of S-pruning (treesmith/_kernels/permutation.py, Stamate et al. 2018 §3).
 
 The observed gain against a brute-force enumeration of thresholds and missing-value sides;
 the p-value's distribution under the null (labels independent of the feature) and on a
@@ -144,7 +144,7 @@ def test_max_over_features_controls_the_level_whatever_the_number_of_features():
                                              gini, NO_PARAMS, 1, 0.0, 99, seed)
         assert gain == pytest.approx(max(gains))
         best_of.append(p_value)
-    # Re-testing only the chosen feature (seed 001) rejects far too often at s = 0.05;
+    # Re-testing only the chosen feature (Stamate et al. 2018) rejects far too often at s = 0.05;
     # the maximum over features does not.
     assert np.mean(np.array(per_feature) <= 0.05) > 0.1
     assert np.mean(np.array(best_of) <= 0.05) <= 0.1

@@ -98,7 +98,7 @@ def test_best_split_ties_go_to_lowest_feature_then_threshold():
 
 
 def test_best_split_free_test_ranks_first():
-    """SPEC §5: a free test with a positive numerator ranks ahead of every paid test."""
+    """docs/methods.md §5: a free test with a positive numerator ranks ahead of every paid test."""
     X = np.array([[0, 0], [0, 0], [1, 0], [1, 1]], dtype=float)
     y = np.array([0, 0, 1, 1])
     p = np.full(4, 0.25)
@@ -153,7 +153,7 @@ def test_gain_ratio_uses_each_features_best_gain_threshold():
     assert best_split(X, y, p, "gain_ratio").threshold == 4.0
 
 
-# -- λ selection (seed 000 §6, SPEC §8) ---------------------------------------------------
+# -- λ selection (Zhang & Gionis 2023 §6, docs/methods.md §8) ---------------------------------------------------
 def _split_breast_cancer():
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split

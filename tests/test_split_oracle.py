@@ -1,6 +1,6 @@
 """The engine's splits against a brute-force oracle that enumerates every threshold (tests/_oracle.py).
 
-Gain = p(S) h(S) - p(L) h(L) - p(R) h(R) (SPEC §2, §4). With ``max_bins=None`` (exact
+Gain = p(S) h(S) - p(L) h(L) - p(R) h(R) (docs/methods.md §2, §4). With ``max_bins=None`` (exact
 binning) every midpoint between adjacent distinct values is a candidate, with missing values
 sent either way, so the engine's chosen split must reach the oracle's best gain (to 1e-12) and,
 when that best is unique, be the same test. Ties go to the lowest feature index, then the
@@ -206,7 +206,7 @@ def test_every_node_of_a_deep_tree_is_optimal(criterion, missing):
 @pytest.mark.parametrize("criterion", ["gini", "misclassification"])
 def test_exact_ties_follow_the_documented_rule(criterion, missing):
     """Where several tests have exactly the same gain (rational arithmetic, integer weights), the
-    engine takes the lowest feature index, then the lowest threshold (SPEC §4), whatever the
+    engine takes the lowest feature index, then the lowest threshold (docs/methods.md §4), whatever the
     rounding of its own floating-point scores."""
     n_checked = 0
     for seed in range(6):

@@ -152,7 +152,7 @@ def _fit_c45(X, y, context: FitContext):
 
 
 @register_method("cart-pruned",
-                 "CART + cost-complexity pruning, alpha by 5-fold CV (seed 004)",
+                 "CART + cost-complexity pruning, alpha by 5-fold CV (Breiman et al. 1984)",
                  requires=("treesmith.pruning",))
 def _fit_pruned_cart(X, y, context: FitContext):
     from .model_selection import select_ccp_alpha
@@ -160,14 +160,14 @@ def _fit_pruned_cart(X, y, context: FitContext):
     return select_ccp_alpha(base_tree(context, criterion="gini"), X, y, cv=5).estimator
 
 
-@register_method("cc45", "CC4.5: entropy gain / feature cost (seed 000's cost-benefit baseline)",
+@register_method("cc45", "CC4.5: entropy gain / feature cost (Zhang & Gionis 2023's cost-benefit baseline)",
                  requires=("treesmith.rules",))
 def _fit_cost_benefit(X, y, context: FitContext):
     return base_tree(context, criterion="entropy", split_rule="cost_benefit").fit(X, y)
 
 
 def _validation_split(X, y, context: FitContext, fraction: float = 0.125):
-    """Stratified train / validation parts of the training data (seed 000 uses 70/10)."""
+    """Stratified train / validation parts of the training data (Zhang & Gionis 2023 uses 70/10)."""
     from sklearn.model_selection import train_test_split
 
     try:
@@ -178,7 +178,7 @@ def _validation_split(X, y, context: FitContext, fraction: float = 0.125):
 
 
 @register_method("ec45", "EC4.5: ECART score (B + E + lambda D) / c with entropy, theta = 0.005, "
-                 "lambda chosen on a validation part as in seed 000 §6",
+                 "lambda chosen on a validation part as in Zhang & Gionis 2023 §6",
                  requires=("treesmith.rules",))
 def _fit_ec45(X, y, context: FitContext):
     from .model_selection import select_lambda
@@ -189,7 +189,7 @@ def _fit_ec45(X, y, context: FitContext):
 
 
 @register_method("pe-spruned", "PE(alpha) impurity with S-pruning (s = 0.05, 199 permutations); "
-                 "alpha by 3-fold CV over {0.25, 0.5, 0.75, 1} (seed 001)")
+                 "alpha by 3-fold CV over {0.25, 0.5, 0.75, 1} (Stamate et al. 2018)")
 def _fit_pe_spruned(X, y, context: FitContext):
     from sklearn.model_selection import GridSearchCV
 
@@ -201,7 +201,7 @@ def _fit_pe_spruned(X, y, context: FitContext):
 
 
 @register_method("tsallis-tuned", "(alpha, beta)-Tsallis impurity, (alpha, beta) by 3-fold CV over "
-                 "alpha in {0.5, 1.5, 2, 3}, beta in {1, 2} (seed 002 §3)")
+                 "alpha in {0.5, 1.5, 2, 3}, beta in {1, 2} (Balcan & Sharma 2024 §3)")
 def _fit_tsallis_tuned(X, y, context: FitContext):
     import warnings
 

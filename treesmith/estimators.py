@@ -380,7 +380,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     min_samples_split : int >= 2 or float in (0, 1]
     min_samples_leaf : int >= 1 or float in (0, 1)
     min_weight_fraction_leaf : float in [0, 0.5], minimum weight fraction of each leaf.
-    min_weight_fraction_split : float in [0, 1), theta of SPEC §4: a node whose weight
+    min_weight_fraction_split : float in [0, 1), theta of docs/methods.md §4: a node whose weight
         fraction p(S) <= theta is not split.
     max_features : None, int, float, "sqrt" or "log2"
         Features examined per node; floats and "sqrt"/"log2" round down, at least one.
@@ -397,31 +397,31 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         binning subsample (200 000) may bin, and so grow, slightly differently each time; pass
         an int for identical trees (they do not depend on the number of threads).
     significance : float in (0, 1) or None, default=None
-        S-pruning (seed 001 §3, SPEC §6): a node is split only when the best split's gain is
+        S-pruning (Stamate et al. 2018 §3, docs/methods.md §6): a node is split only when the best split's gain is
         significant at this level under a permutation test of the labels on the chosen
         feature (p-value = (1 + #{permuted gain >= observed}) / (1 + n_permutations)).
     n_permutations : int >= 1, default=1000, permutations per tested node.
     significance_test : "feature" or "max", default="feature"
-        "feature" re-tests only the chosen feature (seed 001, SPEC §6); it ignores that the
+        "feature" re-tests only the chosen feature (Stamate et al. 2018, docs/methods.md §6); it ignores that the
         feature was the best of many, so its false-split rate grows with the number of
         features (about 22% at 4 and 42% at 10 features for s=0.05 on label-independent data).
         "max" compares the observed best gain with the best gain over all features of each
         permutation, a test of level s for the node (memory: the node's binned rows as int64).
     split_rule : str or treesmith.rules object, default="gain"
-        Split-selection rule of SPEC §4: "gain", "gain_ratio" (C4.5), "cost_benefit"
-        (gain / cost), "ecart" (ECART(lam): (B + E + lam * D) / cost; seed 000), "asr" (lam=0),
+        Split-selection rule of docs/methods.md §4: "gain", "gain_ratio" (C4.5), "cost_benefit"
+        (gain / cost), "ecart" (ECART(lam): (B + E + lam * D) / cost; Zhang & Gionis 2023), "asr" (lam=0),
         "impure_pairs", "balanced". ECART's theta is ``min_weight_fraction_split``.
     feature_costs : None, array of one cost per column, or dict {column name or index: cost}
         Non-negative acquisition cost of each feature (default 1 each).
     cost_groups : None, a list of lists of columns that share one acquisition, a dict
         {group: columns} or one group id per column (see treesmith.costs).
     cost_model : "per_test" (every test on a path pays) or "per_feature" (a feature or group
-        is paid once per path), SPEC §5.
+        is paid once per path), docs/methods.md §5.
     ccp_alpha : float >= 0, default=0.0
         Minimal cost-complexity pruning at this alpha after growth (impurity risk, as
         scikit-learn); see also ``treesmith.select_ccp_alpha``.
     pruning : None, "tdp", "c45", "bup", "rep", "ccp" or {"method": name, **params}
-        Post-pruning applied after growth (SPEC §6; parameters as in ``treesmith.prune``).
+        Post-pruning applied after growth (docs/methods.md §6; parameters as in ``treesmith.prune``).
         "rep" grows on all but a stratified ``validation_fraction`` (default 0.25) of the rows
         and prunes on them.
     n_jobs : int or None, default=None

@@ -17,7 +17,7 @@ each identical data point."
   fitting the wrapped classifier (coalescing changes y and the weights, which a transformer
   cannot do inside a Pipeline).
 
-Typical use (seed 000's protocol)::
+Typical use (Zhang & Gionis 2023's protocol)::
 
     binarizer = KMeansBinarizer(n_bins=5, feature_costs=source_costs).fit(X_train)
     tree = DecisionTreeClassifier(criterion="entropy", split_rule=ECART(lam=10),
@@ -259,7 +259,7 @@ def _missing(column) -> np.ndarray:
 
 # -- coalescing ---------------------------------------------------------------------------
 def coalesce(X, y, sample_weight=None):
-    """Merge identical rows of ``X`` into one weighted object (seed 000 §6).
+    """Merge identical rows of ``X`` into one weighted object (Zhang & Gionis 2023 §6).
 
     Returns ``(X_u, y_u, w_u, counts)``: the distinct rows in order of first appearance (a
     DataFrame with the same columns when ``X`` is one), each labelled with the class of largest

@@ -1,4 +1,4 @@
-"""Split-selection rules of SPEC §4 (seed 000): which score the split kernel maximises.
+"""Split-selection rules of docs/methods.md §4 (Zhang & Gionis 2023): which score the split kernel maximises.
 
 Pass a name or an object as the estimators' ``split_rule``::
 

@@ -1,4 +1,4 @@
-"""Split-selection rules (SPEC §4): small copyable parameter objects and their name registry.
+"""Split-selection rules (docs/methods.md §4): small copyable parameter objects and their name registry.
 
 A rule tells the split kernel *which score to maximise* over the candidate tests of a node;
 the impurity h it may use comes from the estimator's ``criterion``. The engine receives two
@@ -53,7 +53,7 @@ class Rule(ParameterObject):
 
 @_register("gain")
 class Gain(Rule):
-    """Impurity reduction (CART with gini, "C4.5" with entropy): p(S)·Δ_h(S, d). SPEC §4."""
+    """Impurity reduction (CART with gini, "C4.5" with entropy): p(S)·Δ_h(S, d). docs/methods.md §4."""
 
     code = RULE_GAIN
     formula = "p(S) * Delta_h(S, d)"
@@ -62,7 +62,7 @@ class Gain(Rule):
 @_register("gain_ratio")
 class GainRatio(Rule):
     """C4.5's gain ratio: gain / split information, among the tests whose gain is at least the
-    average gain of the node's candidate tests (Quinlan 1993). SPEC §4."""
+    average gain of the node's candidate tests (Quinlan 1993). docs/methods.md §4."""
 
     code = RULE_GAIN_RATIO
     tasks = ("classification",)
@@ -71,7 +71,7 @@ class GainRatio(Rule):
 
 @_register("cost_benefit")
 class CostBenefit(Rule):
-    """Cost-weighted gain of seed 000's CC4.5 / CCART baselines: p(S)·Δ_h(S, d) / c(d)."""
+    """Cost-weighted gain of Zhang & Gionis 2023's CC4.5 / CCART baselines: p(S)·Δ_h(S, d) / c(d)."""
 
     code = RULE_COST_BENEFIT
     formula = "p(S) * Delta_h(S, d) / c(d)"

@@ -1,7 +1,7 @@
-"""Pure-numpy reference of the split scores of SPEC §4, computed from their definitions.
+"""Pure-numpy reference of the split scores of docs/methods.md §4, computed from their definitions.
 
 This is the test oracle for the compiled split kernel. It works object by object, exactly as
-seed 000 §3–4 writes the terms, and deliberately does **not** use the histogram algebra the
+Zhang & Gionis 2023 §3–4 writes the terms, and deliberately does **not** use the histogram algebra the
 kernel relies on:
 
 * B(d) = p(S) − p(S_d^{v*}), v* = the child with most objects (unweighted count; tie → left).
@@ -14,7 +14,7 @@ kernel relies on:
 * BAL(d) = −|p(S_left) − p(S_right)|.
 
 ``p`` is the objects' probability (sample weights normalised over the *training set*), so
-p(S) < 1 below the root. Scores of cost-dividing rules follow SPEC §4/§5: score = numerator /
+p(S) < 1 below the root. Scores of cost-dividing rules follow docs/methods.md §4/§5: score = numerator /
 c(d); a free test (c = 0) with a positive numerator ranks ahead of every paid test, free tests
 among themselves by numerator (see :func:`ranking_key`).
 """
@@ -56,7 +56,7 @@ def _proportions(y, p, n_classes):
 
 
 def _coverage(p_node, phi_node, p_object, theta, phi_root) -> float:
-    """f̃_i for an object of probability ``p_object`` in a node N (p(N), φ(N)); seed 000 §4."""
+    """f̃_i for an object of probability ``p_object`` in a node N (p(N), φ(N)); Zhang & Gionis 2023 §4."""
     q = max(p_object, theta)
     f_p = 1.0 if q >= 1.0 else min((1.0 - p_node) / (1.0 - q), 1.0)
     f_phi = (phi_root - phi_node) / phi_root
@@ -115,7 +115,7 @@ def split_terms(y, p, left, *, impurity=entropy, theta=0.0, phi_root=None,
         p: their probabilities p(x), already normalised over the training set.
         left: boolean mask, True for the objects the test sends left.
         impurity: h(proportion vector) -> float (a function or a treesmith criterion object).
-        theta: SPEC's θ (``min_weight_fraction_split``), the truncation of f̄^p.
+        theta: the θ of docs/methods.md §4 (``min_weight_fraction_split``), the truncation of f̄^p.
         phi_root: φ(X) of the training set (default: φ of this node, i.e. S is the root).
         n_classes: length of the proportion vectors (default: max(y) + 1).
     """
@@ -221,7 +221,7 @@ def best_split(X, y, p, rule, *, impurity=entropy, theta=0.0, phi_root=None, n_c
                feature_costs=None) -> Candidate | None:
     """The test a node should take under ``rule`` (None when no test separates the node).
 
-    Ties go to the lowest feature index, then the lowest threshold (SPEC §4). For gain_ratio
+    Ties go to the lowest feature index, then the lowest threshold (docs/methods.md §4). For gain_ratio
     (C4.5, Quinlan 1993 §2 and release 8's continuous attributes): each feature offers its
     largest-gain threshold; among the features whose gain is at least the average of those
     gains, the largest gain / split information wins.
