@@ -26,6 +26,7 @@ the original.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 from scipy.stats import norm
@@ -49,6 +50,13 @@ def check_confidence_factor(confidence_factor: float) -> None:
         )
 
 
+@lru_cache(maxsize=64)
+def _normal_quantile(confidence_factor: float) -> float:
+    """z = Phi^-1(1 - CF), computed once per confidence factor (it was a quarter of the
+    pruning time when every leaf estimate called scipy's ppf)."""
+    return float(norm.ppf(1.0 - confidence_factor))
+
+
 def added_errors(n: float, errors: float, confidence_factor: float) -> float:
     """Pessimistic extra errors of a leaf with ``n`` objects and ``errors`` errors (C4.5)."""
     if n <= 0:
@@ -60,7 +68,7 @@ def added_errors(n: float, errors: float, confidence_factor: float) -> float:
         return base + errors * (added_errors(n, 1.0, confidence_factor) - base)
     if errors + 0.5 >= n:
         return max(n - errors, 0.0)
-    z = norm.ppf(1.0 - confidence_factor)
+    z = _normal_quantile(float(confidence_factor))
     f = (errors + 0.5) / n
     r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) \
         / (1.0 + z * z / n)
