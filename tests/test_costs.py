@@ -160,6 +160,7 @@ def test_growth_kernel_marginal_costs_follow_path_cost():
     """The growth kernel's cost of a candidate test at a node (_kernels.growth._path_costs) is
     path_cost(path + [f]) - path_cost(path), for both cost models."""
     from treesmith._kernels.growth import _path_costs
+    from treesmith._kernels.records import TestCosts
 
     tree = _random_tree(1)
     costs = np.array([1.0, 2.0, 2.0, 0.5, 7.0])
@@ -169,8 +170,9 @@ def test_growth_kernel_marginal_costs_follow_path_cost():
         for node in range(tree.node_count):
             out = np.empty(costs.shape[0])
             paid = np.zeros(groups.max() + 1, dtype=np.bool_)
-            _path_costs(node, parent, tree.feature.astype(np.int64), costs, groups, code,
-                        paid, out)
+            _path_costs(node, parent, tree.feature.astype(np.int64),
+                        TestCosts(costs, groups.astype(np.int64), int(code)), paid,
+                        np.zeros(0, dtype=np.bool_), out)
             tested = [int(tree.feature[a]) for a in _ancestors(tree, node)]
             expected = [path_cost(tested + [f], costs, groups, model)
                         - path_cost(tested, costs, groups, model) for f in range(5)]

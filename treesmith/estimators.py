@@ -61,6 +61,8 @@ TREE_PARAMETER_CONSTRAINTS = {
     "ccp_alpha": [Interval(Real, 0.0, None)],
     "pruning": [None, InstanceOf((str, dict), "a method name or a dict {'method': name, "
                                               "**params}")],
+    # resolved by treesmith._threading.resolve_n_jobs, which also rejects 0
+    "n_jobs": [Interval(Integral, None, None), None],
 }
 
 

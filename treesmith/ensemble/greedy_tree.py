@@ -114,6 +114,8 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         as in the paper).
     max_bins : int or None, bins per feature (None: exact values).
     random_state : int, RandomState or None.
+    n_jobs : int or None, threads for prediction, with scikit-learn's meaning
+        (``treesmith._threading``); growth runs on one thread.
 
     ``predict_proba`` returns the class proportions of the training counts in the reached leaf.
     ``tree_.impurity`` holds F of each node and ``tree_`` is a regular treesmith ``Tree``
@@ -122,7 +124,8 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def __init__(self, impurity=None, feature_costs=None, cost_groups=None,
                  cost_model="per_feature", free_reuse=False, candidates="sampled",
-                 max_depth=None, max_features=None, max_bins=255, random_state=None):
+                 max_depth=None, max_features=None, max_bins=255, random_state=None,
+                 n_jobs=None):
         self.impurity = impurity
         self.feature_costs = feature_costs
         self.cost_groups = cost_groups
@@ -133,6 +136,7 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.max_features = max_features
         self.max_bins = max_bins
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _resolved_impurity(self) -> SetFunction:
         return ThresholdPairs() if self.impurity is None else resolve_set_function(self.impurity)
