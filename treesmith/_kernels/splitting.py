@@ -293,12 +293,20 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
     """
     n_stats = scratch.shape[1]
     n_touched = np.int64(0)
-    column = data.X_binned[:, f]
+    # Record fields unpacked once: read inside the per-sample loop they cost an NRT
+    # incref/decref pair each per sample.
+    X_binned = data.X_binned
+    sample_idx = data.sample_idx
+    y_code = data.y_code
+    sample_weight = data.sample_weight
+    sample_stats = data.sample_stats
+    group_code = data.group_code
+    n_classes = data.n_classes
     for position in range(start, end):
-        i = data.sample_idx[position]
-        b = np.int64(column[i])
-        if add_sample(scratch, b, i, data.y_code, data.sample_weight, data.sample_stats,
-                      data.group_code, data.n_classes):
+        i = sample_idx[position]
+        b = np.int64(X_binned[i, f])
+        if add_sample(scratch, b, i, y_code, sample_weight, sample_stats, group_code,
+                      n_classes):
             touched[n_touched] = b
             n_touched += 1
     sort_prefix(touched, n_touched)
