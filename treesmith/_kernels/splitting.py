@@ -39,13 +39,16 @@ from .split_rules import (
     tie_scale,
 )
 from .stats import (
-    add_sample,
+    REGRESSION_COUNT,
     bin_count,
     class_proportions,
+    count_column,
+    group_column,
     pairs_of,
     pure_class_of_bin,
     stats_count,
     stats_weight,
+    weight_column,
 )
 
 
@@ -293,8 +296,10 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
     """
     n_stats = scratch.shape[1]
     n_touched = np.int64(0)
-    # Record fields unpacked once: read inside the per-sample loop they cost an NRT
-    # incref/decref pair each per sample.
+    # The per-sample loop reads plain locals and writes the stats row in place (the layout
+    # through the ``stats`` column helpers, which take scalars only): passing arrays to a
+    # helper per sample, even an inlined one, costs an NRT incref/decref pair (atomics) per
+    # array and sample, which made small-node fits ~1.5x slower than the arithmetic.
     X_binned = data.X_binned
     sample_idx = data.sample_idx
     y_code = data.y_code
@@ -302,11 +307,26 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
     sample_stats = data.sample_stats
     group_code = data.group_code
     n_classes = data.n_classes
+    has_groups = group_code.shape[0] > 0
     for position in range(start, end):
         i = sample_idx[position]
         b = np.int64(X_binned[i, f])
-        if add_sample(scratch, b, i, y_code, sample_weight, sample_stats, group_code,
-                      n_classes):
+        if n_classes > 0:
+            fresh = True
+            for k in range(n_classes):
+                if scratch[b, count_column(n_classes, k)] > 0.0:
+                    fresh = False
+                    break
+            k = y_code[i]
+            scratch[b, weight_column(n_classes, k)] += sample_weight[i]
+            scratch[b, count_column(n_classes, k)] += 1.0
+            if has_groups:
+                scratch[b, group_column(n_classes, group_code[i])] += sample_weight[i]
+        else:
+            fresh = scratch[b, REGRESSION_COUNT] == 0.0
+            for s in range(n_stats):
+                scratch[b, s] += sample_stats[i, s]
+        if fresh:
             touched[n_touched] = b
             n_touched += 1
     sort_prefix(touched, n_touched)

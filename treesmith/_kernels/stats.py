@@ -44,13 +44,12 @@ def n_stats(n_classes, n_groups, n_sample_stats):
     return 2 * n_classes + n_groups if n_classes else n_sample_stats
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def add_sample(rows, r, i, y_code, sample_weight, sample_stats, group_code, n_classes):
     """``rows[r] += statistics of sample i``; returns True when the row held no sample before.
 
     Takes the matrix and a row index, not a row view: a view per sample costs more than the
-    additions in the small-node loops that call this. Inlined (Numba IR inlining): a call per
-    sample passing five arrays cost an NRT incref/decref per array and sample.
+    additions in the small-node loops that call this.
     """
     if n_classes > 0:
         fresh = True
