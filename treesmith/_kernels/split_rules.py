@@ -125,6 +125,15 @@ def balanced_numerator(weight_left, weight_right, total_weight):
     return -abs(weight_left - weight_right) / total_weight
 
 
+@njit(cache=True, nogil=True)
+def numerator_is_gain(code):
+    """True when ``rule_numerator`` of rule ``code`` is the gain itself (gain, gain ratio,
+    cost-benefit). The scan tests this once per feature and calls ``rule_numerator`` only
+    otherwise: the inlined call still takes references to the rule's arrays and the children's
+    rows, an NRT incref/decref pair each per candidate."""
+    return code != RULE_ECART and code != RULE_IMPURE_PAIRS and code != RULE_BALANCED
+
+
 @njit(cache=True, nogil=True, inline="always")
 def rule_numerator(rule, gain, left, right, count_left, count_right, weight_left, weight_right,
                    node_weight, node_pairs, total_weight, n_classes):

@@ -35,6 +35,7 @@ from .records import (
 from .split_rules import (
     NO_SPLIT,
     beats,
+    numerator_is_gain,
     rule_numerator,
     tie_scale,
 )
@@ -108,6 +109,7 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     node_pairs = pairs_of(totals, n_classes) if classification else 0.0
     scale = tie_scale(rule, weighted_parent_impurity, node_weight, node_pairs, total_weight)
     skip_same_class_runs = rule.skip_same_class_runs
+    score_is_gain = numerator_is_gain(rule.code)
     best_score = -np.inf
     best_bin = NO_SPLIT
     # np.bool_, not the literal False: Numba compiles a callee for every type a variable takes
@@ -174,9 +176,12 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
                 continue
             gain = (weighted_parent_impurity - weight_left * impurity_left
                     - weight_right * impurity_right) / total_weight
-            score = rule_numerator(rule, gain, candidate_left, candidate_right, count_left,
-                                   count_right, weight_left, weight_right, node_weight,
-                                   node_pairs, total_weight, n_classes)
+            if score_is_gain:
+                score = gain
+            else:
+                score = rule_numerator(rule, gain, candidate_left, candidate_right, count_left,
+                                       count_right, weight_left, weight_right, node_weight,
+                                       node_pairs, total_weight, n_classes)
             if beats(score, best_score, scale):
                 best_score = score
                 best_gain = gain
