@@ -162,9 +162,15 @@ def _sum_samples(data, start, end, stats, node):
     and a larger child whose parent - sibling difference cancels)."""
     for s in range(stats.shape[1]):
         stats[node, s] = 0.0
+    sample_idx = data.sample_idx
+    y_code = data.y_code
+    sample_weight = data.sample_weight
+    sample_stats = data.sample_stats
+    group_code = data.group_code
+    n_classes = data.n_classes
     for position in range(start, end):
-        add_sample(stats, node, data.sample_idx[position], data.y_code, data.sample_weight,
-                   data.sample_stats, data.group_code, data.n_classes)
+        add_sample(stats, node, sample_idx[position], y_code, sample_weight, sample_stats,
+                   group_code, n_classes)
 
 
 @njit(cache=True)

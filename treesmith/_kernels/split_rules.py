@@ -149,6 +149,16 @@ def minimax_numerator(rule, left, right, n_classes):
     return smallest
 
 
+@njit(cache=True, nogil=True)
+def numerator_is_gain(code):
+    """True when ``rule_numerator`` of rule ``code`` is the gain itself (gain, gain ratio,
+    cost-benefit; any other rule, a new one included, gets its own numerator). The scan tests
+    this once per feature and calls ``rule_numerator`` only otherwise: the inlined call still
+    takes references to the rule's arrays and the children's rows, an NRT incref/decref pair
+    each per candidate."""
+    return code == RULE_GAIN or code == RULE_GAIN_RATIO or code == RULE_COST_BENEFIT
+
+
 @njit(cache=True, nogil=True, inline="always")
 def rule_numerator(rule, gain, left, right, count_left, count_right, weight_left, weight_right,
                    node_weight, node_pairs, total_weight, n_classes):
