@@ -33,6 +33,18 @@ MIN_CUT_GAP = 1e-5
 LOG2 = np.log(2.0)
 
 
+@njit(cache=True, inline="always")
+def _branch_of(kind, threshold, value):
+    """Branch a known ``value`` takes at a node: numeric (kind 0; J48's <= with its 1e-6
+    tolerance), binary nominal value test (kind 2: the value itself goes left), else multiway
+    (one branch per nominal value)."""
+    if kind == 0:
+        return 0 if (value - threshold < SMALL or value <= threshold) else 1
+    if kind == 2:
+        return 0 if value == threshold else 1
+    return int(value)
+
+
 @njit(cache=True, nogil=True)
 def ln_term(x):
     """x ln x, zero for x < 1e-6 (Weka's ``lnFunc``)."""
@@ -533,14 +545,7 @@ def branch_charge(X, rows, weights, y_code, start, attribute, kind, threshold, c
             if np.isnan(value):
                 ok = False
                 break
-            if kind[node] == 0:
-                t = threshold[node]
-                branch = 0 if (value - t < SMALL or value <= t) else 1
-            elif kind[node] == 2:
-                branch = 0 if value == threshold[node] else 1
-            else:
-                branch = int(value)
-            node = children[child_start[node] + branch]
+            node = children[child_start[node] + _branch_of(kind[node], threshold[node], value)]
         if not ok:
             break
         routed[node, y_code[row]] += weights[i]
@@ -555,14 +560,7 @@ def branch_charge(X, rows, weights, y_code, start, attribute, kind, threshold, c
             value = X[row, attribute[node]]
             if np.isnan(value):
                 break
-            if kind[node] == 0:
-                t = threshold[node]
-                branch = 0 if (value - t < SMALL or value <= t) else 1
-            elif kind[node] == 2:
-                branch = 0 if value == threshold[node] else 1
-            else:
-                branch = int(value)
-            node = children[child_start[node] + branch]
+            node = children[child_start[node] + _branch_of(kind[node], threshold[node], value)]
         if attribute[node] < 0:
             routed[node, :] = 0.0
     return charge, ok
