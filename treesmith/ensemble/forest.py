@@ -73,7 +73,8 @@ def tree_seed(seed: int) -> int:
 
 
 #: joblib backend for ``n_jobs`` > 1: "loky" (processes) or "threading".
-#: benchmarks/bench_forest.py measures both; processes win while the growth kernel holds the GIL.
+#: benchmarks/bench_forest.py measures both. Processes were chosen while the growth kernel held
+#: the GIL; ``grow`` is now nogil, and threads have not been measured since.
 PARALLEL_BACKEND = "loky"
 
 
@@ -276,9 +277,9 @@ class BaseForest(BaseEstimator):
     def _grow_trees(self, job, seeds, workers):
         """Grow one tree per seed; ``workers`` > 1 runs batches of trees in processes.
 
-        The growth kernel holds the GIL, so threads would run the trees one at a time:
-        processes (joblib's loky) do scale; benchmarks/bench_forest.py measures both. Each
-        worker's trees use ``threads_per_tree`` threads so the cores are not oversubscribed.
+        Processes (joblib's loky, ``PARALLEL_BACKEND``) were measured to scale when the growth
+        kernel held the GIL; benchmarks/bench_forest.py measures both backends. Each worker's
+        trees use ``threads_per_tree`` threads so the cores are not oversubscribed.
         """
         if workers == 1:
             return [job.grow(int(seed)) for seed in seeds]
