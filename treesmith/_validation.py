@@ -307,6 +307,52 @@ def resolve_max_features(value, n_features):
         f"{n_features}], a float in (0.0, 1.0], 'sqrt' or 'log2', got {value!r}.")
 
 
+def _feature_index(name: str, key, n_features: int, feature_names) -> int:
+    """Column index of ``key`` (a feature name, or an int index) in a per-feature dict."""
+    if feature_names is not None and isinstance(key, str):
+        matches = np.flatnonzero(np.asarray(feature_names, dtype=object) == key)
+        if matches.size:
+            return int(matches[0])
+        raise ValueError(f"{name} names the unknown feature {key!r}; the features are "
+                         f"{list(feature_names)}.")
+    if _is_int(key) and 0 <= key < n_features:
+        return int(key)
+    where = ("a feature name or an int index" if feature_names is not None else
+             "an int index (X has no feature names)")
+    raise ValueError(f"{name} keys must be {where} in [0, {n_features}), got {key!r}.")
+
+
+def check_monotonic_cst(monotonic_cst, n_features: int, feature_names=None,
+                        name: str = "monotonic_cst"):
+    """Monotonic constraints as an int64 array of -1, 0, 1 per feature, or None.
+
+    Accepts scikit-learn's form (None, or an array-like of length ``n_features`` of -1
+    (decreasing), 0 (no constraint) and 1 (increasing)) and, as scikit-learn's histogram
+    gradient boosting, a dict ``{feature name or index: -1 | 0 | 1}`` (others unconstrained).
+    """
+    if monotonic_cst is None:
+        return None
+    if isinstance(monotonic_cst, dict):
+        resolved = np.zeros(n_features, dtype=np.int64)
+        for key, direction in monotonic_cst.items():
+            if not (_is_int(direction) or _is_real(direction)) or direction not in (-1, 0, 1):
+                raise ValueError(f"{name}[{key!r}] must be -1, 0 or 1, got {direction!r}.")
+            resolved[_feature_index(name, key, n_features, feature_names)] = int(direction)
+        return resolved
+    if isinstance(monotonic_cst, (str, bytes)) or not _ArrayLike().accepts(monotonic_cst):
+        raise ValueError(f"{name} must be None, an array-like of -1, 0 or 1 per feature or a "
+                         f"dict {{feature: -1 | 0 | 1}}, got {monotonic_cst!r}.")
+    values = np.asarray(monotonic_cst)
+    if values.ndim != 1 or values.shape[0] != n_features:
+        raise ValueError(f"{name} has shape {values.shape} but X has {n_features} features: "
+                         "give one constraint (-1, 0 or 1) per feature.")
+    if values.dtype.kind not in "biuf" or not np.all(np.isin(values, (-1, 0, 1))):
+        bad = values if values.dtype.kind not in "biuf" else values[~np.isin(values, (-1, 0, 1))]
+        raise ValueError(f"{name} must hold only -1 (decreasing), 0 (no constraint) or 1 "
+                         f"(increasing), got {np.unique(bad).tolist()}.")
+    return values.astype(np.int64)
+
+
 # -- weights ------------------------------------------------------------------------------------
 def _power_of_two_scale(weights: np.ndarray, name: str) -> np.ndarray:
     """``weights`` times a power of two so that their sum is finite (exact: only the exponent

@@ -28,6 +28,7 @@ from ._validation import (
     check_fraction,
     check_label_types,
     check_int,
+    check_monotonic_cst,
     check_sample_weight,
     check_X_frame,
     check_y_values,
@@ -63,6 +64,8 @@ TREE_PARAMETER_CONSTRAINTS = {
                                               "**params}")],
     # resolved by treesmith._threading.resolve_n_jobs, which also rejects 0
     "n_jobs": [Interval(Integral, None, None), None],
+    # values and length checked against X by _validation.check_monotonic_cst
+    "monotonic_cst": [None, "array-like", InstanceOf(dict, "a dict {feature: -1 | 0 | 1}")],
 }
 
 
@@ -76,7 +79,7 @@ class BaseDecisionTree(BaseEstimator):
                  max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  max_bins=255, random_state=None, split_rule="gain", feature_costs=None,
                  cost_groups=None, cost_model="per_test", ccp_alpha=0.0, pruning=None,
-                 n_jobs=None):
+                 n_jobs=None, monotonic_cst=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -95,6 +98,7 @@ class BaseDecisionTree(BaseEstimator):
         self.ccp_alpha = ccp_alpha
         self.pruning = pruning
         self.n_jobs = n_jobs
+        self.monotonic_cst = monotonic_cst
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -164,6 +168,31 @@ class BaseDecisionTree(BaseEstimator):
     def _significance_rules(self) -> dict:
         """S-pruning parameters (classifier only; see DecisionTreeClassifier)."""
         return {}
+
+    def _monotonic_constraints(self, n_features, n_classes, criterion):
+        """``monotonic_cst`` as the grower's int array of -1, 0, 1 per feature, or None
+        (docs/methods.md §4). The constraints bound the probability of ``classes_[1]`` (binary
+        classification) or the mean label (regression); multiclass targets and criteria that
+        predict something else than the mean are refused, as scikit-learn refuses them."""
+        monotonic_cst = check_monotonic_cst(getattr(self, "monotonic_cst", None), n_features,
+                                            getattr(self, "feature_names_in_", None))
+        if monotonic_cst is None:
+            return None
+        if n_classes > 2:
+            raise ValueError(
+                f"monotonic_cst is not supported with multiclass classification (y has "
+                f"{n_classes} classes): the constraints bound the probability of the positive "
+                "class classes_[1] of a binary problem.")
+        if n_classes == 1 or not monotonic_cst.any():
+            return None  # a single leaf, or nothing constrained
+        from .criteria._base import RegressionCriterion
+
+        if (not n_classes and isinstance(criterion, RegressionCriterion)
+                and type(criterion).node_value is not RegressionCriterion.node_value):
+            raise ValueError(
+                f"monotonic_cst needs a criterion whose leaves predict the mean label; "
+                f"{type(criterion).__name__} overrides node_value.")
+        return monotonic_cst
 
     def _validate_X_y(self, X, y):
         check_X_frame(X)
@@ -265,8 +294,12 @@ class BaseDecisionTree(BaseEstimator):
             _, held_out = train_test_split(rows, test_size=fraction, random_state=random_state)
         return np.sort(held_out)
 
-    def _post_prune(self, X, y, sample_weight, held_out):
-        """Apply ``ccp_alpha`` and ``pruning`` to the grown tree (scikit-learn does ccp last)."""
+    def _post_prune(self, X, y, sample_weight, held_out, monotonic_cst=None):
+        """Apply ``ccp_alpha`` and ``pruning`` to the grown tree (scikit-learn does ccp last).
+
+        Pruning keeps predictions monotone: a collapsed node keeps its value, which lies within
+        its bounds; C4.5's subtree raising recomputes values, which are clipped again
+        (``treesmith.monotonic.restore_monotonicity``)."""
         method, params = self._pruning_spec()
         if self.ccp_alpha != 0.0 or method is not None:
             from .pruning._prune import METHODS
@@ -281,6 +314,10 @@ class BaseDecisionTree(BaseEstimator):
             params.pop("subtree_raising")
             self.tree_ = c45_with_raising(self, X[grown], y[grown], sample_weight[grown],
                                           **params)
+            if monotonic_cst is not None:
+                from .monotonic import restore_monotonicity
+
+                self.tree_ = restore_monotonicity(self.tree_, monotonic_cst)
         elif method is not None:
             params.pop("validation_fraction", None)
             self.tree_ = METHODS[method](self, **params)
@@ -307,6 +344,7 @@ class BaseDecisionTree(BaseEstimator):
         self.criterion_.validate(n_classes if n_classes else None)
         rule, costs = self._resolve_rule_and_costs(n_features)
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
+        monotonic_cst = self._monotonic_constraints(n_features, n_classes, self.criterion_)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         names = getattr(self, "feature_names_in_", None)
         with numba_threads(fit_threads(self.n_jobs, n_samples, n_features)):
@@ -319,10 +357,11 @@ class BaseDecisionTree(BaseEstimator):
                 growth_weight = sample_weight.copy()
                 growth_weight[held_out] = 0.0
             grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, rule=rule,
-                                max_features=self.max_features_, seed=seed, costs=costs)
+                                max_features=self.max_features_, seed=seed, costs=costs,
+                                monotonic_cst=monotonic_cst)
             self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
-        self._post_prune(X, y, sample_weight, held_out)
+        self._post_prune(X, y, sample_weight, held_out, monotonic_cst)
         return self
 
     # -- prediction -----------------------------------------------------------------------
@@ -434,6 +473,18 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``GridSearchCV(n_jobs=...)`` and Dask workers set these to their share),
         ``NUMBA_NUM_THREADS``/``numba.set_num_threads``. Small fits and predictions run on
         one thread whatever the setting. Trees do not depend on it.
+    monotonic_cst : None, array-like of int of shape (n_features,) or dict, default=None
+        Monotonic constraint of each feature on the predicted probability of the positive
+        class ``classes_[1]``: 1 increasing, 0 none, -1 decreasing (scikit-learn's meaning; a
+        dict ``{feature name or index: -1 | 0 | 1}`` leaves the others free). A split on a
+        constrained feature is admissible only if its children's class-1 proportions respect
+        the direction and lie within the node's bounds; the chosen split bounds its children
+        at the middle of their two values, and every node's probability is clipped to its
+        bounds (docs/methods.md §4), so ``predict_proba(X)[:, 1]`` is monotone in each
+        constrained feature (over non-missing values; a missing value follows the side the
+        split learned). The constraint filters candidates before the split rule ranks them, so
+        it holds with every criterion, rule, ``max_features``, ``max_leaf_nodes`` and pruning
+        method. Binary classification only: multiclass ``y`` raises a ValueError.
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,
@@ -443,7 +494,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  random_state=None, significance=None, n_permutations=1000,
                  significance_test="feature", split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 ccp_alpha=0.0, pruning=None, n_jobs=None):
+                 ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -452,7 +503,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs)
+            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs, monotonic_cst=monotonic_cst)
         self.class_weight = class_weight
         self.significance = significance
         self.n_permutations = n_permutations
@@ -523,6 +574,10 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     ``criterion`` is "squared_error" (alias "mse") or a regression criterion object; the other
     parameters are those of :class:`DecisionTreeClassifier` without ``class_weight`` and the
     S-pruning ones; ``split_rule`` is one of "gain", "cost_benefit", "balanced".
+    ``monotonic_cst`` (1 increasing, 0 none, -1 decreasing per feature, or a dict) constrains
+    the predicted mean label, as for the classifier's class-1 probability (docs/methods.md
+    §4): ``predict`` is monotone in each constrained feature, with every regression
+    criterion.
     """
 
     _task = REGRESSION_TASK
@@ -534,7 +589,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, max_bins=255, random_state=None, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 ccp_alpha=0.0, pruning=None, n_jobs=None):
+                 ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -543,7 +598,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs)
+            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs, monotonic_cst=monotonic_cst)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):

@@ -25,6 +25,7 @@ from ._kernels.records import (
     FeatureSampling,
     GrowthScope,
     Impurity,
+    Monotonicity,
     SignificanceTest,
     Stopping,
     TestCosts,
@@ -43,6 +44,7 @@ from .criteria import Criterion
 from .rules import Gain, Rule
 from .rules._kernel import kernel_rule, skips_same_class_runs
 from ._threading import run_tasks
+from .monotonic import clip_values
 from .tree import Tree
 
 #: Nodes with at least this many (samples x features) build their histograms on all threads:
@@ -149,11 +151,14 @@ class TreeGrower:
     max_features : features examined per node (all when None).
     seed : int, seed of the per-node feature sampling (used when max_features < n_features).
     costs : ResolvedCosts (treesmith.costs), unit costs per test when None.
+    monotonic_cst : None or int array of -1, 0, 1 per feature, the monotonic constraints on
+        the node value (class 1's proportion, binary classification; the mean label,
+        regression), checked by the estimators (docs/methods.md §4).
     """
 
     def __init__(self, bin_mapper: BinMapper, criterion: Criterion, n_classes: int,
                  rules: StoppingRules, rule: Rule | None = None, max_features: int | None = None,
-                 seed: int = 0, costs: ResolvedCosts | None = None):
+                 seed: int = 0, costs: ResolvedCosts | None = None, monotonic_cst=None):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_classes = n_classes
@@ -162,6 +167,7 @@ class TreeGrower:
         self.max_features = max_features
         self.seed = seed
         self.costs = costs
+        self.monotonic_cst = monotonic_cst
 
     def grow(self, X_binned, y_code, sample_weight, sample_stats=None) -> Tree:
         """Grow on all samples with positive weight and return the fitted Tree."""
@@ -203,11 +209,12 @@ class TreeGrower:
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),
                             self._subtree_size(data.sample_idx.shape[0], n_features, sampling))
-        out = grow(data, *records, engine, scope)
-        nodes, deferred = out[:10], out[10:]
+        monotonicity = self._monotonicity()
+        out = grow(data, *records, engine, scope, monotonicity)
+        nodes, deferred = out[:12], out[12:]
         if deferred[0].shape[0] > 0:
             nodes = self._grow_subtrees(nodes, deferred, data, records, engine, total_weight,
-                                        test_costs, n_threads)
+                                        test_costs, n_threads, monotonicity)
         return self._to_tree(n_features, *nodes)
 
     @staticmethod
@@ -229,12 +236,23 @@ class TreeGrower:
             return 0
         return max(MIN_SUBTREE_SIZE, n_samples // SUBTREE_TASKS)
 
+    def _monotonicity(self) -> Monotonicity:
+        """The kernels' ``Monotonicity`` record of the root: the constraints' directions (empty
+        when there are none) and unbounded values."""
+        if self.monotonic_cst is None:
+            direction = np.zeros(0, dtype=np.int64)
+        else:
+            direction = np.ascontiguousarray(self.monotonic_cst, dtype=np.int64)
+        return Monotonicity(direction, -np.inf, np.inf)
+
     def _grow_subtrees(self, top, deferred, data, records, engine, total_weight, test_costs,
-                       n_threads):
+                       n_threads, monotonicity):
         """Grow the subtree of every deferred leaf of ``top`` (largest first, on ``n_threads``
-        threads: ``_threading.run_tasks``) and splice them in; node arrays in preorder."""
+        threads: ``_threading.run_tasks``) and splice them in; node arrays in preorder. Each
+        subtree starts from its root's depth, statistics, paid cost groups and bounds."""
         deferred_node, deferred_start, deferred_end = deferred
         depth, stats = top[7], top[8]
+        lower_bound, upper_bound = top[10], top[11]
         root_paid = self._paid_above(top, deferred_node, test_costs)
         subtree_engine = engine._replace(parallel_threshold=_NEVER, n_threads=1)
 
@@ -244,7 +262,9 @@ class TreeGrower:
             node = deferred_node[t]
             scope = GrowthScope(int(depth[node]), total_weight,
                                 np.ascontiguousarray(stats[node]), root_paid[t], 0)
-            return grow(subtree_data, *records, subtree_engine, scope)[:10]
+            bounds = monotonicity._replace(lower=float(lower_bound[node]),
+                                           upper=float(upper_bound[node]))
+            return grow(subtree_data, *records, subtree_engine, scope, bounds)[:12]
 
         largest_first = np.argsort(deferred_start - deferred_end, kind="stable")
         grown = run_tasks(grow_subtree, largest_first, n_threads)
@@ -277,7 +297,8 @@ class TreeGrower:
         return paid
 
     def _to_tree(self, n_features, children_left, children_right, feature, bin_threshold,
-                 next_bin, missing_go_left, impurity, depth, stats, score) -> Tree:
+                 next_bin, missing_go_left, impurity, depth, stats, score, lower_bound,
+                 upper_bound) -> Tree:
         bins = self.bin_mapper
         internal = np.flatnonzero(children_left != TREE_LEAF)
         threshold = np.full(children_left.shape[0], np.nan)
@@ -301,6 +322,8 @@ class TreeGrower:
         else:
             class_counts = np.zeros((stats.shape[0], 0))
             value = self.criterion.node_value(stats)[:, None]
+        if self.monotonic_cst is not None:
+            clip_values(value, lower_bound, upper_bound)
         return Tree(
             n_features,
             self.n_classes,

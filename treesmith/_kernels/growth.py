@@ -19,8 +19,9 @@ from .._dtypes import (
     TREE_UNDEFINED as UNDEFINED,
 )
 from .histogram import build_histogram, subtract_histograms
+from .monotonic import child_bounds, node_value
 from .random import initial_state, next_below
-from .records import SPLIT_DTYPE, NodeScan, SmallNodeWorkspace
+from .records import SPLIT_DTYPE, Monotonicity, NodeScan, SmallNodeWorkspace
 from .split_rules import NO_SPLIT, select_split, tie_scale
 from .splitting import (
     is_constant,
@@ -336,12 +337,14 @@ def _preorder(children_left, children_right, n_nodes):
 
 
 @njit(cache=True, nogil=True)
-def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, engine, scope):
+def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, engine, scope,
+         monotonicity):
     """Grow one tree on the samples ``data.sample_idx`` (positive weights only).
 
     The arguments are the records of ``treesmith._kernels.records``: ``TrainingData``,
     ``BinLayout``, ``Impurity``, ``Stopping``, ``FeatureSampling``, ``SplitRule``,
-    ``TestCosts``, ``SignificanceTest``, ``EngineSettings`` and ``GrowthScope``. The scope
+    ``TestCosts``, ``SignificanceTest``, ``EngineSettings``, ``GrowthScope`` and
+    ``Monotonicity`` (the constraints' directions and the root's bounds). The scope
     lets the caller grow the top of a tree (nodes below ``scope.defer_below`` samples are
     deferred) and then each deferred node's subtree apart, on its own thread: given the root's
     statistics, depth, path costs and the set's total weight, a subtree grows exactly as it
@@ -352,7 +355,11 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     with the node's path costs (``split_rules.select_split``). With S-pruning, a node whose best
     split fails the permutation test (p-value > level, shuffles seeded from ``sampling.seed``
     and the node id) becomes a leaf (S-pruning, docs/methods.md §6).
-    ``stopping.min_impurity_decrease`` applies to the chosen split's gain. Best-first growth
+    ``stopping.min_impurity_decrease`` applies to the chosen split's gain. Under monotonic
+    constraints each node carries bounds: the scans admit only splits within them, and a split
+    on a constrained feature bounds its children at the middle of their values
+    (``monotonic.child_bounds``, docs/methods.md §4); a subtree grown apart starts from its
+    root's bounds in ``monotonicity``. Best-first growth
     (``stopping.max_leaf_nodes`` >= 2) splits the pending node of largest rule score first.
     Nodes with fewer than ``engine.small_node_size`` samples are scanned on compact per-node
     histograms instead of pooled ones (same scan, same result, cost proportional to the node);
@@ -360,7 +367,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
 
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
     (best-first): children_left, children_right, feature, bin_threshold, next_bin,
-    missing_go_left, impurity, depth, stats, score; then the deferred leaves' node ids and
+    missing_go_left, impurity, depth, stats, score, lower_bound, upper_bound (the bounds
+    on each node's value; -inf, inf without constraints); then the deferred leaves' node ids and
     their sample ranges ``data.sample_idx[start:end]`` (start, end).
     """
     X_binned = data.X_binned
@@ -403,6 +411,10 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     end = np.zeros(capacity, dtype=np.int64)
     slot = np.full(capacity, -1, dtype=np.int64)  # histogram pool slot, -1: none
     stats = np.zeros((capacity, n_stats))
+    lower_bound = np.full(capacity, -np.inf)  # bounds on node values (monotonic constraints)
+    upper_bound = np.full(capacity, np.inf)
+    direction = monotonicity.direction
+    constrained = direction.shape[0] > 0
     pending = np.empty(capacity, dtype=np.int64)  # depth-first: stack of node ids
     heap_keys = np.empty(capacity)  # best-first: min-heap of (-score, node id)
     heap_nodes = np.empty(capacity, dtype=np.int64)
@@ -441,6 +453,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     start[0] = 0
     end[0] = n_samples
     depth[0] = scope.root_depth
+    lower_bound[0] = monotonicity.lower
+    upper_bound[0] = monotonicity.upper
     held = np.int64(0)
     if root_has_histogram:
         root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
@@ -499,7 +513,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 weighted_impurity = weight * node_impurity[node]
                 node_scan = NodeScan(n_classes, impurity, rule, stopping.min_samples_leaf,
                                      stopping.min_weight_leaf, weighted_impurity, total_weight,
-                                     node_stats)
+                                     node_stats, Monotonicity(direction, lower_bound[node],
+                                                              upper_bound[node]))
                 if has_histogram:
                     scan_features_with_histogram(hist, features, bins, node_scan, results,
                                                  work[0], engine.scan)
@@ -570,6 +585,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             end = _resize_1d(end, capacity)
             slot = _resize_1d(slot, capacity)
             stats = _resize_2d(stats, capacity)
+            lower_bound = _resize_1d(lower_bound, capacity)
+            upper_bound = _resize_1d(upper_bound, capacity)
             deferred = _resize_1d(deferred, capacity)
             pending = _resize_1d(pending, capacity)
             heap_keys = _resize_1d(heap_keys, capacity)
@@ -641,6 +658,15 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             _larger_child_totals(data, start[large], end[large], stats, node, small, large)
         else:
             _sum_samples(data, start[large], end[large], stats, large)
+        if constrained:
+            (lower_bound[left], upper_bound[left], lower_bound[right],
+             upper_bound[right]) = child_bounds(
+                direction[f], lower_bound[node], upper_bound[node],
+                node_value(stats[left], n_classes), node_value(stats[right], n_classes))
+        else:
+            for child in (left, right):
+                lower_bound[child] = lower_bound[node]
+                upper_bound[child] = upper_bound[node]
         new_nodes[0] = left
         new_nodes[1] = right
         n_new = 2
@@ -678,6 +704,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             j += 1
     return (_renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
                         missing_go_left, node_impurity, depth, stats, score)
+            + (lower_bound[order], upper_bound[order])
             + (deferred_node, deferred_start, deferred_end))
 
 

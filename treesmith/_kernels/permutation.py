@@ -28,7 +28,7 @@ from numba import njit, types
 from .._dtypes import IMPURITY_FUNCTION_TYPE
 from .histogram import _accumulate_classification
 from .random import initial_state, next_below
-from .records import SPLIT_DTYPE, Impurity, NodeScan
+from .records import SPLIT_DTYPE, Impurity, Monotonicity, NodeScan
 from .split_rules import NO_SPLIT, gain_rule
 from .splitting import scan_feature, scan_workspace
 
@@ -162,8 +162,10 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     work = scan_workspace(np.int64(1), n_stats, n_classes)[0]
     out = np.empty(1, dtype=SPLIT_DTYPE)
     # Gains only, and no skip_same_class_runs: valid for any h.
+    # Unconstrained: the test asks whether the feature is associated with the labels at all.
     node = NodeScan(n_classes, Impurity(h, h_params), gain_rule(), min_samples_leaf,
-                    min_weight_leaf, weighted_parent_impurity, node_weight, totals)
+                    min_weight_leaf, weighted_parent_impurity, node_weight, totals,
+                    Monotonicity(np.zeros(0, dtype=np.int64), -np.inf, np.inf))
 
     observed = -np.inf
     for f in range(n_features):

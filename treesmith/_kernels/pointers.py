@@ -89,15 +89,17 @@ def _node_scan_type():
     from numba import types
 
     from .._dtypes import IMPURITY_FUNCTION_TYPE
-    from .records import Impurity, NodeScan, SplitRule
+    from .records import Impurity, Monotonicity, NodeScan, SplitRule
 
     float_1d = types.float64[::1]
     impurity = types.NamedTuple([IMPURITY_FUNCTION_TYPE, float_1d], Impurity)
     rule = types.NamedTuple(
         [types.int64, float_1d, float_1d, types.int64, types.boolean, types.boolean], SplitRule)
+    monotonicity = types.NamedTuple([types.int64[::1], types.float64, types.float64],
+                                    Monotonicity)
     return types.NamedTuple(
         [types.int64, impurity, rule, types.int64, types.float64, types.float64, types.float64,
-         float_1d], NodeScan)
+         float_1d, monotonicity], NodeScan)
 
 
 def _results_type():

@@ -90,14 +90,27 @@ EngineSettings = namedtuple(
 GrowthScope = namedtuple(
     "GrowthScope", ["root_depth", "total_weight", "root_stats", "root_paid", "defer_below"])
 
+#: Monotonic constraints (docs/methods.md §4) as a node sees them: ``direction`` (int64 per
+#: feature: +1 the node value must not decrease with the feature, -1 not increase, 0 free;
+#: empty: no constraints at all, and the scans skip every check) and the node's bounds
+#: ``[lower, upper]`` on the values of its descendants (-inf, inf at the root). The value is
+#: the proportion of class 1 (binary classification) or the mean label
+#: (``treesmith._kernels.monotonic``).
+Monotonicity = namedtuple("Monotonicity", ["direction", "lower", "upper"])
+
+#: No monotonic constraints: what a node of an unconstrained fit carries.
+UNCONSTRAINED = Monotonicity(np.zeros(0, dtype=np.int64), -np.inf, np.inf)
+
 #: What a per-feature scan needs to know about the node: the stats layout (``n_classes``,
 #: 0 for regression), the impurity and the rule, the leaf-size constraints, the node's
-#: ``w(S) h(S)``, the training set's total weight (scores are in probability units) and the
-#: node's statistics row ``totals`` (``treesmith._kernels.stats``).
+#: ``w(S) h(S)``, the training set's total weight (scores are in probability units), the
+#: node's statistics row ``totals`` (``treesmith._kernels.stats``) and its monotonic
+#: constraints (``Monotonicity``; ``UNCONSTRAINED`` when omitted in Python).
 NodeScan = namedtuple(
     "NodeScan",
     ["n_classes", "impurity", "rule", "min_samples_leaf", "min_weight_leaf",
-     "weighted_parent_impurity", "total_weight", "totals"])
+     "weighted_parent_impurity", "total_weight", "totals", "monotonicity"],
+    defaults=(UNCONSTRAINED,))
 
 #: Scratch of the small-node scan, one slice per thread chunk: ``scratch`` (n_chunks, n_bins,
 #: n_stats) all zeros between uses, ``touched`` (n_chunks, n_bins) int64, ``compact``

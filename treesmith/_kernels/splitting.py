@@ -24,9 +24,11 @@ from its samples (``scan_small_node``).
 import numpy as np
 from numba import njit, prange
 
+from .monotonic import is_admissible, node_value
 from .records import (
     BinLayout,
     Impurity,
+    Monotonicity,
     NodeScan,
     SmallNodeWorkspace,
     SplitRule,
@@ -80,6 +82,13 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     maximised at the run's ends, strictly (Fayyad & Irani 1992, generalised). The first cut is
     always evaluated.
 
+    Monotonic constraints (``node.monotonicity``, docs/methods.md §4): on a constrained
+    feature, a candidate whose children's values break the direction or leave the node's
+    bounds is skipped before the rule scores it (``monotonic.is_admissible``), so every rule
+    chooses among admissible splits only; same-class runs are then scanned in full (a cut
+    inside a run may be admissible where the run's ends are not). Unconstrained fits
+    (empty ``direction``) test one flag per feature.
+
     ``work`` is scratch space of shape ``(7, max(n_stats, n_classes))`` (see ``scan_workspace``).
     The loop indexes scalars and calls ``h`` directly: array views and passing the function
     pointer through helpers cost several times the arithmetic here.
@@ -108,7 +117,10 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     node_weight = stats_weight(totals, n_classes)
     node_pairs = pairs_of(totals, n_classes) if classification else 0.0
     scale = tie_scale(rule, weighted_parent_impurity, node_weight, node_pairs, total_weight)
-    skip_same_class_runs = rule.skip_same_class_runs
+    monotonicity = node.monotonicity
+    direction = (monotonicity.direction[f] if monotonicity.direction.shape[0] > 0
+                 else np.int64(0))
+    skip_same_class_runs = rule.skip_same_class_runs and direction == 0
     score_is_gain = numerator_is_gain(rule.code)
     best_score = -np.inf
     best_bin = NO_SPLIT
@@ -173,6 +185,10 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
                 weight_right = stats_weight(candidate_right, n_classes)
                 impurity_right = h(candidate_right, h_params)
             if weight_left < node.min_weight_leaf or weight_right < node.min_weight_leaf:
+                continue
+            if direction != 0 and not is_admissible(
+                    node_value(candidate_left, n_classes), node_value(candidate_right, n_classes),
+                    direction, monotonicity.lower, monotonicity.upper):
                 continue
             gain = (weighted_parent_impurity - weight_left * impurity_left
                     - weight_right * impurity_right) / total_weight
@@ -399,9 +415,10 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
     X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code, n_classes = data
     n_bins, missing_bin, n_bins_non_missing = bins
     (_, impurity, rule, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
-     total_weight, totals) = node
+     total_weight, totals, monotonicity) = node
     h, h_params = impurity
     code, parameters, group_q, n_groups, divides_by_cost, skip_same_class_runs = rule
+    direction, lower, upper = monotonicity
     scratch, touched, compact, work = workspace
     n = features.shape[0]
     for c in prange(n_chunks):
@@ -411,7 +428,8 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
             n_classes, Impurity(h, h_params),
             SplitRule(code, parameters, group_q, n_groups, divides_by_cost,
                       skip_same_class_runs),
-            min_samples_leaf, min_weight_leaf, weighted_parent_impurity, total_weight, totals)
+            min_samples_leaf, min_weight_leaf, weighted_parent_impurity, total_weight, totals,
+            Monotonicity(direction, lower, upper))
         scan_small_node_features(
             TrainingData(X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code,
                          n_classes),

@@ -34,7 +34,7 @@ from ..grower import TreeGrower
 TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                    "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                    "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
-                   "cost_groups", "cost_model")
+                   "cost_groups", "cost_model", "monotonic_cst")
 
 
 def n_workers(n_jobs) -> int:
@@ -86,7 +86,8 @@ class TreeJob:
     """
 
     def __init__(self, X_binned, y_code, sample_weight, bin_mapper, criterion, n_classes,
-                 rules, rule, max_features, costs, bootstrap, n_draws, threads_per_tree):
+                 rules, rule, max_features, costs, bootstrap, n_draws, threads_per_tree,
+                 monotonic_cst=None):
         self.X_binned = X_binned
         self.y_code = y_code
         self.sample_weight = sample_weight
@@ -100,6 +101,7 @@ class TreeJob:
         self.bootstrap = bootstrap
         self.n_draws = n_draws
         self.threads_per_tree = threads_per_tree
+        self.monotonic_cst = monotonic_cst
 
     def weights(self, seed):
         """Sample weights of the tree seeded ``seed``: weight x bootstrap multiplicity."""
@@ -111,7 +113,7 @@ class TreeJob:
     def grower(self, seed) -> TreeGrower:
         return TreeGrower(self.bin_mapper, self.criterion, self.n_classes, self.rules,
                           rule=self.rule, max_features=self.max_features, seed=tree_seed(seed),
-                          costs=self.costs)
+                          costs=self.costs, monotonic_cst=self.monotonic_cst)
 
     def grow_on(self, seed, weight):
         """The tree grown with these sample weights (classification)."""
@@ -140,7 +142,8 @@ class BaseForest(BaseEstimator):
     def __init__(self, *, n_estimators, criterion, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
-                 max_bins, split_rule, feature_costs, cost_groups, cost_model):
+                 max_bins, split_rule, feature_costs, cost_groups, cost_model,
+                 monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -160,6 +163,7 @@ class BaseForest(BaseEstimator):
         self.feature_costs = feature_costs
         self.cost_groups = cost_groups
         self.cost_model = cost_model
+        self.monotonic_cst = monotonic_cst
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -231,6 +235,7 @@ class BaseForest(BaseEstimator):
         criterion.validate(n_classes if n_classes else None)
         rule, costs = template._resolve_rule_and_costs(n_features)
         rules = template._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
+        monotonic_cst = template._monotonic_constraints(n_features, n_classes, criterion)
         if self._task == REGRESSION_TASK:
             criterion.validate_targets(y)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
@@ -242,7 +247,8 @@ class BaseForest(BaseEstimator):
         job = TreeJob(np.asfortranarray(X_binned), y_code, sample_weight, self.bin_mapper_,
                       criterion, n_classes, rules, rule, template.max_features_, costs,
                       self.bootstrap, n_draws,
-                      threads_per_tree=threads_per_tree(cores, workers))
+                      threads_per_tree=threads_per_tree(cores, workers),
+                      monotonic_cst=monotonic_cst)
         if self._task == REGRESSION_TASK:
             job = _RegressionTreeJob(job, y)
         trees = self._grow_trees(job, seeds, workers)
@@ -357,8 +363,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     n_estimators : int >= 1, default=100.
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_leaf_nodes, min_impurity_decrease, max_bins, split_rule, feature_costs, cost_groups,
-    cost_model : as for :class:`treesmith.DecisionTreeClassifier` (every criterion and split
-        rule of the single tree); ``max_features`` defaults to "sqrt".
+    cost_model, monotonic_cst : as for :class:`treesmith.DecisionTreeClassifier` (every
+        criterion and split rule of the single tree); ``max_features`` defaults to "sqrt".
+        With ``monotonic_cst`` every tree is monotone, and so is their mean.
     bootstrap : bool, default=True; each tree grows on n (or ``max_samples``) rows drawn with
         replacement, passed as integer sample weights.
     max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree.
@@ -380,7 +387,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
-                 feature_costs=None, cost_groups=None, cost_model="per_test"):
+                 feature_costs=None, cost_groups=None, cost_model="per_test",
+                 monotonic_cst=None):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -388,7 +396,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
-            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model)
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
+            monotonic_cst=monotonic_cst)
         self.class_weight = class_weight
 
     @pauses_collector
@@ -469,7 +478,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
-                 cost_groups=None, cost_model="per_test"):
+                 cost_groups=None, cost_model="per_test", monotonic_cst=None):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -477,7 +486,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
-            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model)
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
+            monotonic_cst=monotonic_cst)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
