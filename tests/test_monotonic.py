@@ -368,6 +368,41 @@ def test_subtree_growth_is_used_by_the_large_fit(monkeypatch):
     assert calls and calls[0] > 1
 
 
+def test_wide_small_nodes_scanned_on_several_threads():
+    """A small root wide enough for the threaded small-node scan (features cut into chunks,
+    each rebuilding the node's record with its bounds) grows the one-thread tree."""
+    import numba
+
+    from treesmith._kernels.growth import SMALL_NODE_PARALLEL_WORK
+    from treesmith.binning import BinMapper
+    from treesmith.criteria import MSE
+    from treesmith.grower import StoppingRules, TreeGrower
+
+    X, y = make_data(14, n=240, n_features=300, task="regression")
+    assert X.shape[0] * X.shape[1] >= SMALL_NODE_PARALLEL_WORK
+    constraints = np.zeros(300, dtype=np.int64)
+    constraints[:2] = [1, -1]
+    mapper = BinMapper(max_bins=255, random_state=0)
+    X_binned = mapper.fit_transform(X)
+    weight = np.ones(X.shape[0])
+    stats = MSE().sample_statistics(y, weight)
+    trees = []
+    previous = numba.get_num_threads()
+    for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+        numba.set_num_threads(threads)
+        try:
+            grower = TreeGrower(mapper, MSE(), 0, StoppingRules(min_samples_leaf=3),
+                                monotonic_cst=constraints)
+            trees.append(grower.grow(X_binned, np.zeros(X.shape[0], dtype=np.int64), weight,
+                                     stats))
+        finally:
+            numba.set_num_threads(previous)
+    np.testing.assert_array_equal(trees[0].feature, trees[1].feature)
+    np.testing.assert_array_equal(trees[0].value, trees[1].value)
+    assert np.isin([0, 1], trees[1].feature).all()
+    assert_monotone_structure(trees[1], constraints)
+
+
 def test_forests_pass_the_constraints_to_every_tree():
     X, y = make_data(9)
     constraints = [1, -1, 0]

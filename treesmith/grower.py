@@ -297,8 +297,11 @@ class TreeGrower:
         return paid
 
     def _to_tree(self, n_features, children_left, children_right, feature, bin_threshold,
-                 next_bin, missing_go_left, impurity, depth, stats, score, lower_bound,
-                 upper_bound) -> Tree:
+                 next_bin, missing_go_left, impurity, depth, stats, score, lower_bound=None,
+                 upper_bound=None) -> Tree:
+        """The ``Tree`` of the growth kernel's node arrays, thresholds in original units;
+        with monotonic constraints, node values clipped to their bounds ``[lower_bound,
+        upper_bound]`` (``treesmith.monotonic.clip_values``)."""
         bins = self.bin_mapper
         internal = np.flatnonzero(children_left != TREE_LEAF)
         threshold = np.full(children_left.shape[0], np.nan)
@@ -322,7 +325,7 @@ class TreeGrower:
         else:
             class_counts = np.zeros((stats.shape[0], 0))
             value = self.criterion.node_value(stats)[:, None]
-        if self.monotonic_cst is not None:
+        if self.monotonic_cst is not None and lower_bound is not None:
             clip_values(value, lower_bound, upper_bound)
         return Tree(
             n_features,
