@@ -18,6 +18,7 @@ This is the method of scikit-learn's trees (``check_monotonicity``, ``middle_val
 ``clip_node_value``; scikit-learn 1.4) and LightGBM's "basic" monotone constraints.
 """
 
+import numpy as np
 from numba import njit
 
 from .stats import (
@@ -39,10 +40,11 @@ def node_value(stats, n_classes):
     class 1 (``n_classes`` == 2; 0 when class 1 is absent) or the weighted mean label
     (regression, ``n_classes`` == 0)."""
     if n_classes > 0:
+        positive = np.int64(1)  # not the literal 1: the column helpers would compile again
         weight = stats_weight(stats, n_classes)
-        if weight <= 0.0 or stats[count_column(n_classes, 1)] <= 0.0:
+        if weight <= 0.0 or stats[count_column(n_classes, positive)] <= 0.0:
             return 0.0
-        return stats[weight_column(n_classes, 1)] / weight
+        return stats[weight_column(n_classes, positive)] / weight
     weight = stats[REGRESSION_WEIGHT]
     return stats[REGRESSION_WEIGHTED_TARGET] / weight if weight > 0.0 else 0.0
 
