@@ -438,6 +438,16 @@ def test_model_file_round_trip(tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
 
 
+def test_to_sklearn_keeps_predictions_and_constraints():
+    pd = pytest.importorskip("pandas")
+    X, y = make_data(15)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = DecisionTreeClassifier(monotonic_cst={"a": 1, "b": -1}, random_state=0).fit(frame, y)
+    converted = model.to_sklearn()
+    assert list(converted.monotonic_cst) == [1, -1, 0]
+    np.testing.assert_allclose(converted.predict_proba(frame), model.predict_proba(frame))
+
+
 # -- agreement with scikit-learn ----------------------------------------------------------------
 @pytest.mark.parametrize("direction", [1, -1])
 @pytest.mark.parametrize("params", [{}, {"min_samples_leaf": 5}, {"max_depth": 4},

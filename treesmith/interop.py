@@ -82,6 +82,11 @@ def to_sklearn(model):
     if is_classifier and "class_weight" in model.get_params(deep=False):
         shared["class_weight"] = model.class_weight
     estimator.set_params(**shared)
+    if getattr(model, "monotonic_cst", None) is not None:  # scikit-learn takes arrays only
+        from ._validation import check_monotonic_cst
+
+        estimator.set_params(monotonic_cst=check_monotonic_cst(
+            model.monotonic_cst, tree.n_features, getattr(model, "feature_names_in_", None)))
 
     estimator.n_features_in_ = tree.n_features
     if hasattr(model, "feature_names_in_"):
