@@ -57,6 +57,8 @@ SUBTREE_TASKS = 64
 MIN_SUBTREE_SIZE = 1024
 #: A parallel_threshold no node reaches: subtrees run on one thread each.
 _NEVER = np.iinfo(np.int64).max
+#: Node arrays ``growth.grow`` returns before the deferred leaves.
+_N_NODE_ARRAYS = 11
 #: Nodes with fewer samples than this get no pooled histogram: they are scanned on compact
 #: per-node histograms built from their samples.
 SMALL_NODE_SIZE = 256
@@ -181,7 +183,8 @@ class TreeGrower:
             np.ascontiguousarray(sample_stats, dtype=np.float64), group_code,
             int(self.n_classes))
         bins = BinLayout(int(bin_mapper.n_bins_), int(bin_mapper.missing_values_bin_idx_),
-                         bin_mapper.n_bins_non_missing_.astype(np.int64))
+                         bin_mapper.n_bins_non_missing_.astype(np.int64),
+                         np.ascontiguousarray(bin_mapper.categorical_mask(), dtype=np.bool_))
         impurity = Impurity(impurity_pointer(self.criterion.impurity_function()),
                             np.ascontiguousarray(self.criterion.parameters(), dtype=np.float64))
         costs = self.costs or resolve_costs(None, None, "per_test", n_features)
@@ -204,7 +207,7 @@ class TreeGrower:
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),
                             self._subtree_size(data.sample_idx.shape[0], n_features, sampling))
         out = grow(data, *records, engine, scope)
-        nodes, deferred = out[:10], out[10:]
+        nodes, deferred = out[:_N_NODE_ARRAYS], out[_N_NODE_ARRAYS:]
         if deferred[0].shape[0] > 0:
             nodes = self._grow_subtrees(nodes, deferred, data, records, engine, total_weight,
                                         test_costs, n_threads)
@@ -244,7 +247,7 @@ class TreeGrower:
             node = deferred_node[t]
             scope = GrowthScope(int(depth[node]), total_weight,
                                 np.ascontiguousarray(stats[node]), root_paid[t], 0)
-            return grow(subtree_data, *records, subtree_engine, scope)[:10]
+            return grow(subtree_data, *records, subtree_engine, scope)[:_N_NODE_ARRAYS]
 
         largest_first = np.argsort(deferred_start - deferred_end, kind="stable")
         grown = run_tasks(grow_subtree, largest_first, n_threads)
@@ -277,12 +280,16 @@ class TreeGrower:
         return paid
 
     def _to_tree(self, n_features, children_left, children_right, feature, bin_threshold,
-                 next_bin, missing_go_left, impurity, depth, stats, score) -> Tree:
+                 next_bin, missing_go_left, impurity, depth, stats, score,
+                 left_categories) -> Tree:
         bins = self.bin_mapper
         internal = np.flatnonzero(children_left != TREE_LEAF)
         threshold = np.full(children_left.shape[0], np.nan)
+        categorical = bins.categorical_mask()
         for node in internal:
             f, b, nb = feature[node], bin_threshold[node], next_bin[node]
+            if categorical[f]:  # a split by a set of categories: no threshold
+                continue
             if nb < 0:  # non-missing values left, missing values right
                 threshold[node] = np.inf
             elif bins.is_exact_[f]:
@@ -316,6 +323,7 @@ class TreeGrower:
             value=value,
             class_counts=class_counts,
             depth=depth,
+            left_categories=left_categories,
         )
 
 

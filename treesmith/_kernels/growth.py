@@ -18,6 +18,7 @@ from .._dtypes import (
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
+from .categorical import BITSET_WORDS, partition_categorical
 from .histogram import build_histogram, subtract_histograms
 from .random import initial_state, next_below
 from .records import SPLIT_DTYPE, NodeScan, SmallNodeWorkspace
@@ -360,7 +361,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
 
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
     (best-first): children_left, children_right, feature, bin_threshold, next_bin,
-    missing_go_left, impurity, depth, stats, score; then the deferred leaves' node ids and
+    missing_go_left, impurity, depth, stats, score, left_categories (the category bitset of a
+    categorical split, ``treesmith._kernels.categorical``; zeros elsewhere); then the deferred leaves' node ids and
     their sample ranges ``data.sample_idx[start:end]`` (start, end).
     """
     X_binned = data.X_binned
@@ -403,6 +405,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     end = np.zeros(capacity, dtype=np.int64)
     slot = np.full(capacity, -1, dtype=np.int64)  # histogram pool slot, -1: none
     stats = np.zeros((capacity, n_stats))
+    left_categories = np.zeros((capacity, BITSET_WORDS), dtype=np.uint64)  # categorical splits
     pending = np.empty(capacity, dtype=np.int64)  # depth-first: stack of node ids
     heap_keys = np.empty(capacity)  # best-first: min-heap of (-score, node id)
     heap_nodes = np.empty(capacity, dtype=np.int64)
@@ -525,7 +528,11 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     bin_threshold[node] = split["bin_threshold"]
                     missing_go_left[node] = split["missing_go_left"]
                     score[node] = split["score"]
-                    if has_histogram:
+                    if bins.is_categorical[best]:
+                        for w in range(BITSET_WORDS):
+                            left_categories[node, w] = split["left_categories"][w]
+                        next_bin[node] = NO_SPLIT
+                    elif has_histogram:
                         next_bin[node] = next_nonempty_bin(hist[best], bin_threshold[node],
                                                            bins.n_bins_non_missing[best],
                                                            n_classes)
@@ -570,14 +577,21 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             end = _resize_1d(end, capacity)
             slot = _resize_1d(slot, capacity)
             stats = _resize_2d(stats, capacity)
+            left_categories = _resize_2d(left_categories, capacity)
             deferred = _resize_1d(deferred, capacity)
             pending = _resize_1d(pending, capacity)
             heap_keys = _resize_1d(heap_keys, capacity)
             heap_nodes = _resize_1d(heap_nodes, capacity)
 
         f = feature[node]
-        mid = partition(sample_idx, start[node], end[node], X_binned[:, f], bin_threshold[node],
-                        bins.missing_bin, missing_go_left[node], buffer)
+        if bins.is_categorical[f]:
+            mid = partition_categorical(sample_idx, start[node], end[node], X_binned[:, f],
+                                        left_categories[node], bins.missing_bin,
+                                        missing_go_left[node], buffer)
+        else:
+            mid = partition(sample_idx, start[node], end[node], X_binned[:, f],
+                            bin_threshold[node], bins.missing_bin, missing_go_left[node],
+                            buffer)
         left = n_nodes
         right = n_nodes + 1
         n_nodes += 2
@@ -594,6 +608,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             missing_go_left[child] = False
             depth[child] = depth[node] + 1
             score[child] = 0.0
+            for w in range(BITSET_WORDS):
+                left_categories[child, w] = 0
             slot[child] = -1
             deferred[child] = False
         start[left] = start[node]
@@ -658,6 +674,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             next_bin[i] = NO_SPLIT
             missing_go_left[i] = False
             score[i] = 0.0
+            for w in range(BITSET_WORDS):
+                left_categories[i, w] = 0
 
     if best_first:
         order = np.arange(n_nodes)
@@ -677,13 +695,13 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             deferred_end[j] = end[order[i]]
             j += 1
     return (_renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                        missing_go_left, node_impurity, depth, stats, score)
+                        missing_go_left, node_impurity, depth, stats, score, left_categories)
             + (deferred_node, deferred_start, deferred_end))
 
 
 @njit(cache=True)
 def _renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                missing_go_left, node_impurity, depth, stats, score):
+                missing_go_left, node_impurity, depth, stats, score, left_categories):
     """The node arrays with node ``order[i]`` as node ``i`` (children renumbered to match)."""
     n_nodes = order.shape[0]
     n_stats = stats.shape[1]
@@ -700,6 +718,7 @@ def _renumbered(order, children_left, children_right, feature, bin_threshold, ne
     out_depth = np.empty(n_nodes, dtype=np.int64)
     out_stats = np.empty((n_nodes, n_stats))
     out_score = np.empty(n_nodes)
+    out_left_categories = np.empty((n_nodes, BITSET_WORDS), dtype=np.uint64)
     for i in range(n_nodes):
         old = order[i]
         if children_left[old] != LEAF:
@@ -714,5 +733,8 @@ def _renumbered(order, children_left, children_right, feature, bin_threshold, ne
         out_score[i] = score[old]
         for s in range(n_stats):
             out_stats[i, s] = stats[old, s]
+        for w in range(BITSET_WORDS):
+            out_left_categories[i, w] = left_categories[old, w]
     return (out_left, out_right, out_feature, out_bin_threshold, out_next_bin,
-            out_missing_go_left, out_impurity, out_depth, out_stats, out_score)
+            out_missing_go_left, out_impurity, out_depth, out_stats, out_score,
+            out_left_categories)

@@ -1,0 +1,254 @@
+"""Categorical features of the tree estimators: which columns, their categories, their codes.
+
+``categorical_features`` (docs/methods.md §11) says which columns are categorical:
+``"from_dtype"`` (pandas category, string/object and bool columns), a boolean mask, column
+indices or column names; ``None`` or ``False`` switches categorical splits off. At fit time
+each categorical column's categories are the values observed in training, sorted (a pandas
+category column keeps its dtype's order), and become the codes 0..k-1 the tree splits on by
+sets (``treesmith._kernels.categorical``); at most 255 per column, one bin each. Missing
+values, and at prediction time categories never seen in training, become NaN: the tree sends
+them to the side it learned for missing values.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .binning import MAX_CATEGORIES
+
+#: The value of ``categorical_features`` that reads the categorical columns off the dtypes.
+FROM_DTYPE = "from_dtype"
+#: Unseen categories listed per column in a warning.
+_SHOWN = 5
+
+
+def _is_frame(X) -> bool:
+    return hasattr(X, "iloc") and hasattr(X, "columns") and hasattr(X, "dtypes")
+
+
+def is_categorical_dtype(dtype) -> bool:
+    """A pandas/numpy column dtype whose values are categories: category, string, object or
+    bool (the ``"from_dtype"`` rule)."""
+    text = str(dtype)
+    return (getattr(dtype, "kind", "O") in "OSUb" or text in ("category", "string", "str",
+                                                               "boolean")
+            or text.startswith("string"))
+
+
+def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
+    """``categorical_features`` as a boolean mask over the columns of ``X``, or a ValueError
+    naming what is wrong with it."""
+    mask = np.zeros(n_features, dtype=bool)
+    if spec is None or spec is False:
+        return mask
+    if isinstance(spec, str):
+        if spec != FROM_DTYPE:
+            raise ValueError(f"categorical_features must be 'from_dtype', None, a boolean mask, "
+                             f"column indices or column names, got {spec!r}.")
+        if _is_frame(X):
+            for j, dtype in enumerate(X.dtypes):
+                mask[j] = is_categorical_dtype(dtype)
+        return mask
+    try:
+        spec = np.asarray(spec)
+    except (TypeError, ValueError):
+        spec = np.asarray(list(spec), dtype=object)
+    if spec.ndim != 1:
+        raise ValueError(f"categorical_features must be 1-D (a mask, indices or names), got "
+                         f"shape {spec.shape}.")
+    if spec.dtype == bool:
+        if spec.shape[0] != n_features:
+            raise ValueError(f"categorical_features as a boolean mask needs one entry per "
+                             f"column ({n_features}), got {spec.shape[0]}.")
+        return spec.copy()
+    known = [str(name) for name in names] if names is not None else None
+    for item in spec:
+        if isinstance(item, (str, np.str_)):
+            if known is None or str(item) not in known:
+                raise ValueError(f"categorical_features names column {str(item)!r}, which X "
+                                 f"does not have" + ("" if known is None else
+                                                     f" (its columns: {known[:10]})") + ".")
+            mask[known.index(str(item))] = True
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            if not -n_features <= int(item) < n_features:
+                raise ValueError(f"categorical_features index {int(item)} is outside "
+                                 f"[0, {n_features}) (X has {n_features} columns).")
+            mask[int(item)] = True
+        else:
+            raise ValueError(f"categorical_features entries must be column indices or names, "
+                             f"got {item!r}.")
+    return mask
+
+
+def _column(X, j):
+    return X.iloc[:, j] if _is_frame(X) else np.asarray(X)[:, j]
+
+
+def _missing(values: np.ndarray) -> np.ndarray:
+    """Missing cells of a 1-D object/number array: None, NaN, pandas NA/NaT."""
+    pandas = _pandas_if_loaded()
+    if pandas is not None:
+        return np.asarray(pandas.isna(values), dtype=bool)
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    return np.array([v is None or (isinstance(v, float) and v != v) for v in values], dtype=bool)
+
+
+def _pandas_if_loaded():
+    import sys
+
+    return sys.modules.get("pandas")
+
+
+def _as_values(column) -> np.ndarray:
+    """A column's cells as a 1-D numpy array (object for pandas extension dtypes)."""
+    if hasattr(column, "to_numpy"):
+        if str(column.dtype) == "category":
+            return column.astype(object).to_numpy()
+        return column.to_numpy(dtype=object if column.dtype.kind not in "biuf" else None)
+    return np.asarray(column)
+
+
+def _sorted_categories(column, values: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Observed categories of a column in order: a pandas category dtype's order, else sorted
+    (by type name then text when the values do not compare)."""
+    observed = values[present]
+    if str(getattr(column, "dtype", "")) == "category":
+        seen = set(observed.tolist())
+        return np.array([c for c in column.cat.categories if c in seen], dtype=object)
+    unique = list(dict.fromkeys(observed.tolist()))
+    try:
+        unique.sort()
+    except TypeError:
+        unique.sort(key=lambda v: (type(v).__name__, str(v)))
+    array = np.empty(len(unique), dtype=object)
+    array[:] = unique
+    return array
+
+
+def fit_categories(X, mask: np.ndarray, names) -> list:
+    """Per column the sorted observed categories (an object array), None for numeric columns.
+    A categorical column with more than 255 categories is a ValueError naming it."""
+    categories = []
+    for j in range(mask.shape[0]):
+        if not mask[j]:
+            categories.append(None)
+            continue
+        column = _column(X, j)
+        values = _as_values(column)
+        found = _sorted_categories(column, values, ~_missing(values))
+        if found.shape[0] > MAX_CATEGORIES:
+            name = names[j] if names is not None else f"x{j}"
+            raise ValueError(
+                f"Categorical feature {str(name)!r} (column {j}) has {found.shape[0]} "
+                f"categories, more than the {MAX_CATEGORIES} a categorical split handles. "
+                "Group rare categories (e.g. into 'other'), encode the column as numbers, or "
+                "leave it out of categorical_features.")
+        categories.append(found)
+    return categories
+
+
+def _codes(values: np.ndarray, categories: np.ndarray, missing: np.ndarray):
+    """Float codes of ``values`` in ``categories`` (NaN for missing and unseen cells) and the
+    mask of unseen cells."""
+    index = {value: code for code, value in enumerate(categories.tolist())}
+    codes = np.full(values.shape[0], np.nan)
+    unseen = np.zeros(values.shape[0], dtype=bool)
+    lookup = index.get
+    for i, value in enumerate(values.tolist()):
+        if missing[i]:
+            continue
+        code = lookup(value)
+        if code is None:
+            unseen[i] = True
+        else:
+            codes[i] = code
+    return codes, unseen
+
+
+def _codes_fast(values: np.ndarray, categories: np.ndarray, missing: np.ndarray):
+    """``_codes`` through pandas when it is loaded (a hash lookup in C), else in Python."""
+    pandas = _pandas_if_loaded()
+    if pandas is None:
+        return _codes(values, categories, missing)
+    try:
+        index = pandas.Index(categories.tolist(), dtype=object)
+        found = index.get_indexer(pandas.Index(values.tolist(), dtype=object))
+    except (TypeError, ValueError):  # pragma: no cover - values pandas cannot hash
+        return _codes(values, categories, missing)
+    codes = np.where(found >= 0, found, np.nan).astype(np.float64)
+    codes[missing] = np.nan
+    unseen = (found < 0) & ~missing
+    return codes, unseen
+
+
+def encode(X, categories: list, names, warn_unseen: bool):
+    """``X`` with each categorical column (``categories[j]`` not None) replaced by float codes
+    (NaN: missing or unseen). A DataFrame stays a DataFrame (its column names kept), anything
+    else becomes a float64 array; numeric columns are left to the estimator's validation.
+    Unseen categories raise one warning per call naming the columns and some values."""
+    frame = _is_frame(X)
+    if not frame:
+        array = np.asarray(X)
+        if array.ndim != 2:
+            return X  # the estimator's validation says what shape it expected
+        encoded = np.empty(array.shape, dtype=np.float64)
+    else:
+        encoded = {}
+    unseen_report = []
+    for j, found in enumerate(categories):
+        column = _column(X, j)
+        if found is None:
+            if frame:
+                encoded[X.columns[j]] = column
+            else:
+                try:
+                    encoded[:, j] = np.asarray(column, dtype=np.float64)
+                except (TypeError, ValueError):
+                    name = names[j] if names is not None else f"x{j}"
+                    raise ValueError(
+                        f"Feature {str(name)!r} (column {j}) holds non-numeric values but is "
+                        "not categorical; add it to categorical_features.") from None
+            continue
+        values = _as_values(column)
+        codes, unseen = _codes_fast(values, found, _missing(values))
+        if warn_unseen and unseen.any():
+            name = names[j] if names is not None else f"x{j}"
+            shown = list(dict.fromkeys(values[unseen].tolist()))
+            unseen_report.append(f"{str(name)!r}: {shown[:_SHOWN]}"
+                                 + (" …" if len(shown) > _SHOWN else ""))
+        if frame:
+            encoded[X.columns[j]] = codes
+        else:
+            encoded[:, j] = codes
+    if unseen_report:
+        from .datasets import UnseenLevelWarning
+
+        warnings.warn("categories never seen in training are treated as missing values "
+                      "(they take each split's missing-value side): "
+                      + "; ".join(unseen_report), UnseenLevelWarning, stacklevel=5)
+    if frame:
+        pandas = _pandas_if_loaded()
+        return pandas.DataFrame(encoded, index=X.index, columns=X.columns)
+    return encoded
+
+
+def category_names(categories: np.ndarray, codes) -> list[str]:
+    """The categories of ``codes`` as text, for exports (``city in {Lyon, Nice}``)."""
+    return [str(categories[int(code)]) for code in codes]
+
+
+def codes_of(values, categories) -> np.ndarray:
+    """Float codes of one categorical column's raw ``values`` (NaN: missing or unseen), for
+    code that reads features one at a time (``treesmith.predict_lazy``)."""
+    values = np.asarray(values, dtype=object).ravel()
+    codes, _ = _codes_fast(values, np.asarray(categories, dtype=object), _missing(values))
+    return codes
+
+
+def fitted_categories(estimator, j: int):
+    """Categories of feature ``j`` of a fitted estimator, None when it is numeric."""
+    categories = getattr(estimator, "categories_", None)
+    return None if categories is None else categories[j]
