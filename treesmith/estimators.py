@@ -478,6 +478,23 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``GridSearchCV(n_jobs=...)`` and Dask workers set these to their share),
         ``NUMBA_NUM_THREADS``/``numba.set_num_threads``. Small fits and predictions run on
         one thread whatever the setting. Trees do not depend on it.
+    categorical_features : "from_dtype", None/False, boolean mask, column indices or names
+        Columns split by sets of categories (docs/methods.md §11) rather than by thresholds.
+        "from_dtype" (default): the pandas category, string, object and bool columns of a
+        DataFrame (none of an array). A categorical column's observed categories, sorted
+        (``categories_``), become codes 0..k-1, at most 255 and at most ``max_bins``.
+        Missing values, and categories unseen in training, take each split's missing-value
+        side (unseen ones with an ``UnseenLevelWarning``). Two classes and regression: the
+        best set is exact (all partitions up to 10 categories in the node, else the best
+        prefix of the categories ordered by class-1 proportion or mean target); more classes:
+        exact up to 10 categories, above the best prefix over the orderings by each class's
+        proportion. ``None``: every column numeric.
+
+    Attributes
+    ----------
+    is_categorical_ : bool array, which features are categorical.
+    categories_ : list, per feature its categories (an array, code c = categories_[j][c]) or
+        None for a numeric feature.
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,
@@ -487,7 +504,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  random_state=None, significance=None, n_permutations=1000,
                  significance_test="feature", split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 ccp_alpha=0.0, pruning=None, n_jobs=None):
+                 ccp_alpha=0.0, pruning=None, n_jobs=None, categorical_features="from_dtype"):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -496,7 +513,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs)
+            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs,
+            categorical_features=categorical_features)
         self.class_weight = class_weight
         self.significance = significance
         self.n_permutations = n_permutations
@@ -578,7 +596,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, max_bins=255, random_state=None, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 ccp_alpha=0.0, pruning=None, n_jobs=None):
+                 ccp_alpha=0.0, pruning=None, n_jobs=None, categorical_features="from_dtype"):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -587,7 +605,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs)
+            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs,
+            categorical_features=categorical_features)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):

@@ -252,6 +252,8 @@ def scan_categorical_reference(hist_f, n_bins_non_missing, missing_bin, score_of
                 continue
             score = score_of(left + missing if missing_left else left,
                              right if missing_left else right + missing)
-            if score is not None and score > best[0] + 1e-12 * max(1.0, abs(best[0])):
+            if score is None:
+                continue
+            if best[0] == -np.inf or score > best[0] + 1e-12 * max(1.0, abs(best[0])):
                 best = (score, left_codes, missing_left)
     return best
