@@ -389,3 +389,49 @@ def test_cost_complexity_path_and_lazy_prediction_read_categories():
     lazy = treesmith.predict_lazy(model, lambda rows, j: X.iloc[rows, j].to_numpy(),
                                   n_samples=len(X), batch=True)
     np.testing.assert_array_equal(lazy.predictions, model.predict(X))
+
+
+# -- what reads a tree ----------------------------------------------------------------------
+def _city_model(**params):
+    X, y = _cities(400)
+    X.loc[::9, "city"] = None
+    return DecisionTreeClassifier(max_depth=3, random_state=0, **params).fit(X, y), X, y
+
+
+def test_export_text_shows_category_sets():
+    from treesmith.export import export_text
+
+    model, _, _ = _city_model()
+    text = export_text(model)
+    assert "|--- city in {Brest, Nice}  n=158" in text
+    assert "|--- city in {Lille, Lyon, Paris} or missing  n=242" in text
+    rules = export_text(model, rules=True)
+    assert "IF city in {Brest, Nice} AND (x <= 0.804 or missing) THEN 1" in rules
+    assert "IF city is missing AND x > 0.791 THEN 1" in rules
+
+
+def test_graphviz_and_plot_tree_show_category_sets():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from treesmith.export import export_graphviz
+    from treesmith.plotting import plot_tree
+
+    model, _, _ = _city_model()
+    assert 'label="city in {Brest, Nice}\\nmissing → no' in export_graphviz(model)
+    artists = plot_tree(model)
+    texts = [a.get_text() for a in artists] if isinstance(artists, list) else []
+    if not texts:
+        texts = [t.get_text() for t in matplotlib.pyplot.gcf().axes[0].texts]
+    assert any("city in {Brest, Nice}" in t for t in texts)
+    matplotlib.pyplot.close("all")
+
+
+def test_to_sklearn_names_the_categorical_node_and_says_how_to_convert():
+    model, X, y = _city_model()
+    with pytest.raises(ValueError, match=r"Node 0 splits feature 'city' by a set of categories"
+                                         r".*categorical_features=None.*one-hot"):
+        model.to_sklearn()
+    numeric = DecisionTreeClassifier(max_depth=2, categorical_features=None).fit(
+        X.assign(city=X["city"].isin(["Nice", "Brest"]).astype(float)), y)
+    numeric.to_sklearn()  # converts
