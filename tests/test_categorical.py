@@ -435,3 +435,19 @@ def test_to_sklearn_names_the_categorical_node_and_says_how_to_convert():
     numeric = DecisionTreeClassifier(max_depth=2, categorical_features=None).fit(
         X.assign(city=X["city"].isin(["Nice", "Brest"]).astype(float)), y)
     numeric.to_sklearn()  # converts
+
+
+def test_s_pruning_tests_the_category_sets():
+    """The permutation test re-scores the categorical feature by sets of categories: an
+    informative column is significant, a column independent of the labels is not."""
+    rng = np.random.default_rng(9)
+    city = rng.choice(list("ABCDEFGH"), 400)
+    informative = np.isin(city, list("ACEG")).astype(int)
+    X = pd.DataFrame({"city": city})
+    model = DecisionTreeClassifier(max_depth=1, significance=0.01, n_permutations=99,
+                                   random_state=0).fit(X, informative)
+    assert model.tree_.node_count == 3 and model.tree_.is_categorical_split[0]
+    noise = rng.integers(0, 2, 400)
+    model = DecisionTreeClassifier(max_depth=1, significance=0.01, n_permutations=99,
+                                   random_state=0).fit(X, noise)
+    assert model.tree_.node_count == 1

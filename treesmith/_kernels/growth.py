@@ -298,10 +298,12 @@ def _significant(data, start, end, f, bins, impurity, stopping, significance, se
     n_columns = X_binned.shape[1] if over_features else 1
     node_bins = np.empty((n_columns, n), dtype=np.int64).T  # Fortran order
     n_bins = np.empty(n_columns, dtype=np.int64)
+    categorical = np.empty(n_columns, dtype=np.bool_)
     labels = np.empty(n, dtype=np.int64)
     weights = np.empty(n)
     for c in range(n_columns):
         n_bins[c] = bins.n_bins_non_missing[c if over_features else f]
+        categorical[c] = bins.is_categorical[c if over_features else f]
     for t in range(n):
         i = data.sample_idx[start + t]
         labels[t] = data.y_code[i]
@@ -311,7 +313,7 @@ def _significant(data, start, end, f, bins, impurity, stopping, significance, se
     p_value = significance.node_test(
         node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
         impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
-        significance.n_permutations, seed)
+        significance.n_permutations, seed, categorical)
     return p_value <= significance.level
 
 
