@@ -287,7 +287,7 @@ def _choose_features(sampling, has_histogram, hist, data, start, end, bins, stat
 
 
 @njit(cache=True)
-def _significant(data, start, end, f, bins, impurity, stopping, significance, seed):
+def _significant(data, start, end, f, bins, impurity, stopping, significance, seed, scan):
     """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
     node's best gain over all features) significant at ``significance.level``?
     ``significance.node_test`` computes the permutation p-value
@@ -313,7 +313,7 @@ def _significant(data, start, end, f, bins, impurity, stopping, significance, se
     p_value = significance.node_test(
         node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
         impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
-        significance.n_permutations, seed, categorical)
+        significance.n_permutations, seed, categorical, scan)
     return p_value <= significance.level
 
 
@@ -522,7 +522,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     splittable = False
                 elif significance.level > 0.0 and not _significant(
                         data, start[node], end[node], best, bins, impurity, stopping,
-                        significance, sampling.seed * 1000003 + node):
+                        significance, sampling.seed * 1000003 + node, engine.scan):
                     splittable = False
                 else:
                     split = results[best]

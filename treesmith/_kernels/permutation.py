@@ -58,9 +58,11 @@ def _shuffle_pairs(y_code, sample_weight, state):
 
 @njit(cache=True, nogil=True)
 def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_bins, node, hist_f, work,
-               out, categorical):
+               out, categorical, scan):
     """Largest Delta_h over the feature's thresholds, or over its sets of categories when
-    ``categorical`` (-inf when no valid split exists).
+    ``categorical`` (-inf when no valid split exists); ``scan`` is the numeric scan as a
+    function pointer (``pointers.scan_pointer``) that the categorical scan scores its
+    candidates with, or None when no feature is categorical.
 
     ``node`` is the node's ``records.NodeScan`` under the gain rule, with the node's own weight
     as total weight; ``node.totals``, ``hist_f``, ``work`` and ``out`` are scratch.
@@ -75,8 +77,10 @@ def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_bins, node, hi
         for s in range(hist_f.shape[1]):
             totals[s] += hist_f[b, s]
     # n_bins is also the missing bin of the compact bins
-    if categorical:
-        scan_categorical(hist_f, n_bins, n_bins, node, work, out, np.int64(0), scan_feature)
+    if scan is None:
+        scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
+    elif categorical:
+        scan_categorical(hist_f, n_bins, n_bins, node, work, out, np.int64(0), scan)
     else:
         scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
     if out[0]["bin_threshold"] == NO_SPLIT:
@@ -139,12 +143,13 @@ def _weighted_parent_impurity(y_code, sample_weight, n_classes, h, h_params):
 # types.int64,  # n_permutations
 # types.int64,  # seed
 # types.boolean[::1],  # is_categorical: columns split by sets of categories
+# scan pointer or None  # the numeric scan, for the categorical columns (None: none is)
 
 
 @njit(cache=True, nogil=True)
 def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
                          h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
-                         is_categorical):
+                         is_categorical, scan):
     """Like :func:`permutation_test`, for the best gain over *all* features of the node.
 
     Seed 001 re-tests only the chosen feature, which ignores that it was chosen as the best of
@@ -175,7 +180,7 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     observed = -np.inf
     for f in range(n_features):
         gain = _best_gain(compact[:, f], sample_idx, y_code, sample_weight, n_occupied[f], node,
-                          hist_f[:n_occupied[f] + 1], work, out, is_categorical[f])
+                          hist_f[:n_occupied[f] + 1], work, out, is_categorical[f], scan)
         observed = max(observed, gain)
     if observed == -np.inf:
         return observed, 1.0
@@ -189,7 +194,8 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
         _shuffle_pairs(shuffled_y, shuffled_w, state)
         for f in range(n_features):
             gain = _best_gain(compact[:, f], sample_idx, shuffled_y, shuffled_w, n_occupied[f],
-                              node, hist_f[:n_occupied[f] + 1], work, out, is_categorical[f])
+                              node, hist_f[:n_occupied[f] + 1], work, out, is_categorical[f],
+                              scan)
             if gain >= observed - 1e-12:
                 n_at_least += 1
                 break
@@ -212,7 +218,7 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
     column_bins = np.full(1, n_bins, dtype=np.int64)
     return permutation_test_max(node_bins, y_code, sample_weight, n_classes, column_bins,
                                 missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-                                n_permutations, seed, np.zeros(1, dtype=np.bool_))
+                                n_permutations, seed, np.zeros(1, dtype=np.bool_), None)
 
 
 def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bins, missing_bin,
@@ -267,23 +273,28 @@ def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bin
 # -- the node test the growth kernel calls through a function pointer -------------------------
 #: p-value of a node's split: (node_bins int64 (n, k) Fortran, y_code, sample_weight, n_classes,
 #: n_bins per column, missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-#: n_permutations, seed, is_categorical per column) -> p. With k = 1 column it is S-pruning's
-#: test of the chosen feature, with every column the max-over-features test.
-NODE_TEST_SIGNATURE = types.float64(
-    types.int64[::1, :], types.int64[::1], types.float64[::1], types.int64, types.int64[::1],
-    types.int64, IMPURITY_FUNCTION_TYPE, types.float64[::1], types.int64, types.float64,
-    types.int64, types.int64, types.boolean[::1])
+#: n_permutations, seed, is_categorical per column, the numeric scan's pointer) -> p. With
+#: k = 1 column it is S-pruning's test of the chosen feature, with every column the
+#: max-over-features test.
+def node_test_signature():
+    from .pointers import scan_signature
+
+    return types.float64(
+        types.int64[::1, :], types.int64[::1], types.float64[::1], types.int64,
+        types.int64[::1], types.int64, IMPURITY_FUNCTION_TYPE, types.float64[::1], types.int64,
+        types.float64, types.int64, types.int64, types.boolean[::1],
+        types.FunctionType(scan_signature()))
 
 
 def node_p_value(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
                   h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
-                  is_categorical):
+                  is_categorical, scan):
     return permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins,
                                 missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-                                n_permutations, seed, is_categorical)[1]
+                                n_permutations, seed, is_categorical, scan)[1]
 
 
 def no_node_test(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
                   h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
-                  is_categorical):
+                  is_categorical, scan):
     return 0.0
