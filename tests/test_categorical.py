@@ -451,3 +451,21 @@ def test_s_pruning_tests_the_category_sets():
     model = DecisionTreeClassifier(max_depth=1, significance=0.01, n_permutations=99,
                                    random_state=0).fit(X, noise)
     assert model.tree_.node_count == 1
+
+
+@pytest.mark.parametrize("forest_class", ["RandomForestClassifier", "RandomForestRegressor"])
+def test_forests_split_by_categories(forest_class):
+    from treesmith import ensemble
+
+    X, y = _cities(600, seed=10)
+    X.loc[::8, "city"] = None
+    forest = getattr(ensemble, forest_class)(n_estimators=5, max_features=None, random_state=0)
+    forest.fit(X, y)
+    assert forest.categories_[0].tolist() == ["Brest", "Lille", "Lyon", "Nice", "Paris"]
+    assert all(member.tree_.is_categorical_split.any() for member in forest.estimators_)
+    predicted = forest.predict(X)
+    assert np.mean(np.round(predicted) == y) > 0.95
+    member = forest.estimators_[0]
+    np.testing.assert_array_equal(member.apply(X), forest.apply(X)[:, 0])
+    again = getattr(ensemble, forest_class)(n_estimators=5, max_features=None, random_state=0)
+    np.testing.assert_array_equal(again.fit(X, y).predict(X), predicted)

@@ -240,6 +240,45 @@ def category_names(categories: np.ndarray, codes) -> list[str]:
     return [str(categories[int(code)]) for code in codes]
 
 
+def encode_categories(estimator, X, fitting: bool):
+    """``X`` with its categorical columns as category codes, for a tree or forest estimator:
+    at fit time the columns its ``categorical_features`` selects and their categories are
+    found and stored (``is_categorical_``, ``categories_``); X is returned as it is when no
+    column is categorical."""
+    if getattr(X, "shape", None) is None and isinstance(X, (list, tuple)):
+        try:
+            X = np.asarray(X)
+        except (TypeError, ValueError):
+            return X  # ragged: the estimator's validation says what it expected
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        if fitting:
+            estimator.is_categorical_, estimator.categories_ = None, None
+        return X  # the estimator's validation says what it expected
+    names = [str(c) for c in X.columns] if _is_frame(X) else None
+    if fitting:
+        if _is_frame(X):
+            from ._validation import check_X_frame
+
+            check_X_frame(X, text_columns=False)  # duplicate names, dates
+        mask = resolve_mask(getattr(estimator, "categorical_features", None), X, shape[1],
+                            names)
+        estimator.is_categorical_ = mask
+        estimator.categories_ = fit_categories(X, mask, names)
+    categories = getattr(estimator, "categories_", None)
+    if categories is None or len(categories) != shape[1] or all(c is None for c in categories):
+        return X
+    return encode(X, categories, names, warn_unseen=not fitting)
+
+
+def category_counts(categories):
+    """Categories per feature for ``BinMapper(n_categories=...)`` (0: numeric), None when no
+    feature is categorical."""
+    if categories is None or all(c is None for c in categories):
+        return None
+    return np.array([0 if c is None else len(c) for c in categories], dtype=np.int64)
+
+
 def codes_of(values, categories) -> np.ndarray:
     """Float codes of one categorical column's raw ``values`` (NaN: missing or unseen), for
     code that reads features one at a time (``treesmith.predict_lazy``)."""

@@ -37,6 +37,7 @@ from ._validation import (
     validate_parameters,
 )
 from .binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
+from .categorical import category_counts
 from .criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, Criterion, resolve_criterion
 from .grower import StoppingRules, TreeGrower
 
@@ -174,25 +175,11 @@ class BaseDecisionTree(BaseEstimator):
         at fit time the columns ``categorical_features`` selects and their categories are
         found (``is_categorical_``, ``categories_``); X is returned as it is when no column is
         categorical."""
-        shape = getattr(X, "shape", None)
-        if shape is None or len(shape) != 2:
+        if self.__dict__.get("_codes_given"):
             return X
-        names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
-        if fitting:
-            from .categorical import fit_categories, resolve_mask
+        from .categorical import encode_categories
 
-            if hasattr(X, "columns"):
-                check_X_frame(X, text_columns=False)  # duplicate names, dates
-            mask = resolve_mask(getattr(self, "categorical_features", None), X, shape[1], names)
-            self.is_categorical_ = mask
-            self.categories_ = fit_categories(X, mask, names)
-        categories = getattr(self, "categories_", None)
-        if categories is None or len(categories) != shape[1] or all(
-                c is None for c in categories) or self.__dict__.get("_codes_given"):
-            return X
-        from .categorical import encode
-
-        return encode(X, categories, names, warn_unseen=not fitting)
+        return encode_categories(self, X, fitting)
 
     def _validate_X_y(self, X, y):
         X = self._encode_categories(X, fitting=True)
@@ -339,7 +326,8 @@ class BaseDecisionTree(BaseEstimator):
         rule, costs = self._resolve_rule_and_costs(n_features)
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
-                                     n_categories=self._category_counts())
+                                     n_categories=category_counts(
+                                         getattr(self, "categories_", None)))
         names = getattr(self, "feature_names_in_", None)
         with numba_threads(fit_threads(self.n_jobs, n_samples, n_features)):
             X_binned = self.bin_mapper_.fit_transform(X, feature_names=names,
@@ -361,13 +349,6 @@ class BaseDecisionTree(BaseEstimator):
         finally:
             del self.__dict__["_codes_given"]
         return self
-
-    def _category_counts(self):
-        """Categories per feature for the binner (0: numeric), None when none is categorical."""
-        categories = getattr(self, "categories_", None)
-        if categories is None or all(c is None for c in categories):
-            return None
-        return np.array([0 if c is None else len(c) for c in categories], dtype=np.int64)
 
     # -- prediction -----------------------------------------------------------------------
     def apply(self, X):

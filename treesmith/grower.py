@@ -281,8 +281,12 @@ class TreeGrower:
 
     def _to_tree(self, n_features, children_left, children_right, feature, bin_threshold,
                  next_bin, missing_go_left, impurity, depth, stats, score,
-                 left_categories) -> Tree:
+                 left_categories=None) -> Tree:
+        """The Tree of the growth kernel's node arrays (``left_categories`` None: no split by
+        a set of categories, as from kernels that split numbers only)."""
         bins = self.bin_mapper
+        if left_categories is None:
+            left_categories = np.zeros((children_left.shape[0], 4), dtype=np.uint64)
         internal = np.flatnonzero(children_left != TREE_LEAF)
         threshold = np.full(children_left.shape[0], np.nan)
         categorical = bins.categorical_mask()

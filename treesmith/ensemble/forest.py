@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._gc import pauses_collector
 from .._validation import check_sample_weight
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
+from ..categorical import category_counts, encode_categories
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
 from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from ..grower import TreeGrower
@@ -34,7 +35,7 @@ from ..grower import TreeGrower
 TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                    "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                    "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
-                   "cost_groups", "cost_model")
+                   "cost_groups", "cost_model", "categorical_features")
 
 
 def n_workers(n_jobs) -> int:
@@ -140,7 +141,8 @@ class BaseForest(BaseEstimator):
     def __init__(self, *, n_estimators, criterion, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
-                 max_bins, split_rule, feature_costs, cost_groups, cost_model):
+                 max_bins, split_rule, feature_costs, cost_groups, cost_model,
+                 categorical_features="from_dtype"):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -160,6 +162,7 @@ class BaseForest(BaseEstimator):
         self.feature_costs = feature_costs
         self.cost_groups = cost_groups
         self.cost_model = cost_model
+        self.categorical_features = categorical_features
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -168,6 +171,7 @@ class BaseForest(BaseEstimator):
 
     # -- validation -------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
+        X = encode_categories(self, X, fitting=True)
         try:
             X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES,
                                  ensure_all_finite="allow-nan",
@@ -184,6 +188,7 @@ class BaseForest(BaseEstimator):
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "estimators_")
+        X = encode_categories(self, X, fitting=False)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
 
@@ -233,7 +238,9 @@ class BaseForest(BaseEstimator):
         rules = template._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
         if self._task == REGRESSION_TASK:
             criterion.validate_targets(y)
-        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
+        categories = getattr(self, "categories_", None)
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
+                                     n_categories=category_counts(categories))
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
         seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)
@@ -258,6 +265,8 @@ class BaseForest(BaseEstimator):
             member.feature_costs_ = costs.feature_cost
             member.cost_groups_ = costs.cost_group
             member.cost_model_ = self.cost_model
+            member.is_categorical_ = self.is_categorical_
+            member.categories_ = categories
             member.max_features_ = template.max_features_
             member.n_outputs_ = 1
             if n_classes:
@@ -357,8 +366,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     n_estimators : int >= 1, default=100.
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_leaf_nodes, min_impurity_decrease, max_bins, split_rule, feature_costs, cost_groups,
-    cost_model : as for :class:`treesmith.DecisionTreeClassifier` (every criterion and split
-        rule of the single tree); ``max_features`` defaults to "sqrt".
+    cost_model, categorical_features : as for :class:`treesmith.DecisionTreeClassifier` (every
+        criterion and split rule of the single tree, splits by sets of categories; the
+        categories are found once for the forest); ``max_features`` defaults to "sqrt".
     bootstrap : bool, default=True; each tree grows on n (or ``max_samples``) rows drawn with
         replacement, passed as integer sample weights.
     max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree.
@@ -380,7 +390,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
-                 feature_costs=None, cost_groups=None, cost_model="per_test"):
+                 feature_costs=None, cost_groups=None, cost_model="per_test",
+                 categorical_features="from_dtype"):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -388,7 +399,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
-            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model)
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
+            categorical_features=categorical_features)
         self.class_weight = class_weight
 
     @pauses_collector
@@ -469,7 +481,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
-                 cost_groups=None, cost_model="per_test"):
+                 cost_groups=None, cost_model="per_test", categorical_features="from_dtype"):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -477,7 +489,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
-            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model)
+            feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
+            categorical_features=categorical_features)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
