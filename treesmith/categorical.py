@@ -25,7 +25,7 @@ _SHOWN = 5
 
 
 def _is_frame(X) -> bool:
-    return hasattr(X, "iloc") and hasattr(X, "columns") and hasattr(X, "dtypes")
+    return hasattr(X, "iloc") and hasattr(X, "columns")
 
 
 def is_categorical_dtype(dtype) -> bool:
@@ -82,18 +82,8 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
     return mask
 
 
-def _column(X, j):
-    return X.iloc[:, j] if _is_frame(X) else np.asarray(X)[:, j]
-
-
-def _missing(values: np.ndarray) -> np.ndarray:
-    """Missing cells of a 1-D object/number array: None, NaN, pandas NA/NaT."""
-    pandas = _pandas_if_loaded()
-    if pandas is not None:
-        return np.asarray(pandas.isna(values), dtype=bool)
-    if values.dtype.kind == "f":
-        return np.isnan(values)
-    return np.array([v is None or (isinstance(v, float) and v != v) for v in values], dtype=bool)
+def _column(X, j, frame: bool):
+    return X.iloc[:, j] if frame else np.asarray(X)[:, j]
 
 
 def _pandas_if_loaded():
@@ -102,107 +92,126 @@ def _pandas_if_loaded():
     return sys.modules.get("pandas")
 
 
-def _as_values(column) -> np.ndarray:
-    """A column's cells as a 1-D numpy array (object for pandas extension dtypes)."""
-    if hasattr(column, "to_numpy"):
-        if str(column.dtype) == "category":
-            return column.astype(object).to_numpy()
-        return column.to_numpy(dtype=object if column.dtype.kind not in "biuf" else None)
-    return np.asarray(column)
+def _is_category_column(column) -> bool:
+    return str(getattr(column, "dtype", "")) == "category"
 
 
-def _sorted_categories(column, values: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """Observed categories of a column in order: a pandas category dtype's order, else sorted
-    (by type name then text when the values do not compare)."""
-    observed = values[present]
-    if str(getattr(column, "dtype", "")) == "category":
-        seen = set(observed.tolist())
-        return np.array([c for c in column.cat.categories if c in seen], dtype=object)
-    unique = list(dict.fromkeys(observed.tolist()))
-    try:
-        unique.sort()
-    except TypeError:
-        unique.sort(key=lambda v: (type(v).__name__, str(v)))
-    array = np.empty(len(unique), dtype=object)
-    array[:] = unique
+def _missing(column) -> np.ndarray:
+    """Missing cells of a column: None, NaN, pandas NA/NaT."""
+    if _is_category_column(column):
+        return column.cat.codes.to_numpy() < 0
+    if hasattr(column, "isna"):
+        return np.asarray(column.isna(), dtype=bool)
+    values = np.asarray(column)
+    pandas = _pandas_if_loaded()
+    if pandas is not None:
+        return np.asarray(pandas.isna(values), dtype=bool)
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    return np.array([v is None or (isinstance(v, float) and v != v) for v in values], dtype=bool)
+
+
+def _object_array(items) -> np.ndarray:
+    items = list(items)
+    array = np.empty(len(items), dtype=object)
+    array[:] = items
     return array
 
 
+def _observed_categories(column, missing: np.ndarray, name: str, j: int) -> np.ndarray:
+    """Observed categories of a column in order: a pandas category dtype's order, else sorted
+    (by type name then text when the values do not compare). More than 255 is a ValueError
+    naming the column."""
+    if _is_category_column(column):
+        codes = column.cat.codes.to_numpy()
+        counts = np.bincount(codes[codes >= 0], minlength=len(column.cat.categories))
+        found = _object_array(column.cat.categories[counts > 0])
+    else:
+        values = column[~missing]
+        if hasattr(values, "unique"):
+            unique = list(values.unique())
+        else:
+            unique = list(dict.fromkeys(np.asarray(values).tolist()))
+        if len(unique) <= MAX_CATEGORIES:
+            try:
+                unique.sort()
+            except TypeError:
+                unique.sort(key=lambda v: (type(v).__name__, str(v)))
+        found = _object_array(unique)
+    if found.shape[0] > MAX_CATEGORIES:
+        raise ValueError(
+            f"Categorical feature {name!r} (column {j}) has {found.shape[0]} categories, more "
+            f"than the {MAX_CATEGORIES} a categorical split handles. Group rare categories "
+            "(e.g. into 'other'), encode the column as numbers, or leave it out of "
+            "categorical_features.")
+    return found
+
+
 def fit_categories(X, mask: np.ndarray, names) -> list:
-    """Per column the sorted observed categories (an object array), None for numeric columns.
-    A categorical column with more than 255 categories is a ValueError naming it."""
+    """Per column the observed categories (an object array), None for numeric columns."""
+    frame = _is_frame(X)
     categories = []
     for j in range(mask.shape[0]):
         if not mask[j]:
             categories.append(None)
             continue
-        column = _column(X, j)
-        values = _as_values(column)
-        found = _sorted_categories(column, values, ~_missing(values))
-        if found.shape[0] > MAX_CATEGORIES:
-            name = names[j] if names is not None else f"x{j}"
-            raise ValueError(
-                f"Categorical feature {str(name)!r} (column {j}) has {found.shape[0]} "
-                f"categories, more than the {MAX_CATEGORIES} a categorical split handles. "
-                "Group rare categories (e.g. into 'other'), encode the column as numbers, or "
-                "leave it out of categorical_features.")
-        categories.append(found)
+        column = _column(X, j, frame)
+        name = str(names[j]) if names is not None else f"x{j}"
+        categories.append(_observed_categories(column, _missing(column), name, j))
     return categories
 
 
-def _codes(values: np.ndarray, categories: np.ndarray, missing: np.ndarray):
-    """Float codes of ``values`` in ``categories`` (NaN for missing and unseen cells) and the
-    mask of unseen cells."""
-    index = {value: code for code, value in enumerate(categories.tolist())}
-    codes = np.full(values.shape[0], np.nan)
-    unseen = np.zeros(values.shape[0], dtype=bool)
-    lookup = index.get
-    for i, value in enumerate(values.tolist()):
-        if missing[i]:
-            continue
-        code = lookup(value)
-        if code is None:
-            unseen[i] = True
-        else:
-            codes[i] = code
-    return codes, unseen
-
-
-def _codes_fast(values: np.ndarray, categories: np.ndarray, missing: np.ndarray):
-    """``_codes`` through pandas when it is loaded (a hash lookup in C), else in Python."""
+def _codes(column, categories: np.ndarray, missing: np.ndarray):
+    """Float codes of a column's cells in ``categories`` (NaN for missing and unseen cells)
+    and the mask of unseen cells: a hash lookup through pandas when it is loaded (a category
+    column's own codes remapped), else a dict lookup in Python."""
     pandas = _pandas_if_loaded()
-    if pandas is None:
-        return _codes(values, categories, missing)
-    try:
-        index = pandas.Index(categories.tolist(), dtype=object)
-        found = index.get_indexer(pandas.Index(values.tolist(), dtype=object))
-    except (TypeError, ValueError):  # pragma: no cover - values pandas cannot hash
-        return _codes(values, categories, missing)
-    codes = np.where(found >= 0, found, np.nan).astype(np.float64)
-    codes[missing] = np.nan
-    unseen = (found < 0) & ~missing
-    return codes, unseen
+    found = None
+    if pandas is not None:
+        try:
+            index = pandas.Index(categories, dtype=object)
+            if _is_category_column(column):
+                remap = index.get_indexer(column.cat.categories.astype(object))
+                raw = column.cat.codes.to_numpy()
+                found = np.where(raw >= 0, remap[np.maximum(raw, 0)], -1)
+            else:
+                found = index.get_indexer(np.asarray(column, dtype=object))
+        except (TypeError, ValueError):  # pragma: no cover - values pandas cannot hash
+            found = None
+    if found is None:
+        lookup = {value: code for code, value in enumerate(categories.tolist())}.get
+        found = np.array([-1 if m else lookup(v, -1)
+                          for v, m in zip(np.asarray(column).tolist(), missing)], dtype=np.int64)
+    found = np.asarray(found)
+    codes = np.where(found >= 0, found, -1).astype(np.float64)
+    codes[(found < 0) | missing] = np.nan
+    return codes, (found < 0) & ~missing
 
 
-def encode(X, categories: list, names, warn_unseen: bool):
+def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
     """``X`` with each categorical column (``categories[j]`` not None) replaced by float codes
     (NaN: missing or unseen). A DataFrame stays a DataFrame (its column names kept), anything
     else becomes a float64 array; numeric columns are left to the estimator's validation.
-    Unseen categories raise one warning per call naming the columns and some values."""
+    Unseen categories raise one warning per call naming the columns and some values. With
+    ``fit_mask``, the categories of the columns it marks are found first, in the same pass
+    (``categories[j]`` is set; see :func:`fit_categories`)."""
     frame = _is_frame(X)
     if not frame:
-        array = np.asarray(X)
-        if array.ndim != 2:
+        X = np.asarray(X)
+        if X.ndim != 2:
             return X  # the estimator's validation says what shape it expected
-        encoded = np.empty(array.shape, dtype=np.float64)
+        encoded = np.empty(X.shape, dtype=np.float64)
     else:
         encoded = {}
     unseen_report = []
     for j, found in enumerate(categories):
-        column = _column(X, j)
+        column = _column(X, j, frame)
+        if fit_mask is not None and fit_mask[j]:
+            name = str(names[j]) if names is not None else f"x{j}"
+            found = categories[j] = _observed_categories(column, _missing(column), name, j)
         if found is None:
             if frame:
-                encoded[X.columns[j]] = column
+                encoded[j] = column
             else:
                 try:
                     encoded[:, j] = np.asarray(column, dtype=np.float64)
@@ -212,15 +221,14 @@ def encode(X, categories: list, names, warn_unseen: bool):
                         f"Feature {str(name)!r} (column {j}) holds non-numeric values but is "
                         "not categorical; add it to categorical_features.") from None
             continue
-        values = _as_values(column)
-        codes, unseen = _codes_fast(values, found, _missing(values))
+        codes, unseen = _codes(column, found, _missing(column))
         if warn_unseen and unseen.any():
             name = names[j] if names is not None else f"x{j}"
-            shown = list(dict.fromkeys(values[unseen].tolist()))
+            shown = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
             unseen_report.append(f"{str(name)!r}: {shown[:_SHOWN]}"
                                  + (" …" if len(shown) > _SHOWN else ""))
         if frame:
-            encoded[X.columns[j]] = codes
+            encoded[j] = codes
         else:
             encoded[:, j] = codes
     if unseen_report:
@@ -231,7 +239,9 @@ def encode(X, categories: list, names, warn_unseen: bool):
                       + "; ".join(unseen_report), UnseenLevelWarning, stacklevel=5)
     if frame:
         pandas = _pandas_if_loaded()
-        return pandas.DataFrame(encoded, index=X.index, columns=X.columns)
+        result = pandas.DataFrame(encoded, index=X.index)
+        result.columns = X.columns
+        return result
     return encoded
 
 
@@ -264,7 +274,12 @@ def encode_categories(estimator, X, fitting: bool):
         mask = resolve_mask(getattr(estimator, "categorical_features", None), X, shape[1],
                             names)
         estimator.is_categorical_ = mask
-        estimator.categories_ = fit_categories(X, mask, names)
+        estimator.categories_ = [None] * shape[1]
+        if mask.any():  # the categories are found in the same pass over X as the codes
+            encoded = encode(X, estimator.categories_, names, warn_unseen=False,
+                             fit_mask=mask)
+            return encoded
+        return X
     categories = getattr(estimator, "categories_", None)
     if categories is None or len(categories) != shape[1] or all(c is None for c in categories):
         return X
@@ -282,8 +297,8 @@ def category_counts(categories):
 def codes_of(values, categories) -> np.ndarray:
     """Float codes of one categorical column's raw ``values`` (NaN: missing or unseen), for
     code that reads features one at a time (``treesmith.predict_lazy``)."""
-    values = np.asarray(values, dtype=object).ravel()
-    codes, _ = _codes_fast(values, np.asarray(categories, dtype=object), _missing(values))
+    values = _object_array(np.asarray(values, dtype=object).ravel().tolist())
+    codes, _ = _codes(values, np.asarray(categories, dtype=object), _missing(values))
     return codes
 
 
