@@ -469,3 +469,11 @@ def test_forests_split_by_categories(forest_class):
     np.testing.assert_array_equal(member.apply(X), forest.apply(X)[:, 0])
     again = getattr(ensemble, forest_class)(n_estimators=5, max_features=None, random_state=0)
     np.testing.assert_array_equal(again.fit(X, y).predict(X), predicted)
+
+
+def test_categories_without_a_json_form_refuse_to_save(tmp_path):
+    """A model whose categories cannot be written would predict otherwise once loaded."""
+    X = pd.DataFrame({"when": pd.Categorical(pd.to_datetime(["2020-01-01", "2021-06-01"] * 10))})
+    model = DecisionTreeClassifier(max_depth=1).fit(X, [0, 1] * 10)
+    with pytest.raises(ValueError, match="categories_"):
+        treesmith.save(model, tmp_path / "model.json")

@@ -67,6 +67,7 @@ _ESTIMATOR_MODULES = {
 #: they can be encoded and dropped with a warning otherwise.
 _REQUIRED_ATTRIBUTES = ("tree_", "n_features_in_")
 _REQUIRED_CLASSIFIER_ATTRIBUTES = ("classes_", "n_classes_")
+_CATEGORICAL_ATTRIBUTES = ("categories_", "is_categorical_")
 _DTYPE_PATTERN = re.compile(r"^[<>|=]?(b1|[iu][1248]|f[48]|U\d{1,6}|O)$")
 _TREE_ARRAY_KINDS = {
     "children_left": "i", "children_right": "i", "feature": "i", "bin_threshold": "i",
@@ -250,6 +251,8 @@ def to_dict(estimator, metadata: dict | None = None) -> dict:
     attributes, dropped = {}, []
     required = _REQUIRED_ATTRIBUTES + (_REQUIRED_CLASSIFIER_ATTRIBUTES
                                        if hasattr(estimator, "classes_") else ())
+    # the categories give the codes meaning: a model without them would predict otherwise
+    required += _CATEGORICAL_ATTRIBUTES
     for attribute, value in vars(estimator).items():
         if not attribute.endswith("_") or attribute.startswith("_"):
             continue
