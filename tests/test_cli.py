@@ -116,6 +116,21 @@ def test_csv_with_target_costs_and_criterion(tmp_path):
     assert "[cost 5]" in result.stdout or "[cost 2]" in result.stdout
     model, metadata = io.load(model_path, return_metadata=True)
     assert model.get_params()["criterion"] == treesmith.criteria.Tsallis(alpha=2.5, beta=2)
+    # Native categorical splits by default: one column per source column.
+    assert list(model.feature_names_in_) == ["colour", "weight", "age"]
+    assert model.categories_[0].tolist() == ["blue", "green", "red"]
+    assert metadata["feature_costs"] == [5, 9, 2] and metadata["encoding"] == "native"
+    predicted = invoke("predict", model_path, csv)
+    assert predicted.exit_code == 0 and predicted.stderr.startswith("accuracy ")
+    labels = pd.read_csv(pd.io.common.StringIO(predicted.stdout))["prediction"]
+    X, _ = treesmith.load_dataset(str(csv), target="outcome", encode="native")
+    np.testing.assert_array_equal(labels, model.predict(X))
+    assert "[cost 5]" in invoke("export", model_path).stdout
+    # One-hot encoding stays available (complexity-aware protocols count indicator columns).
+    result = invoke("fit", csv, "--target", "outcome", "--costs", costs, "--cost", "weight=9",
+                    "--encoding", "one-hot", "--out", model_path)
+    assert result.exit_code == 0, result.output
+    model, metadata = io.load(model_path, return_metadata=True)
     assert list(model.feature_names_in_) == ["colour=blue", "colour=green", "colour=red",
                                              "weight", "age"]
     assert metadata["feature_costs"] == [5, 5, 5, 9, 2]
@@ -125,7 +140,6 @@ def test_csv_with_target_costs_and_criterion(tmp_path):
     labels = pd.read_csv(pd.io.common.StringIO(predicted.stdout))["prediction"]
     X, _ = treesmith.load_dataset(str(csv), target="outcome")
     np.testing.assert_array_equal(labels, model.predict(X))
-    assert "[cost 5]" in invoke("export", model_path).stdout
 
 
 def test_regression_and_categorical_bundled_data(tmp_path):
@@ -142,7 +156,7 @@ def test_regression_and_categorical_bundled_data(tmp_path):
     votes = tmp_path / "votes.json"
     assert invoke("fit", "keel:housevotes", "--test-size", 0, "--out", votes).exit_code == 0
     predicted = invoke("predict", votes, "keel:housevotes")
-    X, y = treesmith.load_dataset("keel:housevotes")
+    X, y = treesmith.load_dataset("keel:housevotes", encode="native")
     labels = pd.read_csv(pd.io.common.StringIO(predicted.stdout))["prediction"]
     np.testing.assert_array_equal(labels, treesmith.load(votes).predict(X))
     assert predicted.stderr == f"accuracy {np.mean(labels.to_numpy() == y):.4f} on 232 rows\n"

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import treesmith
 from treesmith import io
+from treesmith.io import SCHEMA_VERSION
 from treesmith.criteria import LossMatrixGini, Tsallis
 from treesmith.io import ModelFileError
 
@@ -133,7 +134,7 @@ def test_save_and_load_files(tmp_path, wine, fitted_wine):
     text = path.read_text(encoding="utf-8")
     assert "NaN" not in text and "Infinity" not in text  # strict JSON
     document = json.loads(text)
-    assert document["format"] == "treesmith-model" and document["schema_version"] == 1
+    assert document["format"] == "treesmith-model" and document["schema_version"] == SCHEMA_VERSION
     assert document["estimator"] == "DecisionTreeClassifier"
     _assert_same_predictions(fitted_wine, treesmith.load(path), X)
     _, metadata = io.load(path, return_metadata=True)
@@ -294,7 +295,7 @@ def _tree(document):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda d: d.update(schema_version=2), "newer than this treesmith reads"),
+    (lambda d: d.update(schema_version=SCHEMA_VERSION + 1), "newer than this treesmith reads"),
     (lambda d: d.update(format="pickle"), "not a treesmith model file"),
     (lambda d: d.update(estimator="Pipeline"), "unknown estimator 'Pipeline'"),
     (lambda d: d.update(extra=1), "expected the keys"),

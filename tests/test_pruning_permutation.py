@@ -141,7 +141,8 @@ def test_max_over_features_controls_the_level_whatever_the_number_of_features():
         chosen = int(np.argmax(gains))
         per_feature.append(run(X[:, chosen], y, n_permutations=99, seed=seed)[1])
         gain, p_value = permutation_test_max(X, y, w, 2, np.full(n_features, 8), MISSING_BIN,
-                                             gini, NO_PARAMS, 1, 0.0, 99, seed)
+                                             gini, NO_PARAMS, 1, 0.0, 99, seed,
+                                             np.zeros(n_features, dtype=bool), None)
         assert gain == pytest.approx(max(gains))
         best_of.append(p_value)
     # Re-testing only the chosen feature (Stamate et al. 2018) rejects far too often at s = 0.05;
@@ -151,4 +152,4 @@ def test_max_over_features_controls_the_level_whatever_the_number_of_features():
     X = np.asfortranarray(np.column_stack([rng.integers(0, 8, 200) for _ in range(3)]))
     y = (X[:, 2] >= 4).astype(np.int64)
     assert permutation_test_max(X, y, np.ones(200), 2, np.full(3, 8), MISSING_BIN, gini,
-                                NO_PARAMS, 1, 0.0, 99, 0)[1] == 1 / 100
+                                NO_PARAMS, 1, 0.0, 99, 0, np.zeros(3, dtype=bool), None)[1] == 1 / 100

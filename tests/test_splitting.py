@@ -122,7 +122,8 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
     with_histogram = [scan_one(hist[f], 30, missing_bin, node, work[f]) for f in range(2)]
     results = np.zeros(2, dtype=SPLIT_DTYPE)
     scan_small_node_features(training_data(X_binned, idx, y, w),
-                             BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing),
+                             BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing,
+                                       np.zeros(n_bins_non_missing.size, dtype=bool)),
                              np.arange(2), 0, y.size, node,
                              small_node_workspace(1, missing_bin, 2), 0, results, scan_pointer())
     for f in range(2):
@@ -149,7 +150,8 @@ def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks):
         out = np.zeros(4, dtype=SPLIT_DTYPE)
         out["bin_threshold"] = NO_SPLIT
         scan_small_node(training_data(X_binned, idx, y, w),
-                        BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing), features,
+                        BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing,
+                                       np.zeros(n_bins_non_missing.size, dtype=bool)), features,
                         0, y.size, node, small_node_workspace(chunks, missing_bin, 4), out,
                         scan_pointer(), chunks)
         results[chunks] = out

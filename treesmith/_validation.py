@@ -470,10 +470,11 @@ def _some(rows: np.ndarray, limit: int = 5) -> str:
 
 
 # -- X and y ------------------------------------------------------------------------------------
-_ENCODE_HINT = ("treesmith trees split on numbers and have no native categorical support yet: "
-                "encode the column first, e.g. with treesmith.preprocessing.KMeansBinarizer, "
-                "treesmith.datasets.encode_features or scikit-learn's OrdinalEncoder / "
-                "OneHotEncoder")
+_ENCODE_HINT = ("To split on its categories, name it in categorical_features (e.g. "
+                "categorical_features=[...] with its name or index; the default 'from_dtype' "
+                "takes the pandas category, string, object and bool columns of a DataFrame), "
+                "or encode it first, e.g. with treesmith.datasets.encode_features or "
+                "scikit-learn's OneHotEncoder / OrdinalEncoder")
 
 
 def _is_missing(value) -> bool:
@@ -506,10 +507,11 @@ def _describe_text_column(label: str, values: np.ndarray, bad: np.ndarray) -> st
             f"rows). {_ENCODE_HINT}.")
 
 
-def check_X_frame(X) -> None:
+def check_X_frame(X, text_columns: bool = True) -> None:
     """Reject, with a message naming the column, what scikit-learn's conversion would turn into
-    a numpy error or a silent change: duplicate column names, date/time columns and text
-    columns (the trees have no categorical splits yet)."""
+    a numpy error or a silent change: duplicate column names, date/time columns and (unless
+    ``text_columns`` is False) text columns, which reach here only when they are not
+    categorical features."""
     columns = getattr(X, "columns", None)
     dtypes = getattr(X, "dtypes", None)
     if columns is not None and dtypes is not None and hasattr(X, "iloc"):
@@ -530,8 +532,8 @@ def check_X_frame(X) -> None:
                 raise ValueError(
                     f"Feature {label} has dtype {text}; treesmith needs numbers. Convert it, "
                     "e.g. to days since a reference date or to its year, month and weekday.")
-            if kind in "OUS" or text in ("category", "string", "str") or text.startswith(
-                    "string"):
+            if text_columns and (kind in "OUS" or text in ("category", "string", "str")
+                                 or text.startswith("string")):
                 values = np.asarray(X.iloc[:, j].astype(object))
                 bad = _text_cells(values)
                 if bad.size:

@@ -17,6 +17,9 @@ from ._dtypes import MAX_BINS_LIMIT, X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
 from ._kernels.binning import first_infinite_column, map_to_bins
 from ._threading import map_in_threads
 
+#: Most categories of a categorical feature: one bit each in a split's 256-bit category set,
+#: and one uint8 bin each.
+MAX_CATEGORIES = 255
 #: Input dtypes binned without conversion (float32 input is not copied to float64).
 FLOAT_INPUT_DTYPES = (np.float64, np.float32)
 
@@ -71,6 +74,10 @@ class BinMapper(TransformerMixin, BaseEstimator):
         Number of rows used to compute quantile edges (all rows when None or fewer rows).
     random_state : int, RandomState or None
         Seed of the subsample.
+    n_categories : None or int array, one entry per feature
+        Number of categories of each categorical feature (0 for a numeric one), whose values
+        are then category codes 0..k-1 (``treesmith.categorical``): code c is bin c, whatever
+        ``max_bins``, and k must not exceed 255 nor ``max_bins``. None: every feature numeric.
 
     Fitted attributes
     -----------------
@@ -83,10 +90,35 @@ class BinMapper(TransformerMixin, BaseEstimator):
     is_exact_ : bool array, whether each feature is binned exactly.
     """
 
-    def __init__(self, max_bins=255, subsample=200_000, random_state=None):
+    def __init__(self, max_bins=255, subsample=200_000, random_state=None, n_categories=None):
         self.max_bins = max_bins
         self.subsample = subsample
         self.random_state = random_state
+        self.n_categories = n_categories
+
+    def categorical_mask(self) -> np.ndarray:
+        """Whether each feature is categorical (bool per fitted feature)."""
+        if self.n_categories is None:
+            return np.zeros(self.n_features_in_, dtype=bool)
+        return np.asarray(self.n_categories) > 0
+
+    def _check_categories(self, n_features, limit, feature_names):
+        """The category counts, checked against the features and the bins (one bin per code)."""
+        if self.n_categories is None:
+            return np.zeros(n_features, dtype=np.int64)
+        counts = np.asarray(self.n_categories)
+        if counts.shape != (n_features,) or counts.dtype.kind not in "iu" or np.any(counts < 0):
+            raise ValueError(f"n_categories must hold one count >= 0 per feature ({n_features}), "
+                             f"got {self.n_categories!r}.")
+        largest = min(limit, MAX_CATEGORIES)
+        for j in np.flatnonzero(counts > largest):
+            name = feature_names[j] if feature_names is not None else f"x{j}"
+            raise ValueError(
+                f"Categorical feature {str(name)!r} has {int(counts[j])} categories; at most "
+                f"{largest} fit in its bins (max_bins={self.max_bins!r}, and a categorical "
+                f"feature has at most {MAX_CATEGORIES} categories). Group rare categories, "
+                "raise max_bins, or treat the column as numeric.")
+        return counts.astype(np.int64)
 
     def _validate_params(self):
         if self.max_bins is not None and (
@@ -125,6 +157,7 @@ class BinMapper(TransformerMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         exact_only = self.max_bins is None
         limit = MAX_BINS_LIMIT if exact_only else int(self.max_bins)
+        n_categories = self._check_categories(n_features, limit, feature_names)
         sample = X
         if not exact_only and self.subsample is not None and n_samples > self.subsample:
             rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
@@ -132,6 +165,9 @@ class BinMapper(TransformerMixin, BaseEstimator):
         subsampled = sample is not X
 
         def edges_of(j):
+            if n_categories[j] > 0:  # codes 0..k-1: code c in bin c
+                codes = np.arange(n_categories[j], dtype=np.float64)
+                return codes[:-1] + 0.5, codes
             column = sample[:, j].astype(np.float64)
             values = np.sort(column[~np.isnan(column)])
             distinct = values[np.r_[True, values[1:] != values[:-1]]] if values.size else values
@@ -150,8 +186,8 @@ class BinMapper(TransformerMixin, BaseEstimator):
         results = map_in_threads(edges_of, range(n_features), work=sample.size)
         self.bin_thresholds_ = [np.ascontiguousarray(e, dtype=np.float64) for e, _ in results]
         self.bin_values_ = [values for _, values in results]
-        self.is_exact_ = np.array([values is not None and not subsampled
-                                   for values in self.bin_values_], dtype=bool)
+        self.is_exact_ = np.array([values is not None and (not subsampled or n_categories[j] > 0)
+                                   for j, values in enumerate(self.bin_values_)], dtype=bool)
         self.n_bins_non_missing_ = np.array(
             [edges.size + 1 for edges in self.bin_thresholds_], dtype=np.int64
         )
@@ -178,7 +214,7 @@ class BinMapper(TransformerMixin, BaseEstimator):
     def _mark_exact_features(self, X: np.ndarray) -> None:
         """With a subsample, a feature is exact only if every training value is a bin value."""
         for j, values in enumerate(self.bin_values_):
-            if values is None:
+            if values is None or self.categorical_mask()[j]:
                 continue
             column = X[:, j]
             column = column[~np.isnan(column)]

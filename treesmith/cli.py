@@ -108,11 +108,14 @@ def _main(
 
 
 # -- shared helpers ---------------------------------------------------------------------------
-def _load(data: str, target: str | None, na_values: list[str] | None = None):
+def _load(data: str, target: str | None, na_values: list[str] | None = None,
+          encoding: str = "one-hot"):
     from .datasets import load_dataset
 
+    if encoding not in ("native", "one-hot"):
+        raise CLIError(f"--encoding must be 'native' or 'one-hot', got {encoding!r}")
     try:
-        return load_dataset(data, target=target, na_values=na_values or None)
+        return load_dataset(data, target=target, na_values=na_values or None, encode=encoding)
     except FileNotFoundError as error:
         raise CLIError(f"cannot read {data!r}: {error}") from None
 
@@ -293,6 +296,10 @@ CostsFileOption = Annotated[Path | None, typer.Option(
 CostOption = Annotated[list[str] | None, typer.Option(
     "--cost", help="Cost of one column, COLUMN=VALUE (repeatable; overrides --costs). A "
                    "categorical source column sets all its one-hot columns.")]
+EncodingOption = Annotated[str, typer.Option(
+    "--encoding", help="Categorical columns: 'native' (one column each, split by sets of "
+                       "categories) or 'one-hot' (one indicator column per level, as "
+                       "complexity-aware protocols count features).")]
 NaValuesOption = Annotated[list[str] | None, typer.Option(
     "--na-values", help="A CSV cell text that means 'missing' (repeatable), e.g. --na-values "
                         "'?'.")]
@@ -346,6 +353,7 @@ def fit(
         "--out", "-o", help="Write the fitted model to this JSON file.")] = None,
     rules: Annotated[bool, typer.Option(help="Print the tree as IF-THEN rules.")] = False,
     show_tree: Annotated[bool, typer.Option(help="Print the tree.")] = True,
+    encoding: EncodingOption = "native",
 ):
     """Fit a tree on a stratified training split and print its test scores and the tree."""
     import time
@@ -354,7 +362,7 @@ def fit(
     from .compare import COST_LABEL, UNIT_COST_LABEL, FitContext, expected_cost, get_method
     from .export import export_text
 
-    dataset = _load(data, target, na_values)
+    dataset = _load(data, target, na_values, encoding)
     costs = parse_costs(dataset, costs_file, cost or [])
     classification = dataset.task == "classification"
     params = {}
@@ -429,7 +437,7 @@ def fit(
         metadata = {"dataset": dataset.name, "target": dataset.target_name,
                     "task": dataset.task, "method": method if classification else "cart",
                     "feature_costs": None if costs is None else costs.tolist(),
-                    "test_size": test_size, "seed": seed,
+                    "test_size": test_size, "seed": seed, "encoding": encoding,
                     # Training levels of the categorical columns: `predict` recognises
                     # levels it never saw (see treesmith.datasets.align_features).
                     "categories": {str(k): [str(v) for v in levels]
@@ -467,28 +475,35 @@ def predict(
     pd = optional_import("pandas")
     estimator, metadata = io.load(model, return_metadata=True)
     frame, labels = _prediction_frame(data, target or metadata.get("target"), target,
-                                      na_values)
+                                      na_values, metadata.get("encoding", "one-hot"))
     names = getattr(estimator, "feature_names_in_", None)
-    if names is not None:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", UnseenLevelWarning)
-            X = align_features(frame, names, metadata.get("categories"), strict=strict)
-        for warning in caught:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("error" if strict else "always", UnseenLevelWarning)
+        try:
+            if names is not None and metadata.get("encoding") == "native":
+                X = _native_columns(frame, estimator)
+            elif names is not None:
+                X = align_features(frame, names, metadata.get("categories"), strict=strict)
+            else:
+                if frame.shape[1] != estimator.n_features_in_:
+                    raise CLIError(f"the model expects {estimator.n_features_in_} columns, "
+                                   f"DATA has {frame.shape[1]}")
+                X = frame.to_numpy(dtype=np.float64)
+            result = pd.DataFrame({"prediction": estimator.predict(X)})
+            if proba:
+                if not hasattr(estimator, "predict_proba"):
+                    raise CLIError("--proba needs a classification model")
+                probabilities = estimator.predict_proba(X)
+                for k, label in enumerate(estimator.classes_):
+                    result[f"p({label})"] = probabilities[:, k]
+        except UnseenLevelWarning as error:
+            raise CLIError(f"{error} (without --strict: a warning)") from None
+    shown = set()
+    for warning in caught:
+        if str(warning.message) not in shown:  # predict and predict_proba: once
+            shown.add(str(warning.message))
             error_console.print(f"treesmith: warning: {warning.message} (--strict makes this "
-                                "an error)", markup=False,
-                                soft_wrap=True)
-    else:
-        if frame.shape[1] != estimator.n_features_in_:
-            raise CLIError(f"the model expects {estimator.n_features_in_} columns, DATA has "
-                           f"{frame.shape[1]}")
-        X = frame.to_numpy(dtype=np.float64)
-    result = pd.DataFrame({"prediction": estimator.predict(X)})
-    if proba:
-        if not hasattr(estimator, "predict_proba"):
-            raise CLIError("--proba needs a classification model")
-        probabilities = estimator.predict_proba(X)
-        for k, label in enumerate(estimator.classes_):
-            result[f"p({label})"] = probabilities[:, k]
+                                "an error)", markup=False, soft_wrap=True)
     if out is None:
         result.to_csv(sys.stdout, index=False)
     else:
@@ -506,8 +521,24 @@ def predict(
         error_console.print(summary, markup=False)
 
 
+def _native_columns(frame, estimator):
+    """The model's columns of ``frame``, its categorical ones as stripped text (as
+    ``load_dataset(..., encode="native")`` read the training data)."""
+    from .datasets import _as_text
+
+    names = [str(name) for name in estimator.feature_names_in_]
+    absent = [name for name in names if name not in frame.columns]
+    if absent:
+        raise CLIError(f"DATA lacks the model's column(s) {absent[:10]}")
+    X = frame[names].copy()
+    for name, categories in zip(names, getattr(estimator, "categories_", None) or []):
+        if categories is not None:
+            X[name] = _as_text(X[name])
+    return X
+
+
 def _prediction_frame(data: str, target: str | None, explicit_target: str | None,
-                      na_values: list[str] | None = None):
+                      na_values: list[str] | None = None, encoding: str = "one-hot"):
     """(features frame, labels or None) from a bundled name or a CSV file."""
     from .datasets import load_dataset
 
@@ -522,7 +553,7 @@ def _prediction_frame(data: str, target: str | None, explicit_target: str | None
         if target is not None and target in frame.columns:
             return frame.drop(columns=[target]), frame[target].to_numpy()
         return frame, None
-    dataset = load_dataset(data)
+    dataset = load_dataset(data, encode=encoding if encoding == "native" else True)
     return dataset.X, dataset.y
 
 
@@ -622,6 +653,7 @@ def compare(
     costs_file: CostsFileOption = None,
     cost: CostOption = None,
     na_values: NaValuesOption = None,
+    encoding: EncodingOption = "native",
     out_dir: Annotated[Path, typer.Option(
         help="Folder for summary.csv, summary.md, runs.csv and accuracy_vs_cost.png.")
     ] = Path("treesmith-output"),
@@ -645,10 +677,14 @@ def compare(
         write_report,
     )
 
-    dataset = _load(data, target, na_values)
+    dataset = _load(data, target, na_values, encoding)
     if dataset.task != "classification":
         raise CLIError(f"compare needs a classification dataset; {dataset.name} is "
                        f"{dataset.task}")
+    one_hot = None
+    if encoding == "native" and dataset.categories:  # for the methods that need numbers
+        encoded = _load(data, target, na_values, "one-hot")
+        one_hot = (encoded.X, parse_costs(encoded, costs_file, cost or []))
     names = [m.strip() for m in methods.split(",") if m.strip()] if methods else \
         available_methods()
     for name in names:
@@ -663,7 +699,7 @@ def compare(
         task = progress.add_task(f"fitting {len(names)} methods × {repeats} splits", total=total)
         runs = run_comparison(dataset.X, dataset.y, names, n_repeats=repeats,
                               test_size=test_size, random_state=seed, n_jobs=jobs,
-                              feature_costs=costs,
+                              feature_costs=costs, one_hot=one_hot,
                               progress=lambda record: progress.advance(task))
     summary = summarise(runs)
     title = (f"{dataset.name}: {repeats} stratified splits, "

@@ -61,6 +61,9 @@ class Method:
     fit: Callable
     requires: tuple[str, ...] = ()
     reference: bool = False
+    #: Whether the method splits categorical columns itself (treesmith's trees); the others
+    #: are given the one-hot encoded data when :func:`run_comparison` has it.
+    reads_categories: bool = True
 
     def available(self) -> bool:
         """True when every module in ``requires`` imports."""
@@ -77,14 +80,16 @@ METHODS: dict[str, Method] = {}
 
 
 def register_method(name: str, description: str, requires: tuple[str, ...] = (),
-                    reference: bool = False):
+                    reference: bool = False, reads_categories: bool = True):
     """Decorator adding ``fit(X, y, context)`` to the panel under ``name``; ``reference=True``
-    marks a yardstick (not a method of the papers) that the panel lists last."""
+    marks a yardstick (not a method of the papers) that the panel lists last;
+    ``reads_categories=False`` a method that needs numeric (one-hot encoded) columns."""
 
     def decorator(fit):
         if name in METHODS:
             raise ValueError(f"method {name!r} is already registered")
-        METHODS[name] = Method(name, description, fit, tuple(requires), reference)
+        METHODS[name] = Method(name, description, fit, tuple(requires), reference,
+                               reads_categories)
         return fit
 
     return decorator
@@ -233,8 +238,9 @@ def _fit_majority(X, y, context: FitContext):
 
 
 @register_method("sklearn-cart", "reference: scikit-learn's DecisionTreeClassifier (gini, grown "
-                 "until pure, exact thresholds, native NaN support)",
-                 requires=("sklearn.tree",), reference=True)
+                 "until pure, exact thresholds, native NaN support; one-hot encoded "
+                 "categories)", requires=("sklearn.tree",), reference=True,
+                 reads_categories=False)
 def _fit_sklearn_cart(X, y, context: FitContext):
     from sklearn.tree import DecisionTreeClassifier as SklearnTree
 
@@ -360,10 +366,13 @@ def split_indices(y, test_size: float, seed: int):
 
 
 def _run_one(method: Method, X, y, repeat: int, seed: int, test_size: float,
-             context: FitContext) -> dict:
+             context: FitContext, one_hot=None) -> dict:
     train, test = split_indices(y, test_size, seed)
     y = np.asarray(y)
-    context = FitContext(seed, context.feature_costs, context.params)
+    costs = context.feature_costs
+    if one_hot is not None and not method.reads_categories:
+        X, costs = one_hot
+    context = FitContext(seed, costs, context.params)
     _warm_up(method, _take(X, train), y[train], context)
     start = time.perf_counter()
     estimator = method.fit(_take(X, train), y[train], context)
@@ -376,8 +385,13 @@ def _run_one(method: Method, X, y, repeat: int, seed: int, test_size: float,
 
 def run_comparison(X, y, methods=None, *, n_repeats: int = 10, test_size: float = 0.25,
                    random_state: int = 0, n_jobs: int | None = -1, feature_costs=None,
-                   params: dict | None = None, progress: Callable | None = None):
+                   params: dict | None = None, progress: Callable | None = None,
+                   one_hot=None):
     """Fit every method on ``n_repeats`` stratified splits; one row per (method, repeat).
+
+    ``X`` may hold categorical columns (``load_dataset(..., encode="native")``): treesmith's
+    trees split them by sets of categories. ``one_hot``, ``(X one-hot encoded, its feature
+    costs)`` with the same rows, is what the methods that need numbers are given.
 
     Repeat r uses the split and estimator seed ``random_state + r`` for every method, so
     methods are compared on the same data. ``progress(record)`` is called as each fit
@@ -408,7 +422,8 @@ def run_comparison(X, y, methods=None, *, n_repeats: int = 10, test_size: float 
              for method in panel]
     records = []
     runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    for record in runner(delayed(_run_one)(method, X, y, repeat, seed, test_size, context)
+    for record in runner(delayed(_run_one)(method, X, y, repeat, seed, test_size, context,
+                                           one_hot)
                          for method, repeat, seed in tasks):
         records.append(record)
         if progress is not None:

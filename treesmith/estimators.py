@@ -38,6 +38,7 @@ from ._validation import (
     validate_parameters,
 )
 from .binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
+from .categorical import category_counts
 from .criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, Criterion, resolve_criterion
 from .grower import StoppingRules, TreeGrower
 
@@ -66,6 +67,9 @@ TREE_PARAMETER_CONSTRAINTS = {
     "n_jobs": [Interval(Integral, None, None), None],
     # values and length checked against X by _validation.check_monotonic_cst
     "monotonic_cst": [None, "array-like", InstanceOf(dict, "a dict {feature: -1 | 0 | 1}")],
+    # resolved against the columns of X by treesmith.categorical.resolve_mask
+    "categorical_features": [None, Options({"from_dtype"}), InstanceOf(
+        (bool, list, tuple, np.ndarray), "False, a boolean mask, column indices or names")],
 }
 
 
@@ -79,7 +83,8 @@ class BaseDecisionTree(BaseEstimator):
                  max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  max_bins=255, random_state=None, split_rule="gain", feature_costs=None,
                  cost_groups=None, cost_model="per_test", ccp_alpha=0.0, pruning=None,
-                 n_jobs=None, monotonic_cst=None):
+                 n_jobs=None, monotonic_cst=None,
+                 categorical_features="from_dtype"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -99,6 +104,7 @@ class BaseDecisionTree(BaseEstimator):
         self.pruning = pruning
         self.n_jobs = n_jobs
         self.monotonic_cst = monotonic_cst
+        self.categorical_features = categorical_features
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -183,6 +189,10 @@ class BaseDecisionTree(BaseEstimator):
                 f"monotonic_cst is not supported with multiclass classification (y has "
                 f"{n_classes} classes): the constraints bound the probability of the positive "
                 "class classes_[1] of a binary problem.")
+        from .monotonic import check_numeric_features
+
+        check_numeric_features(monotonic_cst, getattr(self, "is_categorical_", None),
+                               getattr(self, "feature_names_in_", None))
         if n_classes == 1 or not monotonic_cst.any():
             return None  # a single leaf, or nothing constrained
         from .criteria._base import RegressionCriterion
@@ -194,7 +204,19 @@ class BaseDecisionTree(BaseEstimator):
                 f"{type(criterion).__name__} overrides node_value.")
         return monotonic_cst
 
+    def _encode_categories(self, X, fitting: bool):
+        """``X`` with its categorical columns as category codes (``treesmith.categorical``):
+        at fit time the columns ``categorical_features`` selects and their categories are
+        found (``is_categorical_``, ``categories_``); X is returned as it is when no column is
+        categorical."""
+        if self.__dict__.get("_codes_given"):
+            return X
+        from .categorical import encode_categories
+
+        return encode_categories(self, X, fitting)
+
     def _validate_X_y(self, X, y):
+        X = self._encode_categories(X, fitting=True)
         check_X_frame(X)
         y = check_y_values(y, self._task)
         X, y = self._finite_or_named(lambda: validate_data(
@@ -211,6 +233,7 @@ class BaseDecisionTree(BaseEstimator):
         ±inf, naming the column (``Tree.apply``), so a separate pass over X (half the time of
         a depth-8 predict on 1e6 x 50) is not needed."""
         check_is_fitted(self, "tree_")
+        X = self._encode_categories(X, fitting=False)
         check_X_frame(X)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
@@ -345,7 +368,9 @@ class BaseDecisionTree(BaseEstimator):
         rule, costs = self._resolve_rule_and_costs(n_features)
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
         monotonic_cst = self._monotonic_constraints(n_features, n_classes, self.criterion_)
-        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
+                                     n_categories=category_counts(
+                                         getattr(self, "categories_", None)))
         names = getattr(self, "feature_names_in_", None)
         with numba_threads(fit_threads(self.n_jobs, n_samples, n_features)):
             X_binned = self.bin_mapper_.fit_transform(X, feature_names=names,
@@ -361,7 +386,12 @@ class BaseDecisionTree(BaseEstimator):
                                 monotonic_cst=monotonic_cst)
             self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
-        self._post_prune(X, y, sample_weight, held_out, monotonic_cst)
+        # X holds category codes already: the pruning methods read it through this estimator
+        self.__dict__["_codes_given"] = True
+        try:
+            self._post_prune(X, y, sample_weight, held_out, monotonic_cst)
+        finally:
+            del self.__dict__["_codes_given"]
         return self
 
     # -- prediction -----------------------------------------------------------------------
@@ -485,6 +515,23 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         split learned). The constraint filters candidates before the split rule ranks them, so
         it holds with every criterion, rule, ``max_features``, ``max_leaf_nodes`` and pruning
         method. Binary classification only: multiclass ``y`` raises a ValueError.
+    categorical_features : "from_dtype", None/False, boolean mask, column indices or names
+        Columns split by sets of categories (docs/methods.md §11) rather than by thresholds.
+        "from_dtype" (default): the pandas category, string, object and bool columns of a
+        DataFrame (none of an array). A categorical column's observed categories, sorted
+        (``categories_``), become codes 0..k-1, at most 255 and at most ``max_bins``.
+        Missing values, and categories unseen in training, take each split's missing-value
+        side (unseen ones with an ``UnseenLevelWarning``). Two classes and regression: the
+        best set is exact (all partitions up to 10 categories in the node, else the best
+        prefix of the categories ordered by class-1 proportion or mean target); more classes:
+        exact up to 10 categories, above the best prefix over the orderings by each class's
+        proportion. ``None``: every column numeric.
+
+    Attributes
+    ----------
+    is_categorical_ : bool array, which features are categorical.
+    categories_ : list, per feature its categories (an array, code c = categories_[j][c]) or
+        None for a numeric feature.
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,
@@ -494,7 +541,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  random_state=None, significance=None, n_permutations=1000,
                  significance_test="feature", split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None):
+                 ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None,
+                 categorical_features="from_dtype"):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -503,7 +551,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs, monotonic_cst=monotonic_cst)
+            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs, monotonic_cst=monotonic_cst,
+            categorical_features=categorical_features)
         self.class_weight = class_weight
         self.significance = significance
         self.n_permutations = n_permutations
@@ -589,7 +638,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_weight_fraction_split=0.0, max_features=None, max_leaf_nodes=None,
                  min_impurity_decrease=0.0, max_bins=255, random_state=None, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None):
+                 ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None,
+                 categorical_features="from_dtype"):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -598,7 +648,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=min_impurity_decrease,
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs, monotonic_cst=monotonic_cst)
+            ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs, monotonic_cst=monotonic_cst,
+            categorical_features=categorical_features)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):

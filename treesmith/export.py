@@ -97,6 +97,7 @@ class TreeExporter:
                              f"treesmith.tree.Tree, got {type(estimator).__name__}")
         tree = self.tree
         self.is_classifier = tree.n_classes > 0
+        self.categories = getattr(source, "categories_", None)
         self.feature_names = self._names(
             "feature_names", feature_names,
             getattr(source, "feature_names_in_", None), tree.n_features,
@@ -162,13 +163,36 @@ class TreeExporter:
         return self.is_leaf(node) or (self.max_depth is not None
                                       and self.tree.depth[node] >= self.max_depth)
 
+    def category_set(self, feature: int, codes) -> str:
+        """Categories as ``{Lyon, Nice}`` (their codes when the categories are not known)."""
+        categories = self.categories[feature] if self.categories is not None else None
+        shown = [str(categories[c]) if categories is not None and c < len(categories)
+                 else str(c) for c in sorted(codes)]
+        return "{" + ", ".join(shown) + "}"
+
+    def categories_to(self, node: int, go_left: bool) -> set:
+        """Codes of the known categories a split by a set of categories sends to one side
+        (for the right side: the categories seen in training that are not sent left)."""
+        feature = int(self.tree.feature[node])
+        left = set(self.tree.categories_left(node).tolist())
+        if go_left:
+            return left
+        categories = self.categories[feature] if self.categories is not None else None
+        if categories is None:  # categories unknown: the codes below the largest one tested
+            return set(range(max(left) + 1)) - left
+        return set(range(len(categories))) - left
+
     def condition(self, node: int, go_left: bool) -> str:
         """The test outcome leading to the left (``x <= t``) or right (``x > t``) child.
 
         An infinite threshold is the engine's missing-versus-present split: ``x <= inf``
-        holds for every present value, so the branches read "is (not) missing".
+        holds for every present value, so the branches read "is (not) missing". A split by a
+        set of categories reads ``city in {Lyon, Nice}``.
         """
         name = self.feature_names[self.tree.feature[node]]
+        if self.tree.is_categorical_split[node]:
+            codes = self.categories_to(node, go_left)
+            return f"{name} in {self.category_set(int(self.tree.feature[node]), codes)}"
         threshold = float(self.tree.threshold[node])
         if np.isinf(threshold):
             present = go_left == (threshold > 0)
@@ -405,12 +429,16 @@ class TextExporter(TreeExporter):
             if action == "go":
                 feature, went_left, parent = saved
                 previous = state.get(feature)
-                bounds = list(previous) if previous is not None else [-np.inf, np.inf, True, True]
+                bounds = list(previous) if previous is not None else [-np.inf, np.inf, True, True,
+                                                                      None]
                 if previous is None:
                     order.append(feature)
                 threshold = float(self.tree.threshold[parent])
                 bounds[2] = bounds[2] and self.missing_goes_left(parent) == went_left
-                if np.isinf(threshold):
+                if self.tree.is_categorical_split[parent]:
+                    allowed = self.categories_to(parent, went_left)
+                    bounds[4] = allowed if bounds[4] is None else bounds[4] & allowed
+                elif np.isinf(threshold):
                     bounds[3] = bounds[3] and went_left == (threshold > 0)
                 elif went_left:
                     bounds[1] = min(bounds[1], threshold)
@@ -432,12 +460,17 @@ class TextExporter(TreeExporter):
         the feature sends missing values the way the path goes, or ``x is (not) missing``."""
         conditions = []
         for feature in order:
-            low, high, missing, present = state[feature]
+            low, high, missing, present, allowed = state[feature]
             name = self.feature_names[feature]
             if not present:
                 conditions.append(f"{name} is missing")
                 continue
-            if np.isfinite(low) and np.isfinite(high):
+            if allowed is not None and not allowed:  # no category: only missing values
+                conditions.append(f"{name} is missing")
+                continue
+            if allowed is not None:
+                text = f"{name} in {self.category_set(feature, allowed)}"
+            elif np.isfinite(low) and np.isfinite(high):
                 text = f"{self.number(low)} < {name} <= {self.number(high)}"
             elif np.isfinite(high):
                 text = f"{name} <= {self.number(high)}"

@@ -59,6 +59,8 @@ SUBTREE_TASKS = 64
 MIN_SUBTREE_SIZE = 1024
 #: A parallel_threshold no node reaches: subtrees run on one thread each.
 _NEVER = np.iinfo(np.int64).max
+#: Node arrays ``growth.grow`` returns before the deferred leaves.
+_N_NODE_ARRAYS = 13
 #: Nodes with fewer samples than this get no pooled histogram: they are scanned on compact
 #: per-node histograms built from their samples.
 SMALL_NODE_SIZE = 256
@@ -187,7 +189,8 @@ class TreeGrower:
             np.ascontiguousarray(sample_stats, dtype=np.float64), group_code,
             int(self.n_classes))
         bins = BinLayout(int(bin_mapper.n_bins_), int(bin_mapper.missing_values_bin_idx_),
-                         bin_mapper.n_bins_non_missing_.astype(np.int64))
+                         bin_mapper.n_bins_non_missing_.astype(np.int64),
+                         np.ascontiguousarray(bin_mapper.categorical_mask(), dtype=np.bool_))
         impurity = Impurity(impurity_pointer(self.criterion.impurity_function()),
                             np.ascontiguousarray(self.criterion.parameters(), dtype=np.float64))
         costs = self.costs or resolve_costs(None, None, "per_test", n_features)
@@ -211,7 +214,7 @@ class TreeGrower:
                             self._subtree_size(data.sample_idx.shape[0], n_features, sampling))
         monotonicity = self._monotonicity()
         out = grow(data, *records, engine, scope, monotonicity)
-        nodes, deferred = out[:12], out[12:]
+        nodes, deferred = out[:_N_NODE_ARRAYS], out[_N_NODE_ARRAYS:]
         if deferred[0].shape[0] > 0:
             nodes = self._grow_subtrees(nodes, deferred, data, records, engine, total_weight,
                                         test_costs, n_threads, monotonicity)
@@ -252,7 +255,7 @@ class TreeGrower:
         subtree starts from its root's depth, statistics, paid cost groups and bounds."""
         deferred_node, deferred_start, deferred_end = deferred
         depth, stats = top[7], top[8]
-        lower_bound, upper_bound = top[10], top[11]
+        lower_bound, upper_bound = top[11], top[12]
         root_paid = self._paid_above(top, deferred_node, test_costs)
         subtree_engine = engine._replace(parallel_threshold=_NEVER, n_threads=1)
 
@@ -264,7 +267,7 @@ class TreeGrower:
                                 np.ascontiguousarray(stats[node]), root_paid[t], 0)
             bounds = monotonicity._replace(lower=float(lower_bound[node]),
                                            upper=float(upper_bound[node]))
-            return grow(subtree_data, *records, subtree_engine, scope, bounds)[:12]
+            return grow(subtree_data, *records, subtree_engine, scope, bounds)[:_N_NODE_ARRAYS]
 
         largest_first = np.argsort(deferred_start - deferred_end, kind="stable")
         grown = run_tasks(grow_subtree, largest_first, n_threads)
@@ -297,16 +300,22 @@ class TreeGrower:
         return paid
 
     def _to_tree(self, n_features, children_left, children_right, feature, bin_threshold,
-                 next_bin, missing_go_left, impurity, depth, stats, score, lower_bound=None,
-                 upper_bound=None) -> Tree:
-        """The ``Tree`` of the growth kernel's node arrays, thresholds in original units;
-        with monotonic constraints, node values clipped to their bounds ``[lower_bound,
-        upper_bound]`` (``treesmith.monotonic.clip_values``)."""
+                 next_bin, missing_go_left, impurity, depth, stats, score,
+                 left_categories=None, lower_bound=None, upper_bound=None) -> Tree:
+        """The ``Tree`` of the growth kernel's node arrays, thresholds in original units
+        (``left_categories`` None: no split by a set of categories, as from kernels that split
+        numbers only); with monotonic constraints, node values clipped to their bounds
+        ``[lower_bound, upper_bound]`` (``treesmith.monotonic.clip_values``)."""
         bins = self.bin_mapper
+        if left_categories is None:
+            left_categories = np.zeros((children_left.shape[0], 4), dtype=np.uint64)
         internal = np.flatnonzero(children_left != TREE_LEAF)
         threshold = np.full(children_left.shape[0], np.nan)
+        categorical = bins.categorical_mask()
         for node in internal:
             f, b, nb = feature[node], bin_threshold[node], next_bin[node]
+            if categorical[f]:  # a split by a set of categories: no threshold
+                continue
             if nb < 0:  # non-missing values left, missing values right
                 threshold[node] = np.inf
             elif bins.is_exact_[f]:
@@ -342,6 +351,7 @@ class TreeGrower:
             value=value,
             class_counts=class_counts,
             depth=depth,
+            left_categories=left_categories,
         )
 
 

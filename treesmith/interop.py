@@ -71,6 +71,7 @@ def to_sklearn(model):
         return _forest_to_sklearn(model)
     check_is_fitted(model, "tree_")
     tree = model.tree_
+    _check_no_categories(model, tree)
     is_classifier = tree.n_classes > 0
     name = getattr(getattr(model, "criterion_", None), "name", None)
     if is_classifier:
@@ -98,6 +99,28 @@ def to_sklearn(model):
         estimator.n_classes_ = int(estimator.classes_.shape[0])
     estimator.tree_ = sklearn_tree(tree)
     return estimator
+
+
+def _check_no_categories(model, tree):
+    """scikit-learn's trees (1.9) test ``x <= threshold`` only: a split by a set of categories,
+    or a categorical feature the converted model would be given as text, has no equivalent."""
+    names = getattr(model, "feature_names_in_", None)
+    hint = ("scikit-learn's trees cannot represent splits by sets of categories. For a model "
+            "that converts, fit with categorical_features=None on one-hot encoded columns (e.g. "
+            "treesmith.datasets.encode_features or sklearn.preprocessing.OneHotEncoder).")
+    split_nodes = np.flatnonzero(tree.is_categorical_split)
+    if split_nodes.size:
+        node = int(split_nodes[0])
+        feature = int(tree.feature[node])
+        name = names[feature] if names is not None else f"x{feature}"
+        raise ValueError(f"Node {node} splits feature {str(name)!r} by a set of categories "
+                         f"({split_nodes.size} such node(s)); {hint}")
+    mask = getattr(model, "is_categorical_", None)
+    if mask is not None and np.any(mask):
+        feature = int(np.flatnonzero(mask)[0])
+        name = names[feature] if names is not None else f"x{feature}"
+        raise ValueError(f"Feature {str(name)!r} is categorical: the converted model would "
+                         f"have to read its categories; {hint}")
 
 
 def _forest_to_sklearn(forest):

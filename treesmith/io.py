@@ -42,7 +42,10 @@ from importlib import import_module
 import numpy as np
 
 FORMAT_NAME = "treesmith-model"
-SCHEMA_VERSION = 1
+#: 2: trees have ``left_categories`` (splits by sets of categories) and the tree estimators
+#: ``categorical_features``; a version-1 file is read as a tree without categorical splits,
+#: fitted with ``categorical_features=None``.
+SCHEMA_VERSION = 2
 #: Files larger than this are refused before parsing (a guard against memory exhaustion).
 MAX_FILE_BYTES = 1 << 30
 
@@ -64,12 +67,20 @@ _ESTIMATOR_MODULES = {
 #: they can be encoded and dropped with a warning otherwise.
 _REQUIRED_ATTRIBUTES = ("tree_", "n_features_in_")
 _REQUIRED_CLASSIFIER_ATTRIBUTES = ("classes_", "n_classes_")
+_CATEGORICAL_ATTRIBUTES = ("categories_", "is_categorical_")
 _DTYPE_PATTERN = re.compile(r"^[<>|=]?(b1|[iu][1248]|f[48]|U\d{1,6}|O)$")
 _TREE_ARRAY_KINDS = {
     "children_left": "i", "children_right": "i", "feature": "i", "bin_threshold": "i",
     "n_node_samples": "i", "depth": "i", "missing_go_left": "b", "threshold": "f",
     "impurity": "f", "weighted_n_node_samples": "f", "value": "f", "class_counts": "f",
+    "left_categories": "u",
 }
+#: Tree arrays a file of an older schema version may lack (the tree fills in their default).
+_TREE_ARRAYS_SINCE = {"left_categories": 2}
+#: Estimator parameters added in a schema version, with the value that keeps an older file's
+#: meaning.
+_PARAMETERS_SINCE = {"categorical_features": (2, None)}
+_SCHEMA = contextvars.ContextVar("treesmith_model_schema", default=SCHEMA_VERSION)
 
 
 class ModelFileError(ValueError):
@@ -240,6 +251,8 @@ def to_dict(estimator, metadata: dict | None = None) -> dict:
     attributes, dropped = {}, []
     required = _REQUIRED_ATTRIBUTES + (_REQUIRED_CLASSIFIER_ATTRIBUTES
                                        if hasattr(estimator, "classes_") else ())
+    # the categories give the codes meaning: a model without them would predict otherwise
+    required += _CATEGORICAL_ATTRIBUTES
     for attribute, value in vars(estimator).items():
         if not attribute.endswith("_") or attribute.startswith("_"):
             continue
@@ -396,9 +409,11 @@ def _decode(value, where: str, depth: int = 0):
                 _fail(where, f"{label} must be a non-negative integer")
         if not isinstance(arrays, dict):
             _fail(where, "tree arrays must be an object")
-        _expect_keys(arrays, set(NODE_ARRAYS), f"{where}.arrays")
+        version = _SCHEMA.get()
+        names = [name for name in NODE_ARRAYS if _TREE_ARRAYS_SINCE.get(name, 1) <= version]
+        _expect_keys(arrays, set(names), f"{where}.arrays")
         decoded = {}
-        for name in NODE_ARRAYS:
+        for name in names:
             if not isinstance(arrays[name], dict):
                 _fail(f"{where}.{name}", "must be a tagged array")
             array = _decode_array(arrays[name], f"{where}.{name}")
@@ -461,10 +476,11 @@ def _build_tree(Tree, n_features, n_classes, arrays, where):
     left, right = arrays["children_left"], arrays["children_right"]
     n_nodes = left.shape[0]
     for name, array in arrays.items():
-        if array.ndim != (2 if name in ("value", "class_counts") else 1):
+        if array.ndim != (2 if name in ("value", "class_counts", "left_categories") else 1):
             _fail(f"{where}.{name}", "wrong number of dimensions")
     converted = {name: array.astype(np.int64) if _TREE_ARRAY_KINDS[name] == "i" else
                  array.astype(bool) if _TREE_ARRAY_KINDS[name] == "b" else
+                 array.astype(np.uint64) if _TREE_ARRAY_KINDS[name] == "u" else
                  array.astype(np.float64) for name, array in arrays.items()}
     try:
         tree = Tree(n_features, n_classes, **converted)
@@ -531,6 +547,7 @@ def _check_estimator(estimator, where: str = "attributes"):
     elif tree.n_classes != 0:
         _fail(where, "a regressor needs a regression tree (n_classes = 0)")
     _check_cost_attributes(estimator, n_features, where)
+    _check_categorical_attributes(estimator, tree, n_features, where)
     _check_fitted_parameter_objects(estimator, n_features, where)
     check_own = getattr(estimator, "_check_loaded_attributes", None)
     if callable(check_own):  # the attributes only this estimator class carries
@@ -558,6 +575,37 @@ def _check_cost_attributes(estimator, n_features: int, where: str) -> None:
     model = getattr(estimator, "cost_model_", None)
     if model is not None and model not in COST_MODELS:
         _fail(where, f"cost_model_ must be one of {list(COST_MODELS)} or null")
+
+
+def _check_categorical_attributes(estimator, tree, n_features: int, where: str) -> None:
+    """categories_ / is_categorical_ as fit stores them, and every split by a set of
+    categories on a categorical feature, within its categories (the prediction walk reads
+    category codes of those features only)."""
+    from .binning import MAX_CATEGORIES
+
+    categories = getattr(estimator, "categories_", None)
+    if categories is None:
+        counts = np.zeros(n_features, dtype=np.int64)
+    elif not (isinstance(categories, list) and len(categories) == n_features and all(
+            c is None or (isinstance(c, np.ndarray) and c.ndim == 1
+                          and 1 <= c.shape[0] <= MAX_CATEGORIES) for c in categories)):
+        _fail(where, f"categories_ must be a list of {n_features} entries, each null or an "
+                     f"array of 1 to {MAX_CATEGORIES} categories")
+    else:
+        counts = np.array([0 if c is None else c.shape[0] for c in categories])
+    mask = getattr(estimator, "is_categorical_", None)
+    if mask is not None and not (isinstance(mask, np.ndarray) and mask.dtype == bool
+                                 and np.array_equal(mask, counts > 0)):
+        _fail(where, "is_categorical_ must be a boolean mask matching categories_")
+    internal = np.flatnonzero(~tree.is_leaf)
+    on_sets = tree.is_categorical_split[internal]
+    features = tree.feature[internal]
+    if np.any(on_sets != (counts[features] > 0)):
+        _fail(where, "a split by a set of categories must test a categorical feature, and a "
+                     "categorical feature must be split by a set of categories")
+    for node in internal[on_sets]:
+        if tree.categories_left(node).max() >= counts[tree.feature[node]]:
+            _fail(where, f"node {node} sends left a category code the feature does not have")
 
 
 def _check_fitted_parameter_objects(estimator, n_features: int, where: str) -> None:
@@ -608,6 +656,7 @@ def _from_dict(model, source_bytes: int):
     """Decode within a budget of ``source_bytes``; anything numpy or Python raises on a
     malformed value the checks did not foresee still comes out as a ModelFileError."""
     token = _BUDGET.set(_DecodeBudget(source_bytes))
+    schema_token = _SCHEMA.set(SCHEMA_VERSION)
     try:
         return _decode_model(model)
     except ModelFileError:
@@ -617,6 +666,7 @@ def _from_dict(model, source_bytes: int):
         raise ModelFileError(f"invalid model file: {type(error).__name__}: "
                              f"{str(error)[:200]}") from None
     finally:
+        _SCHEMA.reset(schema_token)
         _BUDGET.reset(token)
 
 
@@ -638,7 +688,12 @@ def _decode_model(model):
     if not isinstance(model["treesmith_version"], str):
         _fail("treesmith_version", "must be a string")
     cls = _estimator_class(model["estimator"])
+    _SCHEMA.set(version)
     params = _decode_params(model["params"], "params")
+    accepted = cls().get_params(deep=False)
+    for name, (since, old_value) in _PARAMETERS_SINCE.items():
+        if version < since and name in accepted and name not in params:
+            params[name] = old_value
     attributes = model["attributes"]
     if not isinstance(attributes, dict):
         _fail("attributes", "must be an object")

@@ -26,6 +26,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
+from .categorical import fitted_categories
 from ._validation import Interval, check_parameter, check_sample_weight
 from .costs import (
     check_cost_model,
@@ -234,7 +235,8 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
             asked[j] = np.zeros(n_samples, dtype=bool)
         new = rows[~asked[j][rows]]
         if new.size:
-            known[j][new] = _request(get_feature, new, j, batch)
+            known[j][new] = _request(get_feature, new, j, batch,
+                                     fitted_categories(estimator, j))
             asked[j][new] = True
             n_requests += new.size
         if model == "per_test":
@@ -246,13 +248,20 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
             paid_cost[payers] += group_cost[g]
             mask[payers] = True
         values = known[j][rows]
-        go_left = np.where(np.isnan(values), bool(missing_left[node]),
-                           values <= threshold[node])
+        go_left = _goes_left(tree, node, values, threshold, missing_left)
         rows_at[int(left[node])] = rows[go_left]
         rows_at[int(right[node])] = rows[~go_left]
 
     return LazyPrediction(_leaf_predictions(estimator, tree, leaves), paid_cost, leaves,
                           n_requests)
+
+
+def _goes_left(tree, node, values, threshold, missing_left) -> np.ndarray:
+    """Rows of ``values`` that go left at ``node``: :meth:`treesmith.tree.Tree.goes_left`
+    (categorical splits included), or ``x <= threshold`` for a scikit-learn tree."""
+    if hasattr(tree, "goes_left"):
+        return tree.goes_left(node, values)
+    return np.where(np.isnan(values), bool(missing_left[node]), values <= threshold[node])
 
 
 def _missing_go_left(tree) -> np.ndarray:
@@ -262,14 +271,22 @@ def _missing_go_left(tree) -> np.ndarray:
     return np.zeros(len(tree.children_left), dtype=bool)
 
 
-def _request(get_feature, rows: np.ndarray, j: int, batch: bool) -> np.ndarray:
+def _request(get_feature, rows: np.ndarray, j: int, batch: bool,
+             categories=None) -> np.ndarray:
+    """Feature ``j`` of ``rows`` from ``get_feature``, as floats; a categorical feature's
+    values (``categories`` its training categories) as category codes."""
+    dtype = np.float64 if categories is None else object
     if batch:
-        values = np.asarray(get_feature(rows, j), dtype=np.float64).ravel()
+        values = np.asarray(get_feature(rows, j), dtype=dtype).ravel()
         if values.shape[0] != rows.shape[0]:
             raise ValueError(f"get_feature(rows, {j}) returned {values.shape[0]} values for "
                              f"{rows.shape[0]} rows.")
     else:
-        values = np.asarray([get_feature(int(i), j) for i in rows], dtype=np.float64)
+        values = np.asarray([get_feature(int(i), j) for i in rows], dtype=dtype)
+    if categories is not None:
+        from .categorical import codes_of
+
+        values = codes_of(values, categories)
     if np.any(np.isinf(values)):
         raise ValueError(f"get_feature returned an infinite value for feature {j}; use NaN "
                          f"for a missing value.")

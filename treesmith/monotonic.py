@@ -18,6 +18,22 @@ from ._dtypes import TREE_LEAF
 from .tree import Tree
 
 
+def check_numeric_features(monotonic_cst, is_categorical, feature_names=None) -> None:
+    """Refuse a constraint on a categorical feature: its categories have no order, so
+    "increasing" has no meaning for a split that sends a set of categories left."""
+    if monotonic_cst is None or is_categorical is None:
+        return
+    is_categorical = np.asarray(is_categorical, dtype=bool)
+    constrained = np.flatnonzero(is_categorical & (np.asarray(monotonic_cst) != 0))
+    if constrained.size:
+        j = int(constrained[0])
+        name = repr(str(feature_names[j])) if feature_names is not None else f"index {j}"
+        raise ValueError(
+            f"monotonic_cst constrains feature {name}, which is categorical: categories have "
+            "no order. Set its constraint to 0, or treat the column as numeric with "
+            "categorical_features (a mask, indices or names that leave it out).")
+
+
 def _monotone_column(value: np.ndarray) -> int:
     """Column of ``value`` that the constraints bound: class 1 of a binary classifier (column
     1 of two), the mean label of a regressor (column 0 of one)."""

@@ -33,10 +33,16 @@ NODE_ARRAYS = (
     "value",
     "class_counts",
     "depth",
+    "left_categories",
 )
 
 
-_TWO_DIMENSIONAL = ("value", "class_counts")
+_TWO_DIMENSIONAL = ("value", "class_counts", "left_categories")
+#: Arrays a tree may be built without: their default for ``n_nodes`` nodes (trees of model
+#: files written before categorical splits have no ``left_categories``).
+_OPTIONAL_ARRAYS = {
+    "left_categories": lambda n_nodes: np.zeros((n_nodes, 4), dtype=np.uint64),
+}
 
 
 def _read_only_copy(name: str, array) -> np.ndarray:
@@ -49,6 +55,24 @@ def _read_only_copy(name: str, array) -> np.ndarray:
     private = np.array(array, copy=True)
     private.flags.writeable = False
     return private.view()
+
+
+def goes_left(values, threshold, missing_go_left, left_categories) -> np.ndarray:
+    """Whether each value of a node's feature goes to its left child: ``x <= threshold``, or
+    for a split by a set of categories (``left_categories`` not all zero) x a category code in
+    the set; NaN, and for categories any value that is not a code 0..255, takes the missing
+    side. The Python routing of pruning and lazy prediction; the compiled walk is
+    ``treesmith._kernels.predict``."""
+    values = np.asarray(values, dtype=np.float64)
+    missing = np.isnan(values)
+    if np.any(left_categories):
+        known = ~missing & (values >= 0) & (values < 256) & (values == np.floor(values))
+        codes = np.where(known, values, 0).astype(np.int64)
+        words = np.asarray(left_categories, dtype=np.uint64)[codes >> 6]
+        inside = ((words >> (codes & 63).astype(np.uint64)) & np.uint64(1)) != 0
+        return np.where(known, inside, bool(missing_go_left))
+    with np.errstate(invalid="ignore"):
+        return np.where(missing, bool(missing_go_left), values <= threshold)
 
 
 class Tree:
@@ -67,6 +91,11 @@ class Tree:
         class_counts : float64 ``(n_nodes, n_classes)``, unweighted training samples per class
             (``(n_nodes, 0)`` for regression).
         depth : int64, depth of the node (root 0).
+        left_categories : uint64 ``(n_nodes, 4)``, the categories a split by a set of categories
+            sends left, as a 256-bit set (bit ``c & 63`` of word ``c >> 6`` for category code
+            c); zeros for numeric splits and leaves. Such a node's ``threshold`` is NaN and its
+            ``bin_threshold`` -2; its feature's values are category codes (NaN, or a value that
+            is not a known code, is missing and takes ``missing_go_left``).
 
     The tree is immutable once built: the arrays are read-only views of copies taken at
     construction, and assigning a node array (or ``n_features``/``n_classes``) raises. To edit,
@@ -76,6 +105,10 @@ class Tree:
     """
 
     def __init__(self, n_features: int, n_classes: int, **arrays):
+        n_nodes = np.shape(arrays.get("children_left", ()))[:1] or (0,)
+        for name, default in _OPTIONAL_ARRAYS.items():
+            if name not in arrays:
+                arrays[name] = default(n_nodes[0])
         missing = [name for name in NODE_ARRAYS if name not in arrays]
         unknown = sorted(set(arrays) - set(NODE_ARRAYS))
         if missing or unknown:
@@ -130,6 +163,23 @@ class Tree:
         """Per-class training weight of each node (classification), value x node weight."""
         return self.value * self.weighted_n_node_samples[:, None]
 
+    @property
+    def is_categorical_split(self) -> np.ndarray:
+        """Whether each node splits by a set of categories (``left_categories``)."""
+        return self._cached("_categorical_split", lambda: self.left_categories.any(axis=1))
+
+    def categories_left(self, node: int) -> np.ndarray:
+        """Codes of the categories node ``node`` sends left (empty for a numeric split)."""
+        bits = np.unpackbits(self.left_categories[node].astype("<u8").view(np.uint8),
+                             bitorder="little")
+        return np.flatnonzero(bits)
+
+    def goes_left(self, node: int, values) -> np.ndarray:
+        """Whether each value of the node's feature goes to its left child (see
+        :func:`goes_left`)."""
+        return goes_left(values, self.threshold[node], self.missing_go_left[node],
+                         self.left_categories[node])
+
     def parent(self) -> np.ndarray:
         """Parent id of every node (-1 for the root)."""
         parent = np.full(self.node_count, -1, dtype=np.int64)
@@ -170,8 +220,16 @@ class Tree:
             raise ValueError("every node but the root must have exactly one parent")
         if np.any((self.feature[internal] < 0) | (self.feature[internal] >= self.n_features)):
             raise ValueError(f"a split feature is outside [0, {self.n_features})")
-        if np.any(np.isnan(self.threshold[internal])):
+        if self.left_categories.shape[1] != 4 or self.left_categories.dtype != np.uint64:
+            raise ValueError("tree array 'left_categories' must be uint64 with 4 columns (a "
+                             "256-bit category set per node)")
+        categorical = self.left_categories.any(axis=1)
+        if np.any(categorical & leaf):
+            raise ValueError("a leaf has a set of categories (left_categories must be 0 there)")
+        if np.any(np.isnan(self.threshold[internal]) & ~categorical[internal]):
             raise ValueError("a split threshold is NaN")
+        if np.any(~np.isnan(self.threshold[categorical])):
+            raise ValueError("a split by a set of categories must have a NaN threshold")
         for name in ("value", "class_counts", "weighted_n_node_samples"):
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ValueError(f"tree array {name!r} holds a non-finite number (predictions "
@@ -203,7 +261,8 @@ class Tree:
         def build():
             self.validate()
             return _predict.pack_nodes(self.children_left, self.children_right, self.feature,
-                                       self.threshold, self.missing_go_left)
+                                       self.threshold, self.missing_go_left,
+                                       self.is_categorical_split)
 
         return self._cached("_packed_nodes", build)
 
@@ -224,7 +283,12 @@ class Tree:
         ``x0, x1, ...``), checked during the same pass over X."""
         X = self._rows(X)
         out = np.empty(X.shape[0], dtype=np.int64)
-        if _predict.apply_rows(X, self._packed(), out):
+        if self.is_categorical_split.any():
+            walk = _predict.apply_rows_categorical
+            found_infinity = walk(X, self._packed(), self.left_categories, out)
+        else:
+            found_infinity = _predict.apply_rows(X, self._packed(), out)
+        if found_infinity:
             check_no_infinity(X, feature_names)
         return out
 
@@ -232,12 +296,12 @@ class Tree:
         """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
         X = self._rows(X)
         lengths = np.empty(X.shape[0], dtype=np.int64)
-        if _predict.path_lengths(X, self._packed(), lengths):
+        if _predict.path_lengths(X, self._packed(), self.left_categories, lengths):
             check_no_infinity(X, feature_names)
         indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         indices = np.empty(indptr[-1], dtype=np.int64)
-        _predict.fill_paths(X, self._packed(), indptr, indices)
+        _predict.fill_paths(X, self._packed(), self.left_categories, indptr, indices)
         data = np.ones(indices.shape[0], dtype=np.int64)
         return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
 
@@ -285,6 +349,7 @@ class Tree:
         arrays["threshold"][leaf_now] = np.nan
         arrays["bin_threshold"][leaf_now] = -1
         arrays["missing_go_left"][leaf_now] = False
+        arrays["left_categories"][leaf_now] = 0
         return Tree(self.n_features, self.n_classes, **arrays)
 
     # -- persistence ----------------------------------------------------------------------

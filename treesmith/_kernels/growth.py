@@ -18,6 +18,7 @@ from .._dtypes import (
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
+from .categorical import BITSET_WORDS, partition_categorical
 from .histogram import build_histogram, subtract_histograms
 from .monotonic import child_bounds, node_value
 from .random import initial_state, next_below
@@ -287,7 +288,7 @@ def _choose_features(sampling, has_histogram, hist, data, start, end, bins, stat
 
 
 @njit(cache=True)
-def _significant(data, start, end, f, bins, impurity, stopping, significance, seed):
+def _significant(data, start, end, f, bins, impurity, stopping, significance, seed, scan):
     """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
     node's best gain over all features) significant at ``significance.level``?
     ``significance.node_test`` computes the permutation p-value
@@ -298,10 +299,12 @@ def _significant(data, start, end, f, bins, impurity, stopping, significance, se
     n_columns = X_binned.shape[1] if over_features else 1
     node_bins = np.empty((n_columns, n), dtype=np.int64).T  # Fortran order
     n_bins = np.empty(n_columns, dtype=np.int64)
+    categorical = np.empty(n_columns, dtype=np.bool_)
     labels = np.empty(n, dtype=np.int64)
     weights = np.empty(n)
     for c in range(n_columns):
         n_bins[c] = bins.n_bins_non_missing[c if over_features else f]
+        categorical[c] = bins.is_categorical[c if over_features else f]
     for t in range(n):
         i = data.sample_idx[start + t]
         labels[t] = data.y_code[i]
@@ -311,7 +314,7 @@ def _significant(data, start, end, f, bins, impurity, stopping, significance, se
     p_value = significance.node_test(
         node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
         impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
-        significance.n_permutations, seed)
+        significance.n_permutations, seed, categorical, scan)
     return p_value <= significance.level
 
 
@@ -367,8 +370,10 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
 
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
     (best-first): children_left, children_right, feature, bin_threshold, next_bin,
-    missing_go_left, impurity, depth, stats, score, lower_bound, upper_bound (the bounds
-    on each node's value; -inf, inf without constraints); then the deferred leaves' node ids and
+    missing_go_left, impurity, depth, stats, score, left_categories (the category bitset of a
+    categorical split, ``treesmith._kernels.categorical``; zeros elsewhere), lower_bound,
+    upper_bound (the bounds on each node's value; -inf, inf without constraints); then the
+    deferred leaves' node ids and
     their sample ranges ``data.sample_idx[start:end]`` (start, end).
     """
     X_binned = data.X_binned
@@ -415,6 +420,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     upper_bound = np.full(capacity, np.inf)
     direction = monotonicity.direction
     constrained = direction.shape[0] > 0
+    left_categories = np.zeros((capacity, BITSET_WORDS), dtype=np.uint64)  # categorical splits
     pending = np.empty(capacity, dtype=np.int64)  # depth-first: stack of node ids
     heap_keys = np.empty(capacity)  # best-first: min-heap of (-score, node id)
     heap_nodes = np.empty(capacity, dtype=np.int64)
@@ -532,7 +538,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     splittable = False
                 elif significance.level > 0.0 and not _significant(
                         data, start[node], end[node], best, bins, impurity, stopping,
-                        significance, sampling.seed * 1000003 + node):
+                        significance, sampling.seed * 1000003 + node, engine.scan):
                     splittable = False
                 else:
                     split = results[best]
@@ -540,7 +546,11 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     bin_threshold[node] = split["bin_threshold"]
                     missing_go_left[node] = split["missing_go_left"]
                     score[node] = split["score"]
-                    if has_histogram:
+                    if bins.is_categorical[best]:
+                        for w in range(BITSET_WORDS):
+                            left_categories[node, w] = split["left_categories"][w]
+                        next_bin[node] = NO_SPLIT
+                    elif has_histogram:
                         next_bin[node] = next_nonempty_bin(hist[best], bin_threshold[node],
                                                            bins.n_bins_non_missing[best],
                                                            n_classes)
@@ -587,14 +597,21 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             stats = _resize_2d(stats, capacity)
             lower_bound = _resize_1d(lower_bound, capacity)
             upper_bound = _resize_1d(upper_bound, capacity)
+            left_categories = _resize_2d(left_categories, capacity)
             deferred = _resize_1d(deferred, capacity)
             pending = _resize_1d(pending, capacity)
             heap_keys = _resize_1d(heap_keys, capacity)
             heap_nodes = _resize_1d(heap_nodes, capacity)
 
         f = feature[node]
-        mid = partition(sample_idx, start[node], end[node], X_binned[:, f], bin_threshold[node],
-                        bins.missing_bin, missing_go_left[node], buffer)
+        if bins.is_categorical[f]:
+            mid = partition_categorical(sample_idx, start[node], end[node], X_binned[:, f],
+                                        left_categories[node], bins.missing_bin,
+                                        missing_go_left[node], buffer)
+        else:
+            mid = partition(sample_idx, start[node], end[node], X_binned[:, f],
+                            bin_threshold[node], bins.missing_bin, missing_go_left[node],
+                            buffer)
         left = n_nodes
         right = n_nodes + 1
         n_nodes += 2
@@ -611,6 +628,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             missing_go_left[child] = False
             depth[child] = depth[node] + 1
             score[child] = 0.0
+            for w in range(BITSET_WORDS):
+                left_categories[child, w] = 0
             slot[child] = -1
             deferred[child] = False
         start[left] = start[node]
@@ -684,6 +703,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             next_bin[i] = NO_SPLIT
             missing_go_left[i] = False
             score[i] = 0.0
+            for w in range(BITSET_WORDS):
+                left_categories[i, w] = 0
 
     if best_first:
         order = np.arange(n_nodes)
@@ -703,14 +724,14 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             deferred_end[j] = end[order[i]]
             j += 1
     return (_renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                        missing_go_left, node_impurity, depth, stats, score)
+                        missing_go_left, node_impurity, depth, stats, score, left_categories)
             + (lower_bound[order], upper_bound[order])
             + (deferred_node, deferred_start, deferred_end))
 
 
 @njit(cache=True)
 def _renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                missing_go_left, node_impurity, depth, stats, score):
+                missing_go_left, node_impurity, depth, stats, score, left_categories):
     """The node arrays with node ``order[i]`` as node ``i`` (children renumbered to match)."""
     n_nodes = order.shape[0]
     n_stats = stats.shape[1]
@@ -727,6 +748,7 @@ def _renumbered(order, children_left, children_right, feature, bin_threshold, ne
     out_depth = np.empty(n_nodes, dtype=np.int64)
     out_stats = np.empty((n_nodes, n_stats))
     out_score = np.empty(n_nodes)
+    out_left_categories = np.empty((n_nodes, BITSET_WORDS), dtype=np.uint64)
     for i in range(n_nodes):
         old = order[i]
         if children_left[old] != LEAF:
@@ -741,5 +763,8 @@ def _renumbered(order, children_left, children_right, feature, bin_threshold, ne
         out_score[i] = score[old]
         for s in range(n_stats):
             out_stats[i, s] = stats[old, s]
+        for w in range(BITSET_WORDS):
+            out_left_categories[i, w] = left_categories[old, w]
     return (out_left, out_right, out_feature, out_bin_threshold, out_next_bin,
-            out_missing_go_left, out_impurity, out_depth, out_stats, out_score)
+            out_missing_go_left, out_impurity, out_depth, out_stats, out_score,
+            out_left_categories)

@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit, types
 
 from .._dtypes import IMPURITY_FUNCTION_TYPE
+from .categorical import scan_categorical
 from .histogram import _accumulate_classification
 from .random import initial_state, next_below
 from .records import SPLIT_DTYPE, Impurity, Monotonicity, NodeScan
@@ -57,8 +58,11 @@ def _shuffle_pairs(y_code, sample_weight, state):
 
 @njit(cache=True, nogil=True)
 def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_bins, node, hist_f, work,
-               out):
-    """Largest Delta_h over the feature's thresholds (-inf when no valid split exists).
+               out, categorical, scan):
+    """Largest Delta_h over the feature's thresholds, or over its sets of categories when
+    ``categorical`` (-inf when no valid split exists); ``scan`` is the numeric scan as a
+    function pointer (``pointers.scan_pointer``) that the categorical scan scores its
+    candidates with, or None when no feature is categorical.
 
     ``node`` is the node's ``records.NodeScan`` under the gain rule, with the node's own weight
     as total weight; ``node.totals``, ``hist_f``, ``work`` and ``out`` are scratch.
@@ -73,7 +77,12 @@ def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_bins, node, hi
         for s in range(hist_f.shape[1]):
             totals[s] += hist_f[b, s]
     # n_bins is also the missing bin of the compact bins
-    scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
+    if scan is None:
+        scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
+    elif categorical:
+        scan_categorical(hist_f, n_bins, n_bins, node, work, out, np.int64(0), scan)
+    else:
+        scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
     if out[0]["bin_threshold"] == NO_SPLIT:
         return -np.inf
     return out[0]["score"]
@@ -133,11 +142,14 @@ def _weighted_parent_impurity(y_code, sample_weight, n_classes, h, h_params):
 # types.float64,  # min_weight_leaf
 # types.int64,  # n_permutations
 # types.int64,  # seed
+# types.boolean[::1],  # is_categorical: columns split by sets of categories
+# scan pointer or None  # the numeric scan, for the categorical columns (None: none is)
 
 
 @njit(cache=True, nogil=True)
 def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
-                         h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
+                         h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
+                         is_categorical, scan):
     """Like :func:`permutation_test`, for the best gain over *all* features of the node.
 
     Seed 001 re-tests only the chosen feature, which ignores that it was chosen as the best of
@@ -170,7 +182,7 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     observed = -np.inf
     for f in range(n_features):
         gain = _best_gain(compact[:, f], sample_idx, y_code, sample_weight, n_occupied[f], node,
-                          hist_f[:n_occupied[f] + 1], work, out)
+                          hist_f[:n_occupied[f] + 1], work, out, is_categorical[f], scan)
         observed = max(observed, gain)
     if observed == -np.inf:
         return observed, 1.0
@@ -184,7 +196,8 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
         _shuffle_pairs(shuffled_y, shuffled_w, state)
         for f in range(n_features):
             gain = _best_gain(compact[:, f], sample_idx, shuffled_y, shuffled_w, n_occupied[f],
-                              node, hist_f[:n_occupied[f] + 1], work, out)
+                              node, hist_f[:n_occupied[f] + 1], work, out, is_categorical[f],
+                              scan)
             if gain >= observed - 1e-12:
                 n_at_least += 1
                 break
@@ -207,7 +220,7 @@ def permutation_test(feature_bins, y_code, sample_weight, n_classes, n_bins, mis
     column_bins = np.full(1, n_bins, dtype=np.int64)
     return permutation_test_max(node_bins, y_code, sample_weight, n_classes, column_bins,
                                 missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-                                n_permutations, seed)
+                                n_permutations, seed, np.zeros(1, dtype=np.bool_), None)
 
 
 def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bins, missing_bin,
@@ -262,21 +275,28 @@ def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bin
 # -- the node test the growth kernel calls through a function pointer -------------------------
 #: p-value of a node's split: (node_bins int64 (n, k) Fortran, y_code, sample_weight, n_classes,
 #: n_bins per column, missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-#: n_permutations, seed) -> p. With k = 1 column it is S-pruning's test of the chosen feature,
-#: with every column the max-over-features test.
-NODE_TEST_SIGNATURE = types.float64(
-    types.int64[::1, :], types.int64[::1], types.float64[::1], types.int64, types.int64[::1],
-    types.int64, IMPURITY_FUNCTION_TYPE, types.float64[::1], types.int64, types.float64,
-    types.int64, types.int64)
+#: n_permutations, seed, is_categorical per column, the numeric scan's pointer) -> p. With
+#: k = 1 column it is S-pruning's test of the chosen feature, with every column the
+#: max-over-features test.
+def node_test_signature():
+    from .pointers import scan_signature
+
+    return types.float64(
+        types.int64[::1, :], types.int64[::1], types.float64[::1], types.int64,
+        types.int64[::1], types.int64, IMPURITY_FUNCTION_TYPE, types.float64[::1], types.int64,
+        types.float64, types.int64, types.int64, types.boolean[::1],
+        types.FunctionType(scan_signature()))
 
 
 def node_p_value(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
-                  h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
+                  h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
+                  is_categorical, scan):
     return permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins,
                                 missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-                                n_permutations, seed)[1]
+                                n_permutations, seed, is_categorical, scan)[1]
 
 
 def no_node_test(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
-                  h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed):
+                  h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
+                  is_categorical, scan):
     return 0.0

@@ -178,9 +178,9 @@ def node_test_pointer(enabled: bool):
     """
     from numba import cfunc
 
-    from .permutation import NODE_TEST_SIGNATURE, no_node_test, node_p_value
+    from .permutation import no_node_test, node_p_value, node_test_signature
 
     if enabled not in _NODE_TESTS:
         function = node_p_value if enabled else no_node_test
-        _NODE_TESTS[enabled] = cfunc(NODE_TEST_SIGNATURE, cache=True)(function)
+        _NODE_TESTS[enabled] = cfunc(node_test_signature(), cache=True)(function)
     return _NODE_TESTS[enabled]

@@ -16,16 +16,22 @@ is what LLVM turns into a conditional move here; with a branch on NaN, or with t
 after every level, it compiled to branches again and the walk took twice as long. The kernel
 only writes leaf ids: looking up per-leaf outputs inside it made a full-depth walk 30% slower
 than ``numpy.take`` afterwards, and every output dtype was one more compilation.
+
+A tree with splits by sets of categories (docs/methods.md §11) is walked by
+``apply_rows_categorical``, which also reads the node's category set: the numeric walk above
+stays as it is for trees without them.
 """
 
 import numpy as np
 from numba import njit, prange
 
 #: One node for traversal: children (the node itself for a leaf), feature, missing side,
-#: threshold. Ids are unsigned, so indexing with them needs no negative-index wraparound test
+#: threshold, and whether the node splits by a set of categories (in the record's padding: still
+#: 24 bytes). Ids are unsigned, so indexing with them needs no negative-index wraparound test
 #: (with int32 ids the walk took 15-20% longer).
 NODE_RECORD = np.dtype([("threshold", np.float64), ("left", np.uint32), ("right", np.uint32),
-                        ("feature", np.uint32), ("missing_go_left", np.uint8)], align=True)
+                        ("feature", np.uint32), ("missing_go_left", np.uint8),
+                        ("categorical", np.uint8)], align=True)
 
 #: Rows walked together by ``apply_rows`` (the unrolled lanes of ``_descend_block``).
 LANES = 8
@@ -33,8 +39,10 @@ LANES = 8
 STEPS_PER_CHECK = 4
 
 
-def pack_nodes(children_left, children_right, feature, threshold, missing_go_left):
+def pack_nodes(children_left, children_right, feature, threshold, missing_go_left,
+               categorical=None):
     """The tree's traversal fields as an array of ``NODE_RECORD``; a leaf is its own child.
+    ``categorical`` (bool per node, default none) marks splits by a set of categories.
 
     Node ids are the tree's own, so children still follow their parents and a descent ends.
     """
@@ -46,6 +54,7 @@ def pack_nodes(children_left, children_right, feature, threshold, missing_go_lef
     nodes["right"] = np.where(leaf, ids, children_right)
     nodes["feature"] = np.where(leaf, 0, feature)
     nodes["missing_go_left"] = leaf | missing_go_left
+    nodes["categorical"] = False if categorical is None else (~leaf & categorical)
     return nodes
 
 
@@ -56,6 +65,25 @@ def _next_node(nodes, node, row):
     go_left = (value <= nodes[node]["threshold"]) | (
         np.isnan(value) & (nodes[node]["missing_go_left"] != 0))
     return nodes[node]["left"] if go_left else nodes[node]["right"]
+
+
+@njit(cache=True, nogil=True)
+def _next_node_categorical(nodes, left_categories, node, row):
+    """``_next_node`` for trees with splits by sets of categories: at such a node a category
+    code goes left when it is in the node's set; NaN and values that are not codes 0..255 go
+    to the missing side."""
+    record = nodes[node]
+    value = np.float64(row[record["feature"]])
+    if record["categorical"] == 0:
+        go_left = (value <= record["threshold"]) | (
+            np.isnan(value) & (record["missing_go_left"] != 0))
+    elif value >= 0.0 and value < 256.0 and value == np.floor(value):
+        code = np.int64(value)
+        go_left = ((left_categories[node, code >> 6] >> np.uint64(code & 63))
+                   & np.uint64(1)) != np.uint64(0)
+    else:
+        go_left = record["missing_go_left"] != 0
+    return record["left"] if go_left else record["right"]
 
 
 @njit(cache=True, nogil=True)
@@ -135,7 +163,22 @@ def apply_rows(X, nodes, out):
 
 
 @njit(cache=True, parallel=True)
-def path_lengths(X, nodes, out):
+def apply_rows_categorical(X, nodes, left_categories, out):
+    """``apply_rows`` for a tree with splits by sets of categories (``left_categories``
+    uint64 (n_nodes, 4)), one row at a time."""
+    n_infinite = 0
+    for i in prange(X.shape[0]):
+        n_infinite += _n_rows_with_infinity(X, i, i + 1)
+        row = X[i]
+        node = np.uint32(0)
+        while not _is_leaf(nodes, node):
+            node = _next_node_categorical(nodes, left_categories, node, row)
+        out[i] = node
+    return n_infinite
+
+
+@njit(cache=True, parallel=True)
+def path_lengths(X, nodes, left_categories, out):
     """Number of nodes on each row's root-to-leaf path (OUT ``out`` int64); returns the number
     of rows holding +-inf."""
     n_infinite = 0
@@ -145,14 +188,14 @@ def path_lengths(X, nodes, out):
         node = np.uint32(0)
         length = 1
         while not _is_leaf(nodes, node):
-            node = _next_node(nodes, node, row)
+            node = _next_node_categorical(nodes, left_categories, node, row)
             length += 1
         out[i] = length
     return n_infinite
 
 
 @njit(cache=True, parallel=True)
-def fill_paths(X, nodes, indptr, indices):
+def fill_paths(X, nodes, left_categories, indptr, indices):
     """Write the node ids of each row's path into ``indices[indptr[i]:indptr[i+1]]`` (CSR)."""
     for i in prange(X.shape[0]):
         row = X[i]
@@ -160,19 +203,27 @@ def fill_paths(X, nodes, indptr, indices):
         position = indptr[i]
         indices[position] = 0
         while not _is_leaf(nodes, node):
-            node = _next_node(nodes, node, row)
+            node = _next_node_categorical(nodes, left_categories, node, row)
             position += 1
             indices[position] = node
 
 
-def leaf_reference(X, children_left, children_right, feature, threshold, missing_go_left):
+def leaf_reference(X, children_left, children_right, feature, threshold, missing_go_left,
+                   left_categories=None):
     """Naive reference of the traversal for the tests: one row at a time, in Python."""
     leaves = np.empty(X.shape[0], dtype=np.int64)
     for i, row in enumerate(np.asarray(X)):
         node = 0
         while children_left[node] >= 0:
             value = float(row[feature[node]])
-            if np.isnan(value):
+            categories = None
+            if left_categories is not None and left_categories[node].any():
+                categories = {64 * w + b for w in range(4) for b in range(64)
+                              if (int(left_categories[node][w]) >> b) & 1}
+            if categories is not None:
+                known = value == value and 0 <= value < 256 and value == int(value)
+                go_left = int(value) in categories if known else bool(missing_go_left[node])
+            elif np.isnan(value):
                 go_left = bool(missing_go_left[node])
             else:
                 go_left = value <= threshold[node]

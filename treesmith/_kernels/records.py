@@ -28,8 +28,11 @@ TrainingData = namedtuple(
      "n_classes"])
 
 #: The binning of the features: ``n_bins`` histogram rows per feature (missing bin included),
-#: ``missing_bin`` the row of missing values, ``n_bins_non_missing`` (int64 per feature).
-BinLayout = namedtuple("BinLayout", ["n_bins", "missing_bin", "n_bins_non_missing"])
+#: ``missing_bin`` the row of missing values, ``n_bins_non_missing`` (int64 per feature),
+#: ``is_categorical`` (bool per feature): the feature's bins are category codes, split by sets
+#: of categories (``treesmith._kernels.categorical``) rather than by thresholds.
+BinLayout = namedtuple("BinLayout",
+                       ["n_bins", "missing_bin", "n_bins_non_missing", "is_categorical"])
 
 #: The impurity h as a first-class function (``treesmith._dtypes.IMPURITY_FUNCTION_TYPE``)
 #: and its float64 parameter vector.
@@ -121,8 +124,10 @@ SmallNodeWorkspace = namedtuple("SmallNodeWorkspace", ["scratch", "touched", "co
 #: Best split of one feature (one record per feature): the rule's numerator ``score``, the
 #: impurity ``gain`` p(S) Delta_h, the left child's weight, the threshold bin (``NO_SPLIT``:
 #: no valid split; ``n_bins_non_missing - 1``: non-missing values left, missing right), the
-#: next occupied bin after it when the scan knows it (small nodes; else ``NO_SPLIT``), and the
-#: side of missing values.
+#: next occupied bin after it when the scan knows it (small nodes; else ``NO_SPLIT``), the
+#: side of missing values, and for a categorical feature (``bin_threshold`` then
+#: ``categorical.CATEGORICAL_SPLIT``) the categories sent left as a 256-bit set
+#: (``left_categories[c >> 6]`` bit ``c & 63`` for category code c).
 SPLIT_DTYPE = np.dtype([
     ("score", np.float64),
     ("gain", np.float64),
@@ -130,4 +135,5 @@ SPLIT_DTYPE = np.dtype([
     ("bin_threshold", np.int64),
     ("next_bin", np.int64),
     ("missing_go_left", np.bool_),
+    ("left_categories", np.uint64, (4,)),
 ], align=True)

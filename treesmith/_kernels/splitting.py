@@ -24,6 +24,7 @@ from its samples (``scan_small_node``).
 import numpy as np
 from numba import njit, prange
 
+from .categorical import has_category, scan_categorical
 from .monotonic import is_admissible, node_value
 from .records import (
     BinLayout,
@@ -254,7 +255,11 @@ def scan_features_with_histogram(hist, features, bins, node, results, work, scan
     one scratch block of ``scan_workspace``."""
     for i in range(features.shape[0]):
         f = features[i]
-        scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work, results, f)
+        if bins.is_categorical[f]:
+            scan_categorical(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work,
+                             results, f, scan)
+        else:
+            scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work, results, f)
 
 
 @njit(cache=True, nogil=True)
@@ -366,6 +371,20 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
 
 
 @njit(cache=True, nogil=True)
+def _categories_of_rows(bits, touched, n_rows):
+    """Rewrite a category bitset over the rows of a compact histogram as one over the category
+    codes (row j holds code ``touched[j]``)."""
+    rows = np.empty(bits.shape[0], dtype=np.uint64)
+    for w in range(bits.shape[0]):
+        rows[w] = bits[w]
+        bits[w] = np.uint64(0)
+    for j in range(n_rows):
+        if has_category(rows, j):
+            code = touched[j]
+            bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+
+
+@njit(cache=True, nogil=True)
 def scan_small_node_features(data, bins, features, start, end, node, workspace, chunk, results,
                              scan):
     """Small-node counterpart of ``scan_features_with_histogram``: the same scan on compact
@@ -385,6 +404,10 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
         f = features[t]
         n_occupied = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch,
                                                touched, compact)
+        if bins.is_categorical[f]:
+            scan_categorical(compact, n_occupied, n_occupied, node, block, results, f, scan)
+            _categories_of_rows(results[f]["left_categories"], touched, n_occupied)
+            continue
         scan(compact, n_occupied, n_occupied, node, block, results, f)
         split = results[f]
         b = split["bin_threshold"]
@@ -413,7 +436,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
     # A parallel loop cannot take records holding arrays: it gets their fields and builds the
     # records again inside.
     X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code, n_classes = data
-    n_bins, missing_bin, n_bins_non_missing = bins
+    n_bins, missing_bin, n_bins_non_missing, is_categorical = bins
     (_, impurity, rule, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
      total_weight, totals, monotonicity) = node
     h, h_params = impurity
@@ -433,7 +456,8 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
         scan_small_node_features(
             TrainingData(X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code,
                          n_classes),
-            BinLayout(n_bins, missing_bin, n_bins_non_missing), features[first:last], start,
+            BinLayout(n_bins, missing_bin, n_bins_non_missing, is_categorical),
+            features[first:last], start,
             end, chunk_node, SmallNodeWorkspace(scratch, touched, compact, work),
             np.int64(c), results, scan)
 

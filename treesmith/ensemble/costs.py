@@ -108,7 +108,8 @@ def forest_predict_lazy(forest, get_feature, n_samples: int, *, batch: bool = Fa
     ``batch=True``, ``get_feature(rows, j)``; NaN = missing). Returns its ``LazyPrediction``
     with ``leaves`` of shape (n_samples, n_trees).
     """
-    from ..metrics import LazyPrediction, _missing_go_left, _request
+    from ..categorical import fitted_categories
+    from ..metrics import LazyPrediction, _goes_left, _missing_go_left, _request
 
     n_samples = int(n_samples)
     if n_samples < 0:
@@ -136,13 +137,13 @@ def forest_predict_lazy(forest, get_feature, n_samples: int, *, batch: bool = Fa
             j = int(feature[node])
             new = rows[~asked[rows, j]]
             if new.size:
-                known[new, j] = _request(get_feature, new, j, batch)
+                known[new, j] = _request(get_feature, new, j, batch,
+                                         fitted_categories(forest, j))
                 asked[new, j] = True
                 n_requests += new.size
             paid[rows, groups[j]] = True
             values = known[rows, j]
-            go_left = np.where(np.isnan(values), bool(missing_left[node]),
-                               values <= threshold[node])
+            go_left = _goes_left(tree, node, values, threshold, missing_left)
             rows_at[int(left[node])] = rows[go_left]
             rows_at[int(right[node])] = rows[~go_left]
     predictions = forest._predict_from_leaves(leaves)

@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._gc import pauses_collector
 from .._validation import check_sample_weight
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
+from ..categorical import category_counts, encode_categories
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
 from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from ..grower import TreeGrower
@@ -34,7 +35,8 @@ from ..grower import TreeGrower
 TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                    "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                    "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
-                   "cost_groups", "cost_model", "monotonic_cst")
+                   "cost_groups", "cost_model", "monotonic_cst",
+                   "categorical_features")
 
 
 def n_workers(n_jobs) -> int:
@@ -143,7 +145,7 @@ class BaseForest(BaseEstimator):
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
                  max_bins, split_rule, feature_costs, cost_groups, cost_model,
-                 monotonic_cst=None):
+                 monotonic_cst=None, categorical_features="from_dtype"):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -164,6 +166,7 @@ class BaseForest(BaseEstimator):
         self.cost_groups = cost_groups
         self.cost_model = cost_model
         self.monotonic_cst = monotonic_cst
+        self.categorical_features = categorical_features
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -172,6 +175,7 @@ class BaseForest(BaseEstimator):
 
     # -- validation -------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
+        X = encode_categories(self, X, fitting=True)
         try:
             X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES,
                                  ensure_all_finite="allow-nan",
@@ -188,6 +192,7 @@ class BaseForest(BaseEstimator):
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "estimators_")
+        X = encode_categories(self, X, fitting=False)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
 
@@ -231,6 +236,8 @@ class BaseForest(BaseEstimator):
         template = self._tree_template()
         if hasattr(self, "feature_names_in_"):
             template.feature_names_in_ = self.feature_names_in_
+        if getattr(self, "is_categorical_", None) is not None:
+            template.is_categorical_ = self.is_categorical_
         criterion = resolve_criterion(self.criterion, self._task)
         criterion.validate(n_classes if n_classes else None)
         rule, costs = template._resolve_rule_and_costs(n_features)
@@ -238,7 +245,9 @@ class BaseForest(BaseEstimator):
         monotonic_cst = template._monotonic_constraints(n_features, n_classes, criterion)
         if self._task == REGRESSION_TASK:
             criterion.validate_targets(y)
-        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
+        categories = getattr(self, "categories_", None)
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
+                                     n_categories=category_counts(categories))
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
         seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)
@@ -264,6 +273,8 @@ class BaseForest(BaseEstimator):
             member.feature_costs_ = costs.feature_cost
             member.cost_groups_ = costs.cost_group
             member.cost_model_ = self.cost_model
+            member.is_categorical_ = self.is_categorical_
+            member.categories_ = categories
             member.max_features_ = template.max_features_
             member.n_outputs_ = 1
             if n_classes:
@@ -363,9 +374,11 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     n_estimators : int >= 1, default=100.
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     max_leaf_nodes, min_impurity_decrease, max_bins, split_rule, feature_costs, cost_groups,
-    cost_model, monotonic_cst : as for :class:`treesmith.DecisionTreeClassifier` (every
-        criterion and split rule of the single tree); ``max_features`` defaults to "sqrt".
-        With ``monotonic_cst`` every tree is monotone, and so is their mean.
+    cost_model, monotonic_cst, categorical_features : as for
+        :class:`treesmith.DecisionTreeClassifier` (every criterion and split rule of the single
+        tree, splits by sets of categories; the categories are found once for the forest);
+        ``max_features`` defaults to "sqrt". With ``monotonic_cst`` every tree is monotone, and
+        so is their mean.
     bootstrap : bool, default=True; each tree grows on n (or ``max_samples``) rows drawn with
         replacement, passed as integer sample weights.
     max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree.
@@ -388,7 +401,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 monotonic_cst=None):
+                 monotonic_cst=None, categorical_features="from_dtype"):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -397,7 +410,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            monotonic_cst=monotonic_cst)
+            monotonic_cst=monotonic_cst,
+            categorical_features=categorical_features)
         self.class_weight = class_weight
 
     @pauses_collector
@@ -478,7 +492,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
-                 cost_groups=None, cost_model="per_test", monotonic_cst=None):
+                 cost_groups=None, cost_model="per_test", monotonic_cst=None,
+                 categorical_features="from_dtype"):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -487,7 +502,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             bootstrap=bootstrap, oob_score=oob_score, n_jobs=n_jobs, random_state=random_state,
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
-            monotonic_cst=monotonic_cst)
+            monotonic_cst=monotonic_cst,
+            categorical_features=categorical_features)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):

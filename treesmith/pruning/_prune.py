@@ -60,6 +60,9 @@ def c45_with_raising(estimator, X, y, weight, confidence_factor=0.25, collapse=T
     """C4.5 pruning with subtree raising on training rows whose final weights ``weight``
     (sample weight times class weight, as the tree was grown with) are already computed."""
     tree = fitted_tree(estimator)
+    encode_categories = getattr(estimator, "_encode_categories", None)
+    if encode_categories is not None:  # categorical columns as the tree's category codes
+        X = encode_categories(X, fitting=False)
     X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
     y_code = encode_labels(estimator, y)
     criterion = estimator.criterion_

@@ -32,7 +32,7 @@ import numpy as np
 from scipy.stats import norm
 
 from .._dtypes import TREE_LEAF, TREE_UNDEFINED
-from ..tree import Tree
+from ..tree import Tree, goes_left
 from ._node_statistics import require_classification, training_errors
 from ._traversal import at_most, prune_bottom_up, prune_top_down
 
@@ -125,6 +125,7 @@ class _RaisingPruner:
         self.threshold = tree.threshold.copy()
         self.bin_threshold = tree.bin_threshold.copy()
         self.missing_go_left = tree.missing_go_left.copy()
+        self.left_categories = tree.left_categories.copy()
         self.X, self.y_code, self.weight = X, y_code, weight
         # C4.5 counts objects; weights are rescaled to a mean of one.
         self.count_scale = weight.size / weight.sum()
@@ -138,10 +139,8 @@ class _RaisingPruner:
 
     def split_rows(self, node: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         values = self.X[rows, self.feature[node]]
-        missing = np.isnan(values)
-        with np.errstate(invalid="ignore"):
-            go_left = np.where(missing, self.missing_go_left[node],
-                               values <= self.threshold[node])
+        go_left = goes_left(values, self.threshold[node], self.missing_go_left[node],
+                            self.left_categories[node])
         return rows[go_left], rows[~go_left]
 
     def class_totals(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -194,7 +193,7 @@ class _RaisingPruner:
             return
         if at_most(branch, subtree + SUBTREE_TOLERANCE):
             for array in (self.left, self.right, self.feature, self.threshold,
-                          self.bin_threshold, self.missing_go_left):
+                          self.bin_threshold, self.missing_go_left, self.left_categories):
                 array[node] = array[largest]
             self.distribute(node, rows)
             self.prune(node, rows)
@@ -239,6 +238,7 @@ class _RaisingPruner:
             value=value,
             class_counts=self.class_count[order].copy(),
             depth=depth,
+            left_categories=np.where(leaf[:, None], np.uint64(0), self.left_categories[order]),
         )
 
 

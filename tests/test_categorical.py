@@ -1,0 +1,479 @@
+"""Native categorical splits: the set-of-categories scan against exhaustive enumeration,
+encoding of categories (dtypes, masks, names, unseen and missing values), the bitset in the
+tree, prediction, model files and determinism."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import treesmith
+from treesmith import DecisionTreeClassifier, DecisionTreeRegressor
+from treesmith._kernels.categorical import (
+    EXHAUSTIVE_MAX_CATEGORIES,
+    scan_categorical_reference,
+)
+from treesmith._kernels.predict import leaf_reference
+from treesmith.criteria._base import resolve_criterion
+from treesmith.datasets import UnseenLevelWarning
+
+CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "km96", "tsallis_classic",
+                           "product"]
+REGRESSION_CRITERIA = ["squared_error", "poisson", "tweedie"]
+#: Present categories on the exhaustive path and on the ordered-prefix path.
+CARDINALITIES = [3, EXHAUSTIVE_MAX_CATEGORIES, EXHAUSTIVE_MAX_CATEGORIES + 2]
+
+
+def _problem(seed, n, m, n_classes=2, missing_fraction=0.1, regression=False):
+    """One categorical column with m categories (float codes 0..m-1 scrambled to other
+    numbers, NaN missing), a target depending on the category, and weights."""
+    rng = np.random.default_rng(seed)
+    category = rng.integers(0, m, n)
+    category[:m] = np.arange(m)  # every category present
+    values = (np.array([7.5, -2.0, 3.25, 11.0, 0.5, 42.0, -8.0, 5.0, 9.5, 1.0, 6.0, -3.5])[
+        :m] if m <= 12 else np.arange(m, dtype=float) * 3 - 1)[category]
+    values[rng.random(n) < missing_fraction] = np.nan
+    effect = rng.random(m)
+    if regression:
+        y = rng.poisson(3.0 * effect[category] + 0.2).astype(float)
+    else:
+        y = (effect[category] * n_classes + rng.random(n) * 1.5).astype(int) % n_classes
+    weight = rng.uniform(0.5, 2.0, n)
+    return values.reshape(-1, 1), y, weight
+
+
+def _histogram(x, y_stats, weight, n_classes, categories):
+    """Per-category rows (then the missing row) of the kernel's statistics layout."""
+    codes = np.searchsorted(categories, x[:, 0])
+    codes[np.isnan(x[:, 0])] = len(categories)
+    if n_classes:
+        hist = np.zeros((len(categories) + 1, 2 * n_classes))
+        np.add.at(hist, (codes, y_stats), weight)
+        np.add.at(hist, (codes, n_classes + y_stats), 1.0)
+    else:
+        hist = np.zeros((len(categories) + 1, y_stats.shape[1]))
+        np.add.at(hist, codes, y_stats)
+    return hist
+
+
+def _best_gain(model, x, y, weight, min_samples_leaf=1):
+    """Exhaustive best weighted impurity decrease over every partition of the categories
+    (``scan_categorical_reference``), with the model's criterion."""
+    criterion = model.criterion_
+    h, params = criterion.impurity_function(), np.asarray(criterion.parameters(), dtype=float)
+    n_classes = getattr(model, "n_classes_", 0)
+    if n_classes:
+        y_stats = np.searchsorted(model.classes_, y)
+    else:
+        y_stats = criterion.sample_statistics(y.astype(float), weight)
+    categories = np.unique(x[~np.isnan(x[:, 0]), 0])
+    hist = _histogram(x, y_stats, weight, n_classes, categories)
+
+    def weighted_impurity(row):
+        if n_classes:
+            w = row[:n_classes].sum()
+            if w <= 0:
+                return 0.0, row[n_classes:].sum()
+            return w * h(np.ascontiguousarray(row[:n_classes] / w), params), row[n_classes:].sum()
+        return row[1] * h(np.ascontiguousarray(row), params), row[0]
+
+    parent, _ = weighted_impurity(hist.sum(axis=0))
+
+    def score_of(left, right):
+        (left_value, n_left), (right_value, n_right) = (weighted_impurity(left),
+                                                        weighted_impurity(right))
+        if n_left < min_samples_leaf or n_right < min_samples_leaf:
+            return None
+        return parent - left_value - right_value
+
+    best, _, _ = scan_categorical_reference(hist, len(categories), len(categories), score_of)
+    return best
+
+
+def _root_gain(model):
+    tree = model.tree_
+    assert tree.node_count == 3 and tree.is_categorical_split[0]
+    weighted = tree.weighted_n_node_samples * tree.impurity
+    return weighted[0] - weighted[1] - weighted[2]
+
+
+@pytest.mark.parametrize("m", CARDINALITIES)
+@pytest.mark.parametrize("criterion", CLASSIFICATION_CRITERIA)
+def test_binary_split_is_the_best_partition(criterion, m):
+    """Two classes: exhaustive up to 10 categories, best prefix of the class-1 order above,
+    exact for every concave impurity (Breiman et al. 1984, Theorem 4.5)."""
+    for seed, n in ((0, 120), (1, 900)):  # compact (small-node) and pooled histograms
+        x, y, weight = _problem(seed, n, m)
+        model = DecisionTreeClassifier(criterion=criterion, max_depth=1,
+                                       categorical_features=[0]).fit(x, y, sample_weight=weight)
+        assert _root_gain(model) == pytest.approx(_best_gain(model, x, y, weight), rel=1e-9)
+
+
+@pytest.mark.parametrize("m", CARDINALITIES)
+@pytest.mark.parametrize("criterion", REGRESSION_CRITERIA)
+def test_regression_split_is_the_best_partition(criterion, m):
+    """Regression: the best prefix of the mean-target order is exact for impurities
+    w * phi(mean) with phi concave: squared error, Poisson and Tweedie deviances."""
+    for seed, n in ((2, 150), (3, 900)):
+        x, y, weight = _problem(seed, n, m, regression=True)
+        model = DecisionTreeRegressor(criterion=criterion, max_depth=1,
+                                      categorical_features=[0]).fit(x, y, sample_weight=weight)
+        assert _root_gain(model) == pytest.approx(_best_gain(model, x, y, weight), rel=1e-9)
+
+
+@pytest.mark.parametrize("m", [3, EXHAUSTIVE_MAX_CATEGORIES])
+def test_multiclass_split_is_the_best_partition_up_to_ten_categories(m):
+    for seed, n in ((4, 150), (5, 900)):
+        x, y, weight = _problem(seed, n, m, n_classes=4)
+        model = DecisionTreeClassifier(max_depth=1, categorical_features=[0]).fit(
+            x, y, sample_weight=weight)
+        assert _root_gain(model) == pytest.approx(_best_gain(model, x, y, weight), rel=1e-9)
+
+
+def _best_one_vs_rest_prefix(model, x, y, weight):
+    """The documented multiclass heuristic above 10 categories, naively: for each class,
+    the best prefix of the categories ordered by that class's proportion."""
+    criterion = model.criterion_
+    h, params = criterion.impurity_function(), np.asarray(criterion.parameters(), dtype=float)
+    k = model.n_classes_
+    categories = np.unique(x[~np.isnan(x[:, 0]), 0])
+    hist = _histogram(x, y, weight, k, categories)
+    rows, missing = hist[:-1], hist[-1]
+
+    def wh(row):
+        w = row[:k].sum()
+        return w * h(np.ascontiguousarray(row[:k] / w), params) if w > 0 else 0.0
+
+    parent = wh(hist.sum(axis=0))
+    best = -np.inf
+    for c in range(k):
+        order = np.lexsort((np.arange(len(rows)), rows[:, c] / rows[:, :k].sum(axis=1)))
+        for t in range(1, len(order) + 1):
+            left = rows[order[:t]].sum(axis=0)
+            right = rows[order[t:]].sum(axis=0)
+            for lo, ro in ((left, right + missing), (left + missing, right)):
+                if lo[k:].sum() >= 1 and ro[k:].sum() >= 1:
+                    best = max(best, parent - wh(lo) - wh(ro))
+    return best
+
+
+def test_multiclass_above_ten_categories_is_the_best_one_vs_rest_prefix():
+    """Above 10 categories (2^10 partitions) the multiclass scan takes the best prefix over
+    the K orderings by each class's proportion: never better than the exhaustive optimum,
+    and equal to that heuristic computed naively."""
+    m = EXHAUSTIVE_MAX_CATEGORIES + 2
+    gaps = []
+    for seed in range(6, 10):
+        x, y, weight = _problem(seed, 600, m, n_classes=3)
+        model = DecisionTreeClassifier(max_depth=1, categorical_features=[0]).fit(
+            x, y, sample_weight=weight)
+        gain = _root_gain(model)
+        assert gain == pytest.approx(_best_one_vs_rest_prefix(model, x, y, weight), rel=1e-9)
+        optimum = _best_gain(model, x, y, weight)
+        assert gain <= optimum * (1 + 1e-9)
+        gaps.append(gain / optimum)
+    assert min(gaps) > 0.8  # a heuristic, but not a poor one on these problems
+
+
+def test_leaf_size_constraint_is_exact_on_the_exhaustive_path():
+    x, y, weight = _problem(11, 200, 8)
+    model = DecisionTreeClassifier(max_depth=1, min_samples_leaf=40, categorical_features=[0])
+    model.fit(x, y, sample_weight=weight)
+    assert _root_gain(model) == pytest.approx(
+        _best_gain(model, x, y, weight, min_samples_leaf=40), rel=1e-9)
+    assert model.tree_.n_node_samples[1:].min() >= 40
+
+
+def test_balanced_rule_goes_through_the_rule_numerator():
+    """The split rule scores every candidate set: "balanced" picks the most even partition
+    of the categories (a subset-sum, which no ordering finds), as exhaustive search does."""
+    rng = np.random.default_rng(12)
+    sizes = np.array([13, 7, 29, 5, 17, 11])
+    codes = np.repeat(np.arange(6), sizes).astype(float)
+    y = rng.integers(0, 2, codes.size)
+    model = DecisionTreeClassifier(max_depth=1, split_rule="balanced",
+                                   categorical_features=[0]).fit(codes[:, None], y)
+    left = model.tree_.n_node_samples[1]
+    best = min(abs(2 * sizes[[j for j in range(6) if mask >> j & 1]].sum() - sizes.sum())
+               for mask in range(1, 63))
+    assert abs(2 * left - sizes.sum()) == best == 0
+
+
+# -- encoding -------------------------------------------------------------------------------
+def _cities(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    city = rng.choice(["Nice", "Lyon", "Paris", "Lille", "Brest"], n)
+    x = rng.normal(size=n)
+    y = (np.isin(city, ["Nice", "Brest"]) ^ (x > 0.8)).astype(int)
+    return pd.DataFrame({"city": city, "x": x}), y
+
+
+def test_string_column_is_categorical_from_its_dtype():
+    X, y = _cities()
+    model = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.is_categorical_, [True, False])
+    assert model.categories_[0].tolist() == ["Brest", "Lille", "Lyon", "Nice", "Paris"]
+    assert model.categories_[1] is None
+    root = 0
+    assert model.tree_.feature[root] == 0 and np.isnan(model.tree_.threshold[root])
+    left = set(model.categories_[0][model.tree_.categories_left(root)])
+    assert left in ({"Nice", "Brest"}, {"Lyon", "Paris", "Lille"})
+    assert model.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("dtype", ["category", "string", "object"])
+def test_pandas_dtypes_give_the_same_tree(dtype):
+    X, y = _cities()
+    reference = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    converted = X.assign(city=X["city"].astype(dtype))
+    model = DecisionTreeClassifier(max_depth=3, random_state=0).fit(converted, y)
+    np.testing.assert_array_equal(model.tree_.left_categories, reference.tree_.left_categories)
+    np.testing.assert_array_equal(model.predict_proba(converted), reference.predict_proba(X))
+
+
+def test_category_dtype_keeps_its_order_and_drops_unobserved_categories():
+    X, y = _cities()
+    order = ["Paris", "Nice", "Lyon", "Lille", "Brest", "Rome"]
+    X = X.assign(city=pd.Categorical(X["city"], categories=order))
+    model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    assert model.categories_[0].tolist() == order[:5]
+
+
+def test_bool_column_is_categorical():
+    rng = np.random.default_rng(3)
+    flag = rng.random(200) < 0.5
+    X = pd.DataFrame({"flag": flag, "noise": rng.normal(size=200)})
+    model = DecisionTreeClassifier(max_depth=1).fit(X, flag.astype(int))
+    assert model.categories_[0].tolist() == [False, True]
+    assert model.score(X, flag.astype(int)) == 1.0
+
+
+@pytest.mark.parametrize("spec", [[0], ["city"], np.array([True, False]), (0,)])
+def test_mask_indices_and_names_select_the_same_columns(spec):
+    X, y = _cities()
+    X = X.assign(city=X["city"].map({"Nice": 1.0, "Lyon": 2.0, "Paris": 3.0, "Lille": 4.0,
+                                     "Brest": 5.0}))
+    model = DecisionTreeClassifier(max_depth=2, categorical_features=spec).fit(X, y)
+    np.testing.assert_array_equal(model.is_categorical_, [True, False])
+    assert model.categories_[0].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+    numeric = DecisionTreeClassifier(max_depth=2, categorical_features=None).fit(X, y)
+    assert not numeric.tree_.is_categorical_split.any() and numeric.categories_ == [None, None]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("auto", "categorical_features must be"),
+    (["town"], "names column 'town'"),
+    ([5], "index 5 is outside"),
+    (np.array([True]), "one entry per column"),
+    ([1.5], "column indices or names"),
+])
+def test_bad_categorical_features_are_named(spec, message):
+    X, y = _cities()
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier(categorical_features=spec).fit(X, y)
+
+
+def test_text_column_without_categorical_support_says_how_to_enable_it():
+    X, y = _cities()
+    with pytest.raises(ValueError, match=r"'city'.*categorical_features"):
+        DecisionTreeClassifier(categorical_features=None).fit(X, y)
+
+
+def test_more_than_255_categories_is_an_error_naming_the_column():
+    X = pd.DataFrame({"zip": [f"z{i:03d}" for i in range(300)], "x": np.arange(300.0)})
+    with pytest.raises(ValueError, match=r"'zip'.*300 categories"):
+        DecisionTreeClassifier().fit(X, np.arange(300) % 2)
+
+
+def test_more_categories_than_max_bins_is_an_error_naming_the_column():
+    X = pd.DataFrame({"zip": [f"z{i:02d}" for i in range(40)] * 2})
+    with pytest.raises(ValueError, match=r"'zip'.*40 categories.*max_bins=16"):
+        DecisionTreeClassifier(max_bins=16).fit(X, np.arange(80) % 2)
+
+
+def test_255_categories_fit_and_predict():
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 255, 5000)
+    codes[:255] = np.arange(255)
+    X = pd.DataFrame({"c": pd.Categorical([f"c{c}" for c in codes])})
+    y = (codes % 7 < 3).astype(int)
+    model = DecisionTreeClassifier(max_depth=1).fit(X, y)
+    assert model.score(X, y) == 1.0
+    assert model.tree_.categories_left(0).max() >= 64  # the upper words of the bitset
+
+
+def test_missing_and_unseen_categories_take_the_missing_side():
+    X, y = _cities(600, seed=1)
+    X.loc[::7, "city"] = None
+    model = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y)
+    tree = model.tree_
+    missing_side = tree.children_left[0] if tree.missing_go_left[0] else tree.children_right[0]
+    new = pd.DataFrame({"city": ["Rome", None, "Oslo", "Nice"], "x": [0.0] * 4})
+    with pytest.warns(UnseenLevelWarning, match=r"'city': \['Rome', 'Oslo'\]") as caught:
+        leaves = model.apply(new)
+    assert len(caught) == 1  # one warning per call, not per row
+    assert leaves[:3].tolist() == [missing_side] * 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(X)  # training data: no warning
+
+
+def test_prediction_walk_matches_the_naive_reference():
+    X, y = _cities(800, seed=2)
+    X.loc[::11, "city"] = None
+    X.loc[::13, "x"] = np.nan
+    model = DecisionTreeClassifier(random_state=0).fit(X, y)
+    tree = model.tree_
+    codes = model._encode_categories(X, fitting=False).to_numpy(dtype=float)
+    codes = np.vstack([codes, [[7.0, 0.0], [2.5, 0.0], [-1.0, 0.0], [300.0, 1.0]]])  # not codes
+    expected = leaf_reference(codes, tree.children_left, tree.children_right, tree.feature,
+                              tree.threshold, tree.missing_go_left, tree.left_categories)
+    np.testing.assert_array_equal(tree.apply(codes), expected)
+    path = tree.decision_path(codes)
+    assert np.all(path[np.arange(codes.shape[0]), expected] == 1)
+
+
+def test_fit_is_deterministic_and_independent_of_threads():
+    X, y = _cities(3000, seed=4)
+    trees = [DecisionTreeClassifier(random_state=0, n_jobs=n_jobs).fit(X, y).tree_
+             for n_jobs in (1, 2, 1)]
+    for tree in trees[1:]:
+        for name in ("feature", "threshold", "left_categories", "value"):
+            np.testing.assert_array_equal(getattr(tree, name), getattr(trees[0], name))
+
+
+def test_save_and_load_give_identical_predictions(tmp_path):
+    X, y = _cities(500, seed=6)
+    X.loc[::9, "city"] = None
+    model = DecisionTreeClassifier(random_state=0).fit(X, y)
+    treesmith.save(model, tmp_path / "model.json")
+    loaded = treesmith.load(tmp_path / "model.json")
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.tree_.left_categories, model.tree_.left_categories)
+    assert [list(c) if c is not None else None for c in loaded.categories_] == \
+        [list(c) if c is not None else None for c in model.categories_]
+
+
+def test_model_files_of_schema_version_1_still_load():
+    from pathlib import Path
+
+    from sklearn.datasets import load_iris
+
+    loaded = treesmith.load(Path(__file__).parent / "data" / "model_v1_classifier.json")
+    X, y = load_iris(return_X_y=True)
+    refit = DecisionTreeClassifier(max_depth=3, random_state=0, categorical_features=None)
+    np.testing.assert_array_equal(loaded.predict_proba(X), refit.fit(X, y).predict_proba(X))
+    assert loaded.categorical_features is None
+    assert not loaded.tree_.is_categorical_split.any()
+
+
+def test_pruning_keeps_the_category_sets():
+    X, y = _cities(800, seed=7)
+    flip = np.random.default_rng(0).random(y.size) < 0.1
+    y = np.where(flip, 1 - y, y)
+    for pruning in ("rep", "c45", {"method": "c45", "subtree_raising": True},
+                    {"method": "ccp", "ccp_alpha": 0.01}):
+        model = DecisionTreeClassifier(random_state=0, pruning=pruning).fit(X, y)
+        full = DecisionTreeClassifier(random_state=0).fit(X, y)
+        assert model.tree_.node_count <= full.tree_.node_count
+        assert model.tree_.is_categorical_split.any()
+        assert model.score(X, y) > 0.8
+
+
+def test_cost_complexity_path_and_lazy_prediction_read_categories():
+    X, y = _cities(500, seed=8)
+    model = DecisionTreeClassifier(random_state=0).fit(X, y)
+    path = model.cost_complexity_pruning_path(X, y)
+    assert path.ccp_alphas[0] == 0.0
+    lazy = treesmith.predict_lazy(model, lambda rows, j: X.iloc[rows, j].to_numpy(),
+                                  n_samples=len(X), batch=True)
+    np.testing.assert_array_equal(lazy.predictions, model.predict(X))
+
+
+# -- what reads a tree ----------------------------------------------------------------------
+def _city_model(**params):
+    X, y = _cities(400)
+    X.loc[::9, "city"] = None
+    return DecisionTreeClassifier(max_depth=3, random_state=0, **params).fit(X, y), X, y
+
+
+def test_export_text_shows_category_sets():
+    from treesmith.export import export_text
+
+    model, _, _ = _city_model()
+    text = export_text(model)
+    assert "|--- city in {Brest, Nice}  n=158" in text
+    assert "|--- city in {Lille, Lyon, Paris} or missing  n=242" in text
+    rules = export_text(model, rules=True)
+    assert "IF city in {Brest, Nice} AND (x <= 0.804 or missing) THEN 1" in rules
+    assert "IF city is missing AND x > 0.791 THEN 1" in rules
+
+
+def test_graphviz_and_plot_tree_show_category_sets():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from treesmith.export import export_graphviz
+    from treesmith.plotting import plot_tree
+
+    model, _, _ = _city_model()
+    assert 'label="city in {Brest, Nice}\\nmissing → no' in export_graphviz(model)
+    artists = plot_tree(model)
+    texts = [a.get_text() for a in artists] if isinstance(artists, list) else []
+    if not texts:
+        texts = [t.get_text() for t in matplotlib.pyplot.gcf().axes[0].texts]
+    assert any("city in {Brest, Nice}" in t for t in texts)
+    matplotlib.pyplot.close("all")
+
+
+def test_to_sklearn_names_the_categorical_node_and_says_how_to_convert():
+    model, X, y = _city_model()
+    with pytest.raises(ValueError, match=r"Node 0 splits feature 'city' by a set of categories"
+                                         r".*categorical_features=None.*one-hot"):
+        model.to_sklearn()
+    numeric = DecisionTreeClassifier(max_depth=2, categorical_features=None).fit(
+        X.assign(city=X["city"].isin(["Nice", "Brest"]).astype(float)), y)
+    numeric.to_sklearn()  # converts
+
+
+def test_s_pruning_tests_the_category_sets():
+    """The permutation test re-scores the categorical feature by sets of categories: an
+    informative column is significant, a column independent of the labels is not."""
+    rng = np.random.default_rng(9)
+    city = rng.choice(list("ABCDEFGH"), 400)
+    informative = np.isin(city, list("ACEG")).astype(int)
+    X = pd.DataFrame({"city": city})
+    model = DecisionTreeClassifier(max_depth=1, significance=0.01, n_permutations=99,
+                                   random_state=0).fit(X, informative)
+    assert model.tree_.node_count == 3 and model.tree_.is_categorical_split[0]
+    noise = rng.integers(0, 2, 400)
+    model = DecisionTreeClassifier(max_depth=1, significance=0.01, n_permutations=99,
+                                   random_state=0).fit(X, noise)
+    assert model.tree_.node_count == 1
+
+
+@pytest.mark.parametrize("forest_class", ["RandomForestClassifier", "RandomForestRegressor"])
+def test_forests_split_by_categories(forest_class):
+    from treesmith import ensemble
+
+    X, y = _cities(600, seed=10)
+    X.loc[::8, "city"] = None
+    forest = getattr(ensemble, forest_class)(n_estimators=5, max_features=None, random_state=0)
+    forest.fit(X, y)
+    assert forest.categories_[0].tolist() == ["Brest", "Lille", "Lyon", "Nice", "Paris"]
+    assert all(member.tree_.is_categorical_split.any() for member in forest.estimators_)
+    predicted = forest.predict(X)
+    assert np.mean(np.round(predicted) == y) > 0.95
+    member = forest.estimators_[0]
+    np.testing.assert_array_equal(member.apply(X), forest.apply(X)[:, 0])
+    again = getattr(ensemble, forest_class)(n_estimators=5, max_features=None, random_state=0)
+    np.testing.assert_array_equal(again.fit(X, y).predict(X), predicted)
+
+
+def test_categories_without_a_json_form_refuse_to_save(tmp_path):
+    """A model whose categories cannot be written would predict otherwise once loaded."""
+    X = pd.DataFrame({"when": pd.Categorical(pd.to_datetime(["2020-01-01", "2021-06-01"] * 10))})
+    model = DecisionTreeClassifier(max_depth=1).fit(X, [0, 1] * 10)
+    with pytest.raises(ValueError, match="categories_"):
+        treesmith.save(model, tmp_path / "model.json")

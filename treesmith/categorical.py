@@ -1,0 +1,308 @@
+"""Categorical features of the tree estimators: which columns, their categories, their codes.
+
+``categorical_features`` (docs/methods.md §11) says which columns are categorical:
+``"from_dtype"`` (pandas category, string/object and bool columns), a boolean mask, column
+indices or column names; ``None`` or ``False`` switches categorical splits off. At fit time
+each categorical column's categories are the values observed in training, sorted (a pandas
+category column keeps its dtype's order), and become the codes 0..k-1 the tree splits on by
+sets (``treesmith._kernels.categorical``); at most 255 per column, one bin each. Missing
+values, and at prediction time categories never seen in training, become NaN: the tree sends
+them to the side it learned for missing values.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .binning import MAX_CATEGORIES
+
+#: The value of ``categorical_features`` that reads the categorical columns off the dtypes.
+FROM_DTYPE = "from_dtype"
+#: Unseen categories listed per column in a warning.
+_SHOWN = 5
+
+
+def _is_frame(X) -> bool:
+    return hasattr(X, "iloc") and hasattr(X, "columns")
+
+
+def is_categorical_dtype(dtype) -> bool:
+    """A pandas/numpy column dtype whose values are categories: category, string, object or
+    bool (the ``"from_dtype"`` rule)."""
+    text = str(dtype)
+    return (getattr(dtype, "kind", "O") in "OSUb" or text in ("category", "string", "str",
+                                                               "boolean")
+            or text.startswith("string"))
+
+
+def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
+    """``categorical_features`` as a boolean mask over the columns of ``X``, or a ValueError
+    naming what is wrong with it."""
+    mask = np.zeros(n_features, dtype=bool)
+    if spec is None or spec is False:
+        return mask
+    if isinstance(spec, str):
+        if spec != FROM_DTYPE:
+            raise ValueError(f"categorical_features must be 'from_dtype', None, a boolean mask, "
+                             f"column indices or column names, got {spec!r}.")
+        if _is_frame(X):
+            for j, dtype in enumerate(X.dtypes):
+                mask[j] = is_categorical_dtype(dtype)
+        return mask
+    try:
+        spec = np.asarray(spec)
+    except (TypeError, ValueError):
+        spec = np.asarray(list(spec), dtype=object)
+    if spec.ndim != 1:
+        raise ValueError(f"categorical_features must be 1-D (a mask, indices or names), got "
+                         f"shape {spec.shape}.")
+    if spec.dtype == bool:
+        if spec.shape[0] != n_features:
+            raise ValueError(f"categorical_features as a boolean mask needs one entry per "
+                             f"column ({n_features}), got {spec.shape[0]}.")
+        return spec.copy()
+    known = [str(name) for name in names] if names is not None else None
+    for item in spec:
+        if isinstance(item, (str, np.str_)):
+            if known is None or str(item) not in known:
+                raise ValueError(f"categorical_features names column {str(item)!r}, which X "
+                                 f"does not have" + ("" if known is None else
+                                                     f" (its columns: {known[:10]})") + ".")
+            mask[known.index(str(item))] = True
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            if not -n_features <= int(item) < n_features:
+                raise ValueError(f"categorical_features index {int(item)} is outside "
+                                 f"[0, {n_features}) (X has {n_features} columns).")
+            mask[int(item)] = True
+        else:
+            raise ValueError(f"categorical_features entries must be column indices or names, "
+                             f"got {item!r}.")
+    return mask
+
+
+def _column(X, j, frame: bool):
+    return X.iloc[:, j] if frame else np.asarray(X)[:, j]
+
+
+def _pandas_if_loaded():
+    import sys
+
+    return sys.modules.get("pandas")
+
+
+def _is_category_column(column) -> bool:
+    return str(getattr(column, "dtype", "")) == "category"
+
+
+def _missing(column) -> np.ndarray:
+    """Missing cells of a column: None, NaN, pandas NA/NaT."""
+    if _is_category_column(column):
+        return column.cat.codes.to_numpy() < 0
+    if hasattr(column, "isna"):
+        return np.asarray(column.isna(), dtype=bool)
+    values = np.asarray(column)
+    pandas = _pandas_if_loaded()
+    if pandas is not None:
+        return np.asarray(pandas.isna(values), dtype=bool)
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    return np.array([v is None or (isinstance(v, float) and v != v) for v in values], dtype=bool)
+
+
+def _object_array(items) -> np.ndarray:
+    items = list(items)
+    array = np.empty(len(items), dtype=object)
+    array[:] = items
+    return array
+
+
+def _observed_categories(column, missing: np.ndarray, name: str, j: int) -> np.ndarray:
+    """Observed categories of a column in order: a pandas category dtype's order, else sorted
+    (by type name then text when the values do not compare). More than 255 is a ValueError
+    naming the column."""
+    if _is_category_column(column):
+        codes = column.cat.codes.to_numpy()
+        counts = np.bincount(codes[codes >= 0], minlength=len(column.cat.categories))
+        found = _object_array(column.cat.categories[counts > 0])
+    else:
+        values = column[~missing]
+        if hasattr(values, "unique"):
+            unique = list(values.unique())
+        else:
+            unique = list(dict.fromkeys(np.asarray(values).tolist()))
+        if len(unique) <= MAX_CATEGORIES:
+            try:
+                unique.sort()
+            except TypeError:
+                unique.sort(key=lambda v: (type(v).__name__, str(v)))
+        found = _object_array(unique)
+    if found.shape[0] > MAX_CATEGORIES:
+        raise ValueError(
+            f"Categorical feature {name!r} (column {j}) has {found.shape[0]} categories, more "
+            f"than the {MAX_CATEGORIES} a categorical split handles. Group rare categories "
+            "(e.g. into 'other'), encode the column as numbers, or leave it out of "
+            "categorical_features.")
+    return found
+
+
+def fit_categories(X, mask: np.ndarray, names) -> list:
+    """Per column the observed categories (an object array), None for numeric columns."""
+    frame = _is_frame(X)
+    categories = []
+    for j in range(mask.shape[0]):
+        if not mask[j]:
+            categories.append(None)
+            continue
+        column = _column(X, j, frame)
+        name = str(names[j]) if names is not None else f"x{j}"
+        categories.append(_observed_categories(column, _missing(column), name, j))
+    return categories
+
+
+def _codes(column, categories: np.ndarray, missing: np.ndarray):
+    """Float codes of a column's cells in ``categories`` (NaN for missing and unseen cells)
+    and the mask of unseen cells: a hash lookup through pandas when it is loaded (a category
+    column's own codes remapped), else a dict lookup in Python."""
+    pandas = _pandas_if_loaded()
+    found = None
+    if pandas is not None:
+        try:
+            index = pandas.Index(categories, dtype=object)
+            if _is_category_column(column):
+                remap = index.get_indexer(column.cat.categories.astype(object))
+                raw = column.cat.codes.to_numpy()
+                found = np.where(raw >= 0, remap[np.maximum(raw, 0)], -1)
+            else:
+                found = index.get_indexer(np.asarray(column, dtype=object))
+        except (TypeError, ValueError):  # pragma: no cover - values pandas cannot hash
+            found = None
+    if found is None:
+        lookup = {value: code for code, value in enumerate(categories.tolist())}.get
+        found = np.array([-1 if m else lookup(v, -1)
+                          for v, m in zip(np.asarray(column).tolist(), missing)], dtype=np.int64)
+    found = np.asarray(found)
+    codes = np.where(found >= 0, found, -1).astype(np.float64)
+    codes[(found < 0) | missing] = np.nan
+    return codes, (found < 0) & ~missing
+
+
+def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
+    """``X`` with each categorical column (``categories[j]`` not None) replaced by float codes
+    (NaN: missing or unseen). A DataFrame stays a DataFrame (its column names kept), anything
+    else becomes a float64 array; numeric columns are left to the estimator's validation.
+    Unseen categories raise one warning per call naming the columns and some values. With
+    ``fit_mask``, the categories of the columns it marks are found first, in the same pass
+    (``categories[j]`` is set; see :func:`fit_categories`)."""
+    frame = _is_frame(X)
+    if not frame:
+        X = np.asarray(X)
+        if X.ndim != 2:
+            return X  # the estimator's validation says what shape it expected
+        encoded = np.empty(X.shape, dtype=np.float64)
+    else:
+        encoded = {}
+    unseen_report = []
+    for j, found in enumerate(categories):
+        column = _column(X, j, frame)
+        if fit_mask is not None and fit_mask[j]:
+            name = str(names[j]) if names is not None else f"x{j}"
+            found = categories[j] = _observed_categories(column, _missing(column), name, j)
+        if found is None:
+            if frame:
+                encoded[j] = column
+            else:
+                try:
+                    encoded[:, j] = np.asarray(column, dtype=np.float64)
+                except (TypeError, ValueError):
+                    name = names[j] if names is not None else f"x{j}"
+                    raise ValueError(
+                        f"Feature {str(name)!r} (column {j}) holds non-numeric values but is "
+                        "not categorical; add it to categorical_features.") from None
+            continue
+        codes, unseen = _codes(column, found, _missing(column))
+        if warn_unseen and unseen.any():
+            name = names[j] if names is not None else f"x{j}"
+            shown = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
+            unseen_report.append(f"{str(name)!r}: {shown[:_SHOWN]}"
+                                 + (" …" if len(shown) > _SHOWN else ""))
+        if frame:
+            encoded[j] = codes
+        else:
+            encoded[:, j] = codes
+    if unseen_report:
+        from .datasets import UnseenLevelWarning
+
+        warnings.warn("categories never seen in training are treated as missing values "
+                      "(they take each split's missing-value side): "
+                      + "; ".join(unseen_report), UnseenLevelWarning, stacklevel=5)
+    if frame:
+        pandas = _pandas_if_loaded()
+        result = pandas.DataFrame(encoded, index=X.index)
+        result.columns = X.columns
+        return result
+    return encoded
+
+
+def category_names(categories: np.ndarray, codes) -> list[str]:
+    """The categories of ``codes`` as text, for exports (``city in {Lyon, Nice}``)."""
+    return [str(categories[int(code)]) for code in codes]
+
+
+def encode_categories(estimator, X, fitting: bool):
+    """``X`` with its categorical columns as category codes, for a tree or forest estimator:
+    at fit time the columns its ``categorical_features`` selects and their categories are
+    found and stored (``is_categorical_``, ``categories_``); X is returned as it is when no
+    column is categorical."""
+    if getattr(X, "shape", None) is None and isinstance(X, (list, tuple)):
+        try:
+            X = np.asarray(X)
+        except (TypeError, ValueError):
+            return X  # ragged: the estimator's validation says what it expected
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        if fitting:
+            estimator.is_categorical_, estimator.categories_ = None, None
+        return X  # the estimator's validation says what it expected
+    names = [str(c) for c in X.columns] if _is_frame(X) else None
+    if fitting:
+        if _is_frame(X):
+            from ._validation import check_X_frame
+
+            check_X_frame(X, text_columns=False)  # duplicate names, dates
+        mask = resolve_mask(getattr(estimator, "categorical_features", None), X, shape[1],
+                            names)
+        estimator.is_categorical_ = mask
+        estimator.categories_ = [None] * shape[1]
+        if mask.any():  # the categories are found in the same pass over X as the codes
+            encoded = encode(X, estimator.categories_, names, warn_unseen=False,
+                             fit_mask=mask)
+            return encoded
+        return X
+    categories = getattr(estimator, "categories_", None)
+    if categories is None or len(categories) != shape[1] or all(c is None for c in categories):
+        return X
+    return encode(X, categories, names, warn_unseen=not fitting)
+
+
+def category_counts(categories):
+    """Categories per feature for ``BinMapper(n_categories=...)`` (0: numeric), None when no
+    feature is categorical."""
+    if categories is None or all(c is None for c in categories):
+        return None
+    return np.array([0 if c is None else len(c) for c in categories], dtype=np.int64)
+
+
+def codes_of(values, categories) -> np.ndarray:
+    """Float codes of one categorical column's raw ``values`` (NaN: missing or unseen), for
+    code that reads features one at a time (``treesmith.predict_lazy``)."""
+    values = _object_array(np.asarray(values, dtype=object).ravel().tolist())
+    codes, _ = _codes(values, np.asarray(categories, dtype=object), _missing(values))
+    return codes
+
+
+def fitted_categories(estimator, j: int):
+    """Categories of feature ``j`` of a fitted estimator, None when it is numeric."""
+    categories = getattr(estimator, "categories_", None)
+    return None if categories is None else categories[j]
