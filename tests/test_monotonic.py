@@ -536,3 +536,17 @@ def test_multiclass_and_multioutput_are_refused():
     DecisionTreeClassifier().fit(X, three)
     single = DecisionTreeClassifier(monotonic_cst=[1, 0, 0]).fit(X, np.zeros(y.size, int))
     assert single.get_n_leaves() == 1
+
+
+def test_a_constraint_on_a_categorical_feature_is_refused():
+    """Categories have no order: a constraint on a categorical column names it."""
+    import pandas as pd
+
+    X = pd.DataFrame({"city": pd.Categorical(["Nice", "Lyon", "Paris", "Nice"] * 10),
+                      "size": np.arange(40.0)})
+    y = np.arange(40.0)
+    with pytest.raises(ValueError, match="'city', which is categorical"):
+        DecisionTreeRegressor(monotonic_cst=[1, 0]).fit(X, y)
+    with pytest.raises(ValueError, match="'city', which is categorical"):
+        RandomForestRegressor(n_estimators=2, monotonic_cst=[1, 0]).fit(X, y)
+    DecisionTreeRegressor(monotonic_cst=[0, 1]).fit(X, y)  # the numeric column may be
