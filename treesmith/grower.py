@@ -16,7 +16,6 @@ from ._kernels.growth import _preorder, grow, total_weight_of
 from ._kernels.pointers import (
     impurity_pointer,
     node_test_pointer,
-    scan_pointer,
     small_node_scan_pointer,
 )
 from ._kernels.records import (
@@ -41,7 +40,7 @@ from .binning import BinMapper, midpoints
 from .costs import ResolvedCosts, resolve_costs
 from .criteria import Criterion
 from .rules import Gain, Rule
-from .rules._kernel import kernel_rule, skips_same_class_runs
+from .rules._kernel import kernel_rule, scan_pointer_for, skips_same_class_runs
 from ._threading import run_tasks
 from .tree import Tree
 
@@ -182,7 +181,8 @@ class TreeGrower:
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         skip_runs = skips_same_class_runs(self.rule, self.criterion, self.n_classes,
                                           rules.min_samples_leaf, rules.min_weight_leaf)
-        rule, group_code = kernel_rule(self.rule, sample_weight, rules.theta, skip_runs)
+        rule, group_code = kernel_rule(self.rule, sample_weight, rules.theta, skip_runs,
+                                       self.seed)
         data = TrainingData(
             X_binned, np.flatnonzero(sample_weight > 0).astype(np.int64),
             np.ascontiguousarray(y_code, dtype=np.int64), sample_weight,
@@ -207,7 +207,7 @@ class TreeGrower:
             int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
                                  2 * sampling.max_features <= n_features)),
             n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
-            scan_pointer(), small_node_scan_pointer(data, bins))
+            scan_pointer_for(self.rule), small_node_scan_pointer(data, bins))
         records = (bins, impurity, rules.record(), sampling, rule, test_costs,
                    rules.significance_record())
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))

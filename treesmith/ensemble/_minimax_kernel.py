@@ -7,15 +7,18 @@ F(S_g^i) = F(S) has R = ∞. The feature with the smallest R is chosen; free fea
 R = 0) are ranked by min_i ΔF; remaining ties go to the lowest feature index, then the lowest
 threshold. F(S) = 0 makes a leaf. See docs/methods.md §4, §11.
 
-Candidate stumps per feature (paper §3): the thresholds at the values of ``n_candidates``
-rows of the node drawn at random — 80 / 40 / 20 when the node holds more than 2000 / 500 /
-fewer rows — or every occupied bin. Missing values (the last bin) go to the side that gives
-the smaller risk; with none in the node, to the child with more weight.
+Candidate stumps per feature (paper §3): the thresholds at the values of 80 / 40 / 20 rows of
+the node drawn at random when it holds more than 2000 / 500 / fewer rows, plus "non-missing
+left, missing right" when the node has missing values (``treesmith._kernels.candidates``, the
+same draws as the engine's ``Minimax`` rule), or every occupied bin. Missing values (the last
+bin) go to the side that gives the smaller risk; with none in the node, to the child with more
+weight.
 """
 
 import numpy as np
 from numba import njit
 
+from .._kernels.candidates import candidate_state, draw_candidate_bins, n_sampled_candidates
 from .._kernels.random import initial_state, next_below
 from .._kernels.stats import count_column, weight_column
 from .._kernels.set_functions import set_function_kernel
@@ -26,16 +29,6 @@ NO_SPLIT = -1
 #: ``candidate_mode``: sample observed values as the paper does, or scan every occupied bin.
 SAMPLED_CANDIDATES = 0
 ALL_CANDIDATES = 1
-
-
-@njit(cache=True, nogil=True)
-def n_sampled_candidates(n_rows, size_limits, n_draws):
-    """Candidate draws for a node of ``n_rows`` rows: ``n_draws[i]`` for the first
-    ``size_limits[i]`` it exceeds (limits in decreasing order), else ``n_draws[-1]``."""
-    for i in range(size_limits.shape[0]):
-        if n_rows > size_limits[i]:
-            return n_draws[i]
-    return n_draws[n_draws.shape[0] - 1]
 
 
 @njit(cache=True, nogil=True)
@@ -98,6 +91,7 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
     state = np.empty(1, dtype=np.uint64)
     state[0] = initial_state(seed)
     histogram = np.zeros((n_bins, n_classes))
+    rows_per_bin = np.zeros(n_bins)
     is_candidate = np.zeros(n_bins, dtype=np.bool_)
     occupied = np.zeros(n_bins, dtype=np.bool_)
     total = np.zeros(n_classes)
@@ -163,21 +157,27 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
         for i in range(n_examined):
             f = features[i]
             histogram[:, :] = 0.0
+            rows_per_bin[:] = 0.0
             occupied[:] = False
             for p in range(start, end):
                 row = sample_idx[p]
                 b = X_binned[row, f]
                 histogram[b, y_code[row]] += sample_weight[row]
+                rows_per_bin[b] += 1.0
                 occupied[b] = True
             is_candidate[:] = False
             if candidate_mode == ALL_CANDIDATES:
                 for b in range(missing_bin):
                     is_candidate[b] = occupied[b]
             else:
-                for _ in range(n_draw):
-                    b = X_binned[sample_idx[start + next_below(state, n_rows)], f]
-                    if b != missing_bin:
-                        is_candidate[b] = True
+                draw_candidate_bins(rows_per_bin, missing_bin, n_rows, n_draw,
+                                    candidate_state(seed, stats[node], n_classes, f),
+                                    is_candidate)
+                if occupied[missing_bin]:  # "non-missing left, missing right" is a candidate
+                    for b in range(missing_bin - 1, -1, -1):
+                        if occupied[b]:
+                            is_candidate[b] = True
+                            break
             missing[:] = histogram[missing_bin]
             has_missing = occupied[missing_bin]
             cost = 0.0 if free_reuse and group_paid[cost_group[f]] else feature_cost[f]
