@@ -99,6 +99,17 @@ def test_forest_threads_follow_the_single_tree_policy(monkeypatch):
         forest_module.forest_threads(0, 100, 1e6)
 
 
+def test_forest_in_a_loky_worker_uses_the_workers_share():
+    """joblib's process workers (GridSearchCV(n_jobs=k), cross_val_score) set
+    OMP_NUM_THREADS to cores // k: a forest there grows on that share, not on every core."""
+    from joblib import Parallel, cpu_count, delayed
+
+    results = Parallel(n_jobs=2, backend="loky")(
+        delayed(forest_module.forest_threads)(None, 100, 1e7) for _ in range(2))
+    share = max(1, cpu_count() // 2)
+    assert all(workers == share and per_tree == 1 for workers, per_tree in results)
+
+
 def test_oob_score_estimates_the_test_score(cancer):
     X_train, X_test, y_train, y_test = cancer
     forest = RandomForestClassifier(50, oob_score=True, random_state=0).fit(X_train, y_train)
