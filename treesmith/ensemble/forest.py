@@ -2,11 +2,16 @@
 
 The data are validated and binned once (one ``BinMapper`` for the forest); each tree then
 grows on the shared binned matrix with its bootstrap sample given as integer sample weights
-(the number of times a row is drawn), so no resampled copy of X is made. Every tree's seed
+(the number of times a row is drawn), so no resampled copy of X is made and a tree visits the
+~63 % distinct rows of its bootstrap, not n rows with repeats. A tree that examines
+``max_features`` <= half the features per node ("sqrt") builds, per node, the histograms of
+its sampled features from the node's samples (``grower._small_node_size``), not pooled
+histograms of every feature. Trees grow in parallel first, one Numba thread each, on Python
+threads (``PARALLEL_BACKEND``); ``n_jobs`` has the single tree's meaning (``forest_threads``). Every tree's seed
 (bootstrap draw and per-node feature sampling) is drawn from ``random_state`` before any tree
 grows, so the forest is the same whatever ``n_jobs``. The trees are ordinary fitted
 ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` objects in ``estimators_``, so the
-metrics (``treesmith.expected_cost`` with the union of features per example, SPEC docs/methods.md
+metrics (``treesmith.expected_cost`` with the union of features per example, docs/methods.md
 §5), export and model-file functions of single trees apply to each member. docs/methods.md §7.
 """
 
@@ -59,13 +64,16 @@ def tree_seed(seed: int) -> int:
 
 #: How trees grow at once when ``n_jobs`` allows several workers: "threads" (Python threads
 #: over the ``nogil`` growth kernel, ``_threading.run_tasks``) or "processes" (joblib's loky).
-#: Threads were measured faster on 2 cores (benchmarks/bench_forest.py, 100 trees on 1e5 x 50:
-#: see ``BaseForest._grow_trees``): a process pool pickles the binned data to every worker
-#: (or memory-maps it) and every tree back, and starting the pool costs a second on a cold
-#: machine, while a thread shares the arrays and only the Python glue of a tree (bootstrap
-#: draw, building the records, the ``Tree``: ~2 % of its time) holds the GIL. With more cores
-#: that glue is what limits threads: at 16 workers ~2 % x 16 = a third of a core is serialised,
-#: still far from a bottleneck, while processes would also multiply the memory of the data.
+#: Threads, measured with benchmarks/bench_forest.py (100 trees on 1e5 x 50, n_jobs=-1 on 2
+#: cores that five other jobs kept busy, load average 7-10): threads 157 s wall, processes
+#: 267 s (1.7x slower; 20 trees on 2e4 x 20: 5.1x slower, pool start and kernel loading in
+#: the workers included). A process pool pickles (or memory-maps) the binned data to every
+#: worker and every tree back, and each worker loads the compiled kernels; threads share the
+#: arrays, and only a tree's Python glue (bootstrap draw, records, building the ``Tree``:
+#: ~2-3 % of its time, measured) holds the GIL. On 16 cores we expect threads to stay ahead:
+#: 16 workers x ~3 % serialised glue is half a core, while processes would copy the data 16
+#: times; past ~30 workers the GIL-held glue would start to cap the speed-up. Threads also
+#: let a forest inside a loky or Dask worker use that worker's share (``_threading``).
 PARALLEL_BACKEND = "threads"
 #: Sample-features (rows drawn x features examined per node, summed over the trees) per worker
 #: below which a forest grows on one thread. Trees are independent tasks (no parallel region
@@ -294,12 +302,9 @@ class BaseForest(BaseEstimator):
         return self
 
     def _grow_trees(self, job, seeds, workers):
-        """Grow one tree per seed on ``workers`` workers (``PARALLEL_BACKEND``), trees in the
-        order of ``seeds`` whatever the number of workers.
-
-        Threads vs processes, ``python benchmarks/bench_forest.py`` (100 trees, 1e5 x 50,
-        2 cores shared with other jobs, medians): see the report in the benchmark's docstring.
-        """
+        """Grow one tree per seed on ``workers`` workers (``PARALLEL_BACKEND``: threads by
+        default, see there why), trees in the order of ``seeds`` whatever the number of
+        workers; each tree on ``job.threads_per_tree`` Numba threads."""
         seeds = [int(seed) for seed in seeds]
         if workers == 1:
             return [job.grow(seed) for seed in seeds]
