@@ -7,12 +7,13 @@ grows on the shared binned matrix with its bootstrap sample given as integer sam
 ``max_features`` <= half the features per node ("sqrt") builds, per node, the histograms of
 its sampled features from the node's samples (``grower._small_node_size``), not pooled
 histograms of every feature. Trees grow in parallel first, one Numba thread each, on Python
-threads (``PARALLEL_BACKEND``); ``n_jobs`` has the single tree's meaning (``forest_threads``). Every tree's seed
-(bootstrap draw and per-node feature sampling) is drawn from ``random_state`` before any tree
-grows, so the forest is the same whatever ``n_jobs``. The trees are ordinary fitted
-``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` objects in ``estimators_``, so the
-metrics (``treesmith.expected_cost`` with the union of features per example, docs/methods.md
-§5), export and model-file functions of single trees apply to each member. docs/methods.md §7.
+threads (``PARALLEL_BACKEND``); ``n_jobs`` has the single tree's meaning (``forest_threads``).
+Every tree's seed (bootstrap draw and per-node feature sampling) is drawn from
+``random_state`` before any tree grows, so the forest is the same whatever ``n_jobs``. The
+trees are ordinary fitted ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` objects in
+``estimators_``, so the metrics (``treesmith.expected_cost`` with the union of features per
+example, docs/methods.md §5), export and model-file functions of single trees apply to each
+member. docs/methods.md §7.
 """
 
 from __future__ import annotations
