@@ -104,3 +104,32 @@ def test_the_engine_chooses_the_best_sampled_threshold():
     exact = treesmith.DecisionTreeClassifier(split_rule=Minimax(F, candidates="all"),
                                              max_depth=1).fit(X, y)
     assert risk(exact.tree_.bin_threshold[0]) <= min(risks)
+
+
+def test_draws_do_not_depend_on_the_order_nodes_are_grown_in(monkeypatch):
+    """Subtrees grown apart (after the top of the tree, on any thread) draw the candidates
+    they would have drawn in place: the same tree either way."""
+    import treesmith.grower as grower
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 5)).round(2)
+    y = (X[:, 0] + X[:, 1] + rng.normal(size=3000) > 0).astype(int)
+
+    def fit():
+        return treesmith.DecisionTreeClassifier(split_rule=Minimax(ThresholdPairs(2)),
+                                                random_state=0).fit(X, y).tree_
+
+    in_place = fit()
+    monkeypatch.setattr(grower, "SUBTREE_MIN_WORK", 1)  # nodes of 256-1023 rows grow apart
+    calls = []
+    grow_subtrees = grower.TreeGrower._grow_subtrees
+
+    def spy(self, *args):
+        calls.append(args[1][0].shape[0])  # how many subtrees were deferred
+        return grow_subtrees(self, *args)
+
+    monkeypatch.setattr(grower.TreeGrower, "_grow_subtrees", spy)
+    apart = fit()
+    assert calls and calls[0] >= 2
+    assert np.array_equal(in_place.feature, apart.feature)
+    assert np.array_equal(in_place.threshold, apart.threshold, equal_nan=True)
