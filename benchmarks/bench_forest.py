@@ -1,15 +1,17 @@
 """Forests: treesmith's RandomForestClassifier vs scikit-learn's, threads vs processes, and
 BudgetRF's fitting time (issue 12's speed goals).
 
-    python benchmarks/bench_forest.py                       # 1e5 x 50, 100 trees, n_jobs 1 and 2
+    python benchmarks/bench_forest.py                       # 1e5 x 50, 100 trees, n_jobs 1, -1
     python benchmarks/bench_forest.py --quick               # 2e4 x 20, 20 trees
-    python benchmarks/bench_forest.py --rows 1e5 --trees 100 --jobs 2 --repeats 3
+    python benchmarks/bench_forest.py --rows 1e5 --trees 100 --jobs -1 --repeats 3
+    python benchmarks/bench_forest.py --tasks classification --backends threads
     python benchmarks/bench_forest.py --budget-only         # BudgetRF on magic only
 
 Everything runs in this one process after a warm-up fit (Numba compilation and the process
 pool start are outside the timings); runs of the contenders are interleaved within each
 repeat and the script prints wall-clock medians, the CPU time of this process (children of
-the process pool are not counted), test accuracy and the ratios. Goals printed beside them:
+the process pool are not counted), test accuracy and the ratios (wall and, where all the work
+runs in this process, CPU: on a machine other jobs keep busy the CPU ratio is the steadier). Goals printed beside them:
 treesmith >= 3x faster than scikit-learn at the same n_jobs with the same accuracy within
 noise; BudgetRF with 40 trees and 10 alpha values on magic under 10 s on 2 cores.
 """
@@ -29,66 +31,101 @@ def timed(fit):
     return model, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def forest_benchmark(n_rows, n_features, n_trees, jobs, repeats):
-    from sklearn.datasets import make_classification
-    from sklearn.ensemble import RandomForestClassifier as SklearnForest
+def forest_benchmark(task, n_rows, n_features, n_trees, jobs, repeats, backends):
+    from sklearn import ensemble as sklearn_ensemble
+    from sklearn.datasets import make_classification, make_regression
     from sklearn.model_selection import train_test_split
 
     import treesmith.ensemble.forest as forest_module
-    from treesmith.ensemble import RandomForestClassifier
+    import treesmith.grower as grower_module
+    from treesmith import ensemble
 
-    X, y = make_classification(n_samples=int(n_rows * 1.25), n_features=n_features,
-                               n_informative=15, n_redundant=5, n_classes=3, random_state=0)
+    if task == "classification":
+        X, y = make_classification(n_samples=int(n_rows * 1.25), n_features=n_features,
+                                   n_informative=15, n_redundant=5, n_classes=3,
+                                   random_state=0)
+        ours, theirs, metric = (ensemble.RandomForestClassifier,
+                                sklearn_ensemble.RandomForestClassifier, "accuracy")
+    else:
+        X, y = make_regression(n_samples=int(n_rows * 1.25), n_features=n_features,
+                               n_informative=15, noise=10.0, random_state=0)
+        ours, theirs, metric = (ensemble.RandomForestRegressor,
+                                sklearn_ensemble.RandomForestRegressor, "R2")
     X = X.astype(np.float32)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0)
-    print(f"data: make_classification {X_train.shape[0]} x {n_features} train, "
-          f"{X_test.shape[0]} test, 3 classes; {n_trees} trees, max_features='sqrt'")
+    print(f"\n{ours.__name__}: make_{task} {X_train.shape[0]} x {n_features} train, "
+          f"{X_test.shape[0]} test; {n_trees} trees, default max_features (classifier 'sqrt', "
+          "regressor 1.0 in both libraries)")
+    small_node_size = grower_module._small_node_size
 
-    def treesmith_fit(n_jobs, backend):
+    def pooled(n_bins, n_stats, histogram_bytes, samples_few_features=False):
+        return small_node_size(n_bins, n_stats, histogram_bytes)
+
+    def treesmith_fit(n_jobs, backend, histograms="per-node"):
         def fit():
             forest_module.PARALLEL_BACKEND = backend
-            return RandomForestClassifier(n_trees, n_jobs=n_jobs, random_state=0).fit(
-                X_train, y_train)
+            grower_module._small_node_size = pooled if histograms == "pooled" \
+                else small_node_size
+            try:
+                return ours(n_trees, n_jobs=n_jobs, random_state=0).fit(X_train, y_train)
+            finally:
+                grower_module._small_node_size = small_node_size
         return fit
 
     def sklearn_fit(n_jobs):
-        return lambda: SklearnForest(n_trees, n_jobs=n_jobs, random_state=0).fit(X_train,
-                                                                                 y_train)
+        return lambda: theirs(n_trees, n_jobs=n_jobs, random_state=0).fit(X_train, y_train)
 
-    # warm-up: compile, start the process pool
-    for backend in ("loky", "threading"):
+    # warm-up: compile, start the process pool (and load the compiled kernels in its workers)
+    for backend in backends:
         forest_module.PARALLEL_BACKEND = backend
-        RandomForestClassifier(4, n_jobs=max(jobs), random_state=0).fit(X_train[:2000],
-                                                                        y_train[:2000])
+        ours(4, n_jobs=max(jobs, key=abs), max_depth=3, random_state=0).fit(X_train, y_train)
     contenders = {}
     for n_jobs in jobs:
-        contenders[f"treesmith processes n_jobs={n_jobs}"] = treesmith_fit(n_jobs, "loky")
-        if n_jobs > 1:
-            contenders[f"treesmith threads   n_jobs={n_jobs}"] = treesmith_fit(n_jobs,
-                                                                              "threading")
+        for backend in backends if n_jobs != 1 else backends[:1]:
+            contenders[f"treesmith {backend:9s} n_jobs={n_jobs}"] = treesmith_fit(n_jobs,
+                                                                               backend)
+        if n_jobs == 1 and task == "classification":
+            contenders["treesmith pooled hist. n_jobs=1"] = treesmith_fit(1, backends[0],
+                                                                          "pooled")
         contenders[f"scikit-learn        n_jobs={n_jobs}"] = sklearn_fit(n_jobs)
-    results = {name: {"wall": [], "cpu": [], "accuracy": None} for name in contenders}
+    results = {name: {"wall": [], "cpu": [], "score": None} for name in contenders}
     for _ in range(repeats):
         for name, fit in contenders.items():
             model, wall, cpu = timed(fit)
             results[name]["wall"].append(wall)
             results[name]["cpu"].append(cpu)
-            results[name]["accuracy"] = model.score(X_test, y_test)
+            results[name]["score"] = model.score(X_test, y_test)
             del model
-    forest_module.PARALLEL_BACKEND = "loky"
-    print(f"{'contender':36s} {'wall s':>8s} {'cpu s':>8s} {'accuracy':>9s}")
+    forest_module.PARALLEL_BACKEND = "threads"
+    print(f"{'contender':34s} {'wall s':>8s} {'cpu s':>8s} {metric:>9s}")
     for name, r in results.items():
-        print(f"{name:36s} {statistics.median(r['wall']):8.2f} "
-              f"{statistics.median(r['cpu']):8.2f} {r['accuracy']:9.4f}")
+        print(f"{name:34s} {statistics.median(r['wall']):8.2f} "
+              f"{statistics.median(r['cpu']):8.2f} {r['score']:9.4f}")
+
+    def wall(name):
+        return statistics.median(results[name]["wall"])
+
+    def cpu(name):
+        return statistics.median(results[name]["cpu"])
+
     for n_jobs in jobs:
-        ours = statistics.median(results[f"treesmith processes n_jobs={n_jobs}"]["wall"])
-        theirs = statistics.median(results[f"scikit-learn        n_jobs={n_jobs}"]["wall"])
-        print(f"n_jobs={n_jobs}: scikit-learn / treesmith = {theirs / ours:.2f}x (goal >= 3x)")
-        if n_jobs > 1:
-            threads = statistics.median(
-                results[f"treesmith threads   n_jobs={n_jobs}"]["wall"])
-            print(f"n_jobs={n_jobs}: threads / processes = {threads / ours:.2f}x "
-                  "(> 1: processes faster)")
+        sklearn_name = f"scikit-learn        n_jobs={n_jobs}"
+        for backend in backends if n_jobs != 1 else backends[:1]:
+            ours_name = f"treesmith {backend:9s} n_jobs={n_jobs}"
+            cpu_ratio = (f", CPU {cpu(sklearn_name) / cpu(ours_name):.2f}x"
+                         if backend == "threads" else "")
+            print(f"n_jobs={n_jobs}: scikit-learn / treesmith {backend} = wall "
+                  f"{wall(sklearn_name) / wall(ours_name):.2f}x{cpu_ratio} (goal >= 3x)")
+        if n_jobs != 1 and len(backends) > 1:
+            ratio = wall(f"treesmith {backends[1]:9s} n_jobs={n_jobs}") / wall(
+                f"treesmith {backends[0]:9s} n_jobs={n_jobs}")
+            print(f"n_jobs={n_jobs}: {backends[1]} / {backends[0]} = {ratio:.2f}x "
+                  f"(> 1: {backends[0]} faster)")
+        if n_jobs == 1 and task == "classification":
+            ratio = wall("treesmith pooled hist. n_jobs=1") / wall(
+                f"treesmith {backends[0]:9s} n_jobs=1")
+            print(f"n_jobs=1: pooled histograms of all features / per-node histograms of the "
+                  f"sampled features = {ratio:.2f}x")
 
 
 def budget_benchmark(repeats):
@@ -106,7 +143,7 @@ def budget_benchmark(repeats):
 
     def fit():
         return BudgetForestClassifier(budget=float(X.shape[1]), alphas=alphas,
-                                      max_estimators=40, n_jobs=2, random_state=0).fit(
+                                      max_estimators=40, n_jobs=-1, random_state=0).fit(
             X_train, y_train)
 
     BudgetForestClassifier(budget=None, alphas=[0], max_estimators=2,
@@ -127,7 +164,10 @@ def main():
     parser.add_argument("--rows", type=float, default=1e5)
     parser.add_argument("--features", type=int, default=50)
     parser.add_argument("--trees", type=int, default=100)
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, -1])
+    parser.add_argument("--backends", nargs="+", default=["threads", "processes"],
+                        help="treesmith's ways of growing trees at once (first: the default)")
+    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"])
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--budget-only", action="store_true")
@@ -136,7 +176,9 @@ def main():
     if args.quick:
         args.rows, args.features, args.trees = 2e4, 20, 20
     if not args.budget_only:
-        forest_benchmark(int(args.rows), args.features, args.trees, args.jobs, args.repeats)
+        for task in args.tasks:
+            forest_benchmark(task, int(args.rows), args.features, args.trees, args.jobs,
+                             args.repeats, args.backends)
     if not args.forest_only:
         budget_benchmark(args.repeats)
 

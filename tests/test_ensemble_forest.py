@@ -10,6 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from treesmith import DecisionTreeClassifier, DecisionTreeRegressor, metrics
 from treesmith.ensemble import RandomForestClassifier, RandomForestRegressor
+import treesmith.ensemble.forest as forest_module
 from treesmith.ensemble.forest import bootstrap_counts
 
 
@@ -65,14 +66,48 @@ def test_member_is_the_tree_grown_on_its_bootstrap_counts(cancer):
 
 
 @pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
-def test_same_forest_whatever_n_jobs(Forest):
+@pytest.mark.parametrize("backend", ["threads", "processes"])
+def test_same_forest_whatever_n_jobs(Forest, backend, monkeypatch):
+    monkeypatch.setattr(forest_module, "FOREST_WORK_PER_THREAD", 1)  # threads even when tiny
+    monkeypatch.setattr(forest_module, "PARALLEL_BACKEND", backend)
     X, y = make_classification(400, 8, random_state=0)
+    X[::7, 2] = np.nan
     one = Forest(6, random_state=3, n_jobs=1).fit(X, y)
-    two = Forest(6, random_state=3, n_jobs=2).fit(X, y)
-    for a, b in zip(one.estimators_, two.estimators_):
-        assert np.array_equal(a.tree_.feature, b.tree_.feature)
-        assert np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
-    assert np.array_equal(one.predict(X), two.predict(X))
+    for n_jobs in (2, -1, None):
+        other = Forest(6, random_state=3, n_jobs=n_jobs).fit(X, y)
+        for a, b in zip(one.estimators_, other.estimators_):
+            assert np.array_equal(a.tree_.feature, b.tree_.feature)
+            assert np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
+            assert np.array_equal(a.tree_.value, b.tree_.value)
+        assert np.array_equal(one.predict(X), other.predict(X))
+
+
+def test_forest_threads_follow_the_single_tree_policy(monkeypatch):
+    """n_jobs=None is every core the process may use (as for a single tree): a loky or
+    GridSearchCV worker's OMP_NUM_THREADS share is honoured; trees go to threads first."""
+    from treesmith import _threading
+
+    monkeypatch.setattr(_threading, "available_threads", lambda: 2)
+    assert forest_module.forest_threads(None, 100, 1e6) == (2, 1)
+    assert forest_module.forest_threads(-1, 100, 1e6) == (2, 1)
+    assert forest_module.forest_threads(1, 100, 1e6) == (1, 1)
+    assert forest_module.forest_threads(None, 100, 10) == (1, 1)  # too small to pay
+    monkeypatch.setattr(_threading, "available_threads", lambda: 1)  # a worker's share
+    assert forest_module.forest_threads(None, 100, 1e6) == (1, 1)
+    assert forest_module.forest_threads(-1, 100, 1e6) == (1, 1)
+    with pytest.raises(ValueError, match="n_jobs"):
+        forest_module.forest_threads(0, 100, 1e6)
+
+
+def test_forest_in_a_loky_worker_uses_the_workers_share():
+    """joblib's process workers (GridSearchCV(n_jobs=k), cross_val_score) set
+    OMP_NUM_THREADS to cores // k: a forest there grows on that share, not on every core."""
+    from joblib import Parallel, cpu_count, delayed
+
+    results = Parallel(n_jobs=2, backend="loky")(
+        delayed(forest_module.forest_threads)(None, 100, 1e7) for _ in range(2))
+    share = max(1, cpu_count() // 2)
+    assert all(workers == share and per_tree == 1 for workers, per_tree in results)
 
 
 def test_oob_score_estimates_the_test_score(cancer):

@@ -439,3 +439,132 @@ def test_bayesian_regressor_file_is_validated(bayes_models, edit, message):
     edit(model)
     with pytest.raises(ModelFileError, match=message):
         io.from_dict(model)
+
+
+# -- forests, BudgetRF, GreedyTree and C4.5 ------------------------------------------------------
+@pytest.fixture(scope="module")
+def ensemble_models(wine):
+    from treesmith.c45 import C45Classifier
+    from treesmith.ensemble import (
+        BudgetForestClassifier,
+        GreedyTreeClassifier,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
+    from treesmith.rules import ThresholdPairs
+
+    X, y = wine
+    X = X.copy()
+    X.iloc[::7, 3] = np.nan
+    nominal = X.assign(band=np.where(X.iloc[:, 0] > 13, "high", "low"))
+    costs = np.arange(1.0, X.shape[1] + 1)
+    return {
+        "RandomForestClassifier": (RandomForestClassifier(
+            6, max_depth=5, random_state=0, feature_costs=costs).fit(X, y), X),
+        "RandomForestRegressor": (RandomForestRegressor(
+            4, max_depth=4, random_state=0).fit(X, np.arange(len(y), dtype=float)), X),
+        "BudgetForestClassifier": (BudgetForestClassifier(
+            alphas=[0, 4], max_estimators=4, random_state=0).fit(X, y), X),
+        "GreedyTreeClassifier": (GreedyTreeClassifier(
+            ThresholdPairs(2), feature_costs=costs, random_state=0).fit(X, y), X),
+        "C45Classifier": (C45Classifier(categorical_features=["band"]).fit(nominal, y), nominal),
+    }
+
+
+@pytest.mark.parametrize("name", ["RandomForestClassifier", "RandomForestRegressor",
+                                  "BudgetForestClassifier", "GreedyTreeClassifier",
+                                  "C45Classifier"])
+def test_every_estimator_round_trips_with_identical_predictions(ensemble_models, name,
+                                                                 tmp_path):
+    model, X = ensemble_models[name]
+    treesmith.save(model, tmp_path / "model.json")
+    loaded = treesmith.load(tmp_path / "model.json")
+    assert type(loaded) is type(model)
+    assert repr(loaded.get_params(deep=False)) == repr(model.get_params(deep=False))
+    _assert_same_predictions(model, loaded, X)
+    if hasattr(model, "estimators_"):
+        assert len(loaded.estimators_) == len(model.estimators_)
+        for a, b in zip(model.estimators_, loaded.estimators_):
+            _assert_same_tree(a, b)
+            assert b.bin_mapper_ is loaded.bin_mapper_  # shared, written once
+        assert (tmp_path / "model.json").read_text().count('"BinMapper"') == 1
+        np.testing.assert_array_equal(treesmith.expected_cost(model, X),
+                                      treesmith.expected_cost(loaded, X))
+    else:
+        _assert_same_tree(model, loaded)
+    if name == "BudgetForestClassifier":
+        assert type(loaded.budget_curve_) is type(model.budget_curve_)
+        assert loaded.alpha_ == model.alpha_ and loaded.impurity_ == model.impurity_
+
+
+def _forest_text(ensemble_models, name):
+    return json.dumps(io.to_dict(ensemble_models[name][0]), allow_nan=False)
+
+
+def _edit_member(ensemble_models, name, edit):
+    model = json.loads(_forest_text(ensemble_models, name))
+    edit(model)
+    return json.dumps(model)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: m["attributes"].__setitem__("estimators_", []), "non-empty list"),
+    (lambda m: m["attributes"]["estimators_"][0].__setitem__("estimator",
+                                                            "DecisionTreeRegressor"),
+     "cannot rebuild DecisionTreeRegressor"),
+    (lambda m: m["attributes"]["estimators_"][0].update(
+        {"estimator": "C45Classifier", "params": {}}), "'tree_' cannot be set"),
+    (lambda m: m["attributes"]["estimators_"][0]["attributes"].pop("tree_"), "tree_"),
+    (lambda m: m["attributes"]["estimators_"][1]["attributes"].__setitem__(
+        "n_features_in_", 3), "n_features_in_"),
+    (lambda m: m["attributes"]["estimators_"][0]["attributes"].__setitem__(
+        "bin_mapper_", None), "fitted attribute name"),
+    (lambda m: m["attributes"]["estimators_"][0].__setitem__("estimator", "os.system"),
+     "unknown estimator"),
+])
+def test_hostile_forest_files_are_refused(ensemble_models, edit, message):
+    with pytest.raises(ModelFileError, match=message):
+        io.loads(_edit_member(ensemble_models, "RandomForestClassifier", edit))
+
+
+def test_a_member_of_another_ensemble_is_refused(ensemble_models):
+    budget_member = json.loads(_forest_text(ensemble_models, "BudgetForestClassifier"))[
+        "attributes"]["estimators_"][0]
+
+    def swap(model):
+        model["attributes"]["estimators_"][0] = budget_member
+
+    with pytest.raises(ModelFileError, match="must be a fitted DecisionTreeClassifier"):
+        io.loads(_edit_member(ensemble_models, "RandomForestClassifier", swap))
+
+
+def _c45_arrays(model):
+    return model["attributes"]["c45_tree_"]["arrays"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: _c45_arrays(m)["children"]["data"].__setitem__(0, 0), "after their parents"),
+    (lambda m: _c45_arrays(m)["attribute"]["data"].__setitem__(0, 99), "outside"),
+    (lambda m: _c45_arrays(m)["child_start"]["data"].__setitem__(0, 10**6), "outside"),
+    (lambda m: _c45_arrays(m)["kind"]["data"].__setitem__(0, 7), "kind"),
+    (lambda m: m["attributes"].__setitem__("categories_", None), "categories_"),
+])
+def test_hostile_c45_files_are_refused(ensemble_models, edit, message):
+    with pytest.raises(ModelFileError, match=message):
+        io.loads(_edit_member(ensemble_models, "C45Classifier", edit))
+
+
+@FUZZ
+@given(st.data())
+def test_corrupted_forest_and_c45_files_give_a_model_error_or_a_valid_model(ensemble_models,
+                                                                            data):
+    name = data.draw(st.sampled_from(["RandomForestClassifier", "C45Classifier"]))
+    raw = bytearray(_forest_text(ensemble_models, name).encode())
+    for _ in range(data.draw(st.integers(1, 4))):
+        raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.integers(0, 255))
+    try:
+        estimator, _ = io.loads(bytes(raw))
+    except ModelFileError:
+        return
+    X = ensemble_models[name][1]
+    estimator.predict(X)

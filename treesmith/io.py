@@ -62,6 +62,22 @@ _ESTIMATOR_MODULES = {
     "DecisionTreeRegressor": "treesmith.estimators",
     "BayesianTreeClassifier": "treesmith.bayes",
     "BayesianTreeRegressor": "treesmith.bayes",
+    "C45Classifier": "treesmith.c45",
+    "GreedyTreeClassifier": "treesmith.ensemble.greedy_tree",
+    "RandomForestClassifier": "treesmith.ensemble.forest",
+    "RandomForestRegressor": "treesmith.ensemble.forest",
+    "BudgetForestClassifier": "treesmith.ensemble.budget",
+}
+#: Ensembles: their fitted members (``estimators_``) are stored as tagged ``estimator`` values,
+#: without the attributes they share with the ensemble (``_MEMBER_SHARED_ATTRIBUTES``, written
+#: once at the ensemble's level and given back to every member on loading).
+_ENSEMBLES = ("RandomForestClassifier", "RandomForestRegressor", "BudgetForestClassifier")
+_MEMBER_SHARED_ATTRIBUTES = ("bin_mapper_",)
+#: Members an ensemble may hold: ensemble name -> member class names.
+_MEMBER_CLASSES = {
+    "RandomForestClassifier": ("DecisionTreeClassifier",),
+    "RandomForestRegressor": ("DecisionTreeRegressor",),
+    "BudgetForestClassifier": ("GreedyTreeClassifier",),
 }
 #: Fitted attributes every model needs; the other public fitted attributes are kept when
 #: they can be encoded and dropped with a warning otherwise.
@@ -117,7 +133,10 @@ def _registries() -> dict[str, dict[str, type]]:
     """
     from .criteria import registered
 
-    registries = {"criterion": registered()}
+    from .rules.set_functions import Powers, ThresholdPairs
+
+    registries = {"criterion": registered(),
+                  "set_function": {cls.name: cls for cls in (ThresholdPairs, Powers)}}
     try:
         rules_registry = getattr(import_module("treesmith.rules"), "registered", None)
     except ImportError:  # pragma: no cover - the rules package always ships
@@ -207,6 +226,12 @@ def _encode(value):
     if isinstance(value, Tree):
         return {"__type__": "tree", "n_features": value.n_features, "n_classes": value.n_classes,
                 "arrays": {name: _encode_array(getattr(value, name)) for name in NODE_ARRAYS}}
+    from .c45 import C45Tree
+
+    if isinstance(value, C45Tree):
+        return {"__type__": "c45_tree", "n_features": value.n_features,
+                "n_classes": value.n_classes,
+                "arrays": {name: _encode_array(getattr(value, name)) for name in C45Tree.ARRAYS}}
     cls = type(value)
     for tag, registry in _registries().items():
         name = getattr(value, "name", None)
@@ -225,6 +250,48 @@ def _encode_params(params: dict) -> dict:
     return {str(name): _encode(value) for name, value in params.items()}
 
 
+def _fitted_attributes(estimator, name: str, skip=()) -> dict:
+    """Encoded public fitted attributes of ``estimator`` (names ending in "_", not in
+    ``skip``); raises ValueError for a required one with no JSON form and warns about the
+    others left out. An ensemble's members become tagged ``estimator`` values."""
+    attributes, dropped = {}, []
+    required = _REQUIRED_ATTRIBUTES + (_REQUIRED_CLASSIFIER_ATTRIBUTES
+                                       if hasattr(estimator, "classes_") else ())
+    # the categories give the codes meaning: a model without them would predict otherwise
+    required += _CATEGORICAL_ATTRIBUTES
+    for attribute, value in vars(estimator).items():
+        if not attribute.endswith("_") or attribute.startswith("_") or attribute in skip:
+            continue
+        try:
+            if name in _ENSEMBLES and attribute == "estimators_":
+                attributes[attribute] = [_encode_member(member) for member in value]
+            elif name in _ENSEMBLES and attribute == "estimator_":  # the unfitted template
+                attributes[attribute] = _encode_member(value, fitted=False)
+            else:
+                attributes[attribute] = _encode(value)
+        except _Unencodable as error:
+            if attribute in required or attribute == "estimators_":
+                raise ValueError(f"cannot save fitted attribute {attribute!r} as JSON "
+                                 f"({error})") from None
+            dropped.append(attribute)
+    if dropped:
+        warnings.warn(f"model file leaves out fitted attribute(s) with no JSON form: "
+                      f"{', '.join(dropped)}", UserWarning, stacklevel=3)
+    return attributes
+
+
+def _encode_member(member, fitted: bool = True) -> dict:
+    """An ensemble's member as a tagged value: class name, parameters and the fitted
+    attributes it does not share with the ensemble (none for the unfitted template)."""
+    name = type(member).__name__
+    if name not in _ESTIMATOR_MODULES or type(member) is not _estimator_class(name):
+        raise _Unencodable(f"a member of class {name} is not one a model file may hold")
+    attributes = _fitted_attributes(member, name, skip=_MEMBER_SHARED_ATTRIBUTES) \
+        if fitted else {}
+    return {"__type__": "estimator", "estimator": name,
+            "params": _encode_params(member.get_params(deep=False)), "attributes": attributes}
+
+
 def to_dict(estimator, metadata: dict | None = None) -> dict:
     """The JSON-ready model dict of a fitted treesmith estimator (see the module docstring).
 
@@ -236,7 +303,7 @@ def to_dict(estimator, metadata: dict | None = None) -> dict:
     if name not in _ESTIMATOR_MODULES or type(estimator) is not _estimator_class(name):
         raise ValueError(f"estimator must be one of treesmith's {sorted(_ESTIMATOR_MODULES)}, "
                          f"got {type(estimator).__name__}")
-    if not hasattr(estimator, "tree_"):
+    if not hasattr(estimator, "estimators_" if name in _ENSEMBLES else "n_features_in_"):
         raise ValueError(f"this {name} is not fitted yet; call fit before saving it")
     if getattr(estimator, "posterior_sample_", None) is not None:
         raise ValueError(f"model files store the MAP tree only, not the posterior sample of "
@@ -248,24 +315,7 @@ def to_dict(estimator, metadata: dict | None = None) -> dict:
     except _Unencodable as error:
         raise ValueError(f"cannot save the parameters of this {name} as JSON ({error}); "
                          f"use pickle or joblib instead") from None
-    attributes, dropped = {}, []
-    required = _REQUIRED_ATTRIBUTES + (_REQUIRED_CLASSIFIER_ATTRIBUTES
-                                       if hasattr(estimator, "classes_") else ())
-    # the categories give the codes meaning: a model without them would predict otherwise
-    required += _CATEGORICAL_ATTRIBUTES
-    for attribute, value in vars(estimator).items():
-        if not attribute.endswith("_") or attribute.startswith("_"):
-            continue
-        try:
-            attributes[attribute] = _encode(value)
-        except _Unencodable as error:
-            if attribute in required:
-                raise ValueError(f"cannot save fitted attribute {attribute!r} as JSON "
-                                 f"({error})") from None
-            dropped.append(attribute)
-    if dropped:
-        warnings.warn(f"model file leaves out fitted attribute(s) with no JSON form: "
-                      f"{', '.join(dropped)}", UserWarning, stacklevel=2)
+    attributes = _fitted_attributes(estimator, name)
     try:
         metadata = json.loads(json.dumps(metadata or {}, allow_nan=False))
     except (TypeError, ValueError) as error:
@@ -422,6 +472,10 @@ def _decode(value, where: str, depth: int = 0):
                                          f"found {array.dtype}")
             decoded[name] = array
         return _build_tree(Tree, n_features, n_classes, decoded, where)
+    if tag == "c45_tree":
+        return _decode_c45_tree(value, where)
+    if tag == "estimator":
+        return _decode_member(value, where, depth)
     if tag == "random_state":
         _expect_keys(value, {"__type__", "keys", "pos", "has_gauss", "cached_gaussian"}, where)
         keys = _decode_array(value["keys"], where) if isinstance(value["keys"], dict) else None
@@ -456,6 +510,94 @@ def _decode(value, where: str, depth: int = 0):
             setattr(instance, name, _decode(item, f"{where}.{name}", depth + 1))
         return instance
     _fail(where, f"unknown value tag {str(tag)[:40]!r}")
+
+
+def _decode_c45_tree(value, where: str):
+    from .c45 import C45Tree
+
+    _expect_keys(value, {"__type__", "n_features", "n_classes", "arrays"}, where)
+    n_features, n_classes, arrays = value["n_features"], value["n_classes"], value["arrays"]
+    for label, number in (("n_features", n_features), ("n_classes", n_classes)):
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            _fail(where, f"{label} must be a positive integer")
+    if not isinstance(arrays, dict):
+        _fail(where, "C4.5 tree arrays must be an object")
+    _expect_keys(arrays, set(C45Tree.ARRAYS), f"{where}.arrays")
+    decoded = {}
+    for name in C45Tree.ARRAYS:
+        if not isinstance(arrays[name], dict):
+            _fail(f"{where}.{name}", "must be a tagged array")
+        array = _decode_array(arrays[name], f"{where}.{name}")
+        kind = {"threshold": "f", "class_weight": "f", "branch_weight": "f",
+                "is_empty": "b"}.get(name, "i")
+        if array.dtype.kind != kind:
+            _fail(f"{where}.{name}", f"expected dtype kind {kind!r}, found {array.dtype}")
+        decoded[name] = array.astype({"f": np.float64, "b": bool, "i": np.int64}[kind])
+    tree = C45Tree(n_features, n_classes, **decoded)
+    try:
+        tree.validate()
+    except ValueError as error:
+        _fail(where, str(error))
+    return tree
+
+
+def _decode_member(value, where: str, depth: int):
+    """A member of an ensemble (``_encode_member``); ``_check_ensemble`` checks the fitted
+    members and gives them the attributes they share with the ensemble."""
+    _expect_keys(value, {"__type__", "estimator", "params", "attributes"}, where)
+    cls = _estimator_class(value["estimator"])
+    member = _instantiate(cls, value["params"], where, depth)
+    attributes = value["attributes"]
+    if not isinstance(attributes, dict):
+        _fail(where, "member attributes must be an object")
+    for name, item in attributes.items():
+        if not isinstance(name, str) or not name.endswith("_") or name.startswith("_") or \
+                name in _MEMBER_SHARED_ATTRIBUTES:
+            _fail(where, f"{str(name)[:40]!r} is not a member's fitted attribute name")
+        try:
+            setattr(member, name, _decode(item, f"{where}.{name}", depth + 1))
+        except AttributeError:
+            _fail(where, f"{name!r} cannot be set")
+    return member
+
+
+def _check_ensemble(estimator, name: str, where: str = "attributes") -> None:
+    """An ensemble's members: a non-empty list of fitted estimators of the allowed classes that
+    agree with the ensemble on features and classes; the shared attributes given back."""
+    from sklearn.base import is_classifier
+
+    members = getattr(estimator, "estimators_", None)
+    if not isinstance(members, list) or not members:
+        _fail(where, "estimators_ must be a non-empty list of fitted estimators")
+    n_features = getattr(estimator, "n_features_in_", None)
+    if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+        _fail(where, "n_features_in_ must be a positive integer")
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)
+                              or not all(isinstance(n, str) for n in names)):
+        _fail(where, f"feature_names_in_ must hold {n_features} strings")
+    _check_cost_attributes(estimator, n_features, where)
+    for i, member in enumerate(members):
+        if type(member).__name__ not in _MEMBER_CLASSES[name]:
+            _fail(f"{where}.estimators_[{i}]", f"must be a fitted "
+                                               f"{' or '.join(_MEMBER_CLASSES[name])}")
+        _check_estimator(member, f"{where}.estimators_[{i}]")
+        if member.n_features_in_ != n_features:
+            _fail(f"{where}.estimators_[{i}]", "has another number of features")
+        if is_classifier(estimator):
+            classes = getattr(estimator, "classes_", None)
+            if not isinstance(classes, np.ndarray) or not np.array_equal(
+                    np.asarray(member.classes_), classes) or \
+                    getattr(estimator, "n_classes_", None) != classes.size:
+                _fail(f"{where}.estimators_[{i}]", "classes_ differ from the ensemble's")
+    for attribute in _MEMBER_SHARED_ATTRIBUTES:
+        if hasattr(estimator, attribute):
+            for member in members:
+                setattr(member, attribute, getattr(estimator, attribute))
+    if isinstance(getattr(estimator, "budget_curve_", None), dict):
+        from .ensemble.budget import BudgetCurve
+
+        estimator.budget_curve_ = BudgetCurve(estimator.budget_curve_)
 
 
 def _decode_params(params, where: str, depth: int = 0) -> dict:
@@ -713,7 +855,10 @@ def _decode_model(model):
             setattr(estimator, name, decoded)
         except AttributeError:  # a read-only property such as feature_importances_
             _fail("attributes", f"{name!r} cannot be set")
-    _check_estimator(estimator)
+    if model["estimator"] in _ENSEMBLES:
+        _check_ensemble(estimator, model["estimator"])
+    else:
+        _check_estimator(estimator)
     validate = getattr(estimator, "_validate_params", None)
     if callable(validate):
         try:

@@ -134,6 +134,15 @@ def scan_pointer():
     return _cached_pointer(_SCAN_POINTERS, None, scan_feature, scan_signature)
 
 
+def sampled_candidates_scan_pointer():
+    """``candidates.scan_sampled_candidates`` (the minimax rule's scan of the paper's random
+    thresholds) as a pointer of the scan's type: compiled only by fits that use it."""
+    from .candidates import scan_sampled_candidates
+
+    return _cached_pointer(_SCAN_POINTERS, "sampled_candidates", scan_sampled_candidates,
+                           scan_signature)
+
+
 _SMALL_NODE_SCAN_POINTERS: dict = {}
 
 

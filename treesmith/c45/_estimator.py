@@ -252,6 +252,29 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         self.__dict__.pop("_binary_view", None)
         return self
 
+    def _check_loaded_attributes(self):
+        """Model files (``treesmith.io``): ``c45_tree_`` and ``categories_`` as fit stores
+        them, then the private nominal-column mask rebuilt from ``categories_`` (a column is
+        nominal exactly when it has a category list)."""
+        tree = self.c45_tree_
+        if not isinstance(tree, C45Tree):
+            raise ValueError("c45_tree_ must be a C4.5 tree")
+        tree.validate()
+        if tree.n_features != self.n_features_in_ or tree.n_classes != self.n_classes_:
+            raise ValueError("c45_tree_ and the estimator disagree on features or classes")
+        categories = getattr(self, "categories_", None)
+        if not isinstance(categories, list) or len(categories) != self.n_features_in_ or \
+                not all(levels is None or (isinstance(levels, list) and all(
+                    isinstance(v, (bool, int, float, str)) for v in levels))
+                        for levels in categories):
+            raise ValueError(f"categories_ must list, for each of the {self.n_features_in_} "
+                             "columns, None (numeric) or its category levels")
+        nominal = np.array([levels is not None for levels in categories], dtype=bool)
+        tested = tree.attribute >= 0
+        if np.any(nominal[tree.attribute[tested]] != (tree.kind[tested] != _grow.NUMERIC)):
+            raise ValueError("a C4.5 test's kind does not match its column's categories_")
+        self._nominal_ = nominal
+
     @property
     def tree_(self):
         """The fitted tree rendered binary (a treesmith ``Tree``), built on first use: a

@@ -81,6 +81,79 @@ class C45Tree:
             depth=np.array([depth_of[id(node)] for node in order], dtype=np.int64),
         )
 
+    def validate(self) -> None:
+        """Check dtypes, shapes and the tree invariants a loaded model file must satisfy before
+        the compiled prediction walks it; raise ``ValueError`` saying which failed.
+
+        Children after their parents and every node but the root the child of exactly one
+        branch (so walks end and a row visits each node at most once), branch slices inside
+        ``children``, tested columns in ``[0, n_features)``, known test kinds, two branches
+        for a numeric or binary-nominal test and at least one for a nominal one, weights
+        finite and non-negative, depths matching the structure. O(n_nodes log n_nodes).
+        """
+        kinds = {"attribute": "i", "kind": "i", "threshold": "f", "child_start": "i",
+                 "n_children": "i", "children": "i", "class_weight": "f",
+                 "branch_weight": "f", "is_empty": "b", "depth": "i"}
+        for name, kind in kinds.items():
+            array = getattr(self, name)
+            if not isinstance(array, np.ndarray) or array.dtype.kind != kind or \
+                    array.ndim != (2 if name == "class_weight" else 1):
+                raise ValueError(f"C4.5 tree array {name!r} must be a "
+                                 f"{'2' if name == 'class_weight' else '1'}-D array of kind "
+                                 f"{kind!r}")
+        if self.n_features < 1 or self.n_classes < 1:
+            raise ValueError("a C4.5 tree needs n_features >= 1 and n_classes >= 1")
+        n = self.attribute.shape[0]
+        if n < 1:
+            raise ValueError("a C4.5 tree needs at least one node (the root)")
+        for name in ("kind", "threshold", "child_start", "n_children", "is_empty", "depth",
+                     "class_weight"):
+            if getattr(self, name).shape[0] != n:
+                raise ValueError(f"C4.5 tree array {name!r} must have one entry per node ({n})")
+        if self.class_weight.shape[1] != self.n_classes:
+            raise ValueError(f"class_weight must have {self.n_classes} columns")
+        if self.branch_weight.shape != self.children.shape:
+            raise ValueError("branch_weight must have one entry per child")
+        for name in ("class_weight", "branch_weight"):
+            values = getattr(self, name)
+            if not np.all(np.isfinite(values)) or np.any(values < 0):
+                raise ValueError(f"C4.5 tree array {name!r} must be finite and non-negative")
+        leaf = self.attribute == LEAF
+        internal = ~leaf
+        if np.any(self.attribute[internal] < 0) or \
+                np.any(self.attribute[internal] >= self.n_features):
+            raise ValueError(f"a tested column is outside [0, {self.n_features})")
+        if np.any(self.n_children[leaf] != 0):
+            raise ValueError("a leaf must have no children")
+        kind = self.kind[internal]
+        count = self.n_children[internal]
+        if np.any((kind != NUMERIC) & (kind != NOMINAL) & (kind != NOMINAL_BINARY)):
+            raise ValueError("a test kind must be numeric, nominal or binary nominal")
+        if np.any(np.where(kind == NOMINAL, count < 1, count != 2)):
+            raise ValueError("a numeric or binary test needs 2 branches, a nominal one >= 1")
+        if np.any(np.isnan(self.threshold[internal][kind != NOMINAL])):
+            raise ValueError("a numeric or binary test threshold is NaN")
+        start = self.child_start[internal]
+        if np.any(start < 0) or np.any(start + count > self.children.shape[0]):
+            raise ValueError("a node's branches point outside the children array")
+        if int(count.sum()) != self.children.shape[0]:
+            raise ValueError("the children array must hold each node's branches once")
+        owner = np.repeat(np.flatnonzero(internal), count)
+        slots = np.concatenate([np.arange(s, s + c) for s, c in zip(start, count)]) \
+            if count.size else np.zeros(0, dtype=np.int64)
+        if np.unique(slots).size != slots.size:
+            raise ValueError("two nodes share branch slots")
+        kids = self.children[slots]
+        if np.any(kids <= owner) or np.any(kids >= n):
+            raise ValueError("children must be stored after their parents, inside the tree")
+        if np.unique(kids).size != kids.size or kids.size != n - 1:
+            raise ValueError("every node but the root must be the child of exactly one branch")
+        expected = np.zeros(n, dtype=np.int64)
+        for parent, child in sorted(zip(owner.tolist(), kids.tolist())):
+            expected[child] = expected[parent] + 1
+        if not np.array_equal(expected, self.depth):
+            raise ValueError("depths do not match the tree structure")
+
     # -- structure ----------------------------------------------------------------------------
     @property
     def node_count(self) -> int:

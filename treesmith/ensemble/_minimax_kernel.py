@@ -7,16 +7,20 @@ F(S_g^i) = F(S) has R = ∞. The feature with the smallest R is chosen; free fea
 R = 0) are ranked by min_i ΔF; remaining ties go to the lowest feature index, then the lowest
 threshold. F(S) = 0 makes a leaf. See docs/methods.md §4, §11.
 
-Candidate stumps per feature (paper §3): the thresholds at the values of ``n_candidates``
-rows of the node drawn at random — 80 / 40 / 20 when the node holds more than 2000 / 500 /
-fewer rows — or every occupied bin. Missing values (the last bin) go to the side that gives
-the smaller risk; with none in the node, to the child with more weight.
+Candidate stumps per feature (paper §3): the thresholds at the values of 80 / 40 / 20 rows of
+the node drawn at random when it holds more than 2000 / 500 / fewer rows, plus "non-missing
+left, missing right" when the node has missing values (``treesmith._kernels.candidates``, the
+same draws as the engine's ``Minimax`` rule), or every occupied bin. Missing values (the last
+bin) go to the side that gives the smaller risk; with none in the node, to the child with more
+weight.
 """
 
 import numpy as np
 from numba import njit
 
+from .._kernels.candidates import candidate_state, draw_candidate_bins, n_sampled_candidates
 from .._kernels.random import initial_state, next_below
+from .._kernels.splitting import sort_prefix
 from .._kernels.stats import count_column, weight_column
 from .._kernels.set_functions import set_function_kernel
 
@@ -29,13 +33,18 @@ ALL_CANDIDATES = 1
 
 
 @njit(cache=True, nogil=True)
-def n_sampled_candidates(n_rows, size_limits, n_draws):
-    """Candidate draws for a node of ``n_rows`` rows: ``n_draws[i]`` for the first
-    ``size_limits[i]`` it exceeds (limits in decreasing order), else ``n_draws[-1]``."""
-    for i in range(size_limits.shape[0]):
-        if n_rows > size_limits[i]:
-            return n_draws[i]
-    return n_draws[n_draws.shape[0] - 1]
+def occupied_bins_in_order(occupied, touched, n_touched):
+    """Sort ``touched[:n_touched]``, the bins marked in ``occupied``: a sort when few are
+    occupied (small nodes), one pass over ``occupied`` when many are. Returns n_touched."""
+    if 8 * n_touched < occupied.shape[0]:
+        sort_prefix(touched, n_touched)
+        return n_touched
+    n_touched = 0
+    for b in range(occupied.shape[0]):
+        if occupied[b]:
+            touched[n_touched] = b
+            n_touched += 1
+    return n_touched
 
 
 @njit(cache=True, nogil=True)
@@ -97,9 +106,12 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
 
     state = np.empty(1, dtype=np.uint64)
     state[0] = initial_state(seed)
-    histogram = np.zeros((n_bins, n_classes))
-    is_candidate = np.zeros(n_bins, dtype=np.bool_)
+    histogram = np.zeros((n_bins, n_classes))  # scratch: all zeros between features
+    rows_per_bin = np.zeros(n_bins)
     occupied = np.zeros(n_bins, dtype=np.bool_)
+    touched = np.empty(n_bins, dtype=np.int64)  # the occupied bins, then sorted
+    present_rows = np.empty(n_bins)  # rows of the occupied non-missing bins, in order
+    is_candidate = np.zeros(n_bins, dtype=np.bool_)  # per occupied non-missing bin
     total = np.zeros(n_classes)
     left = np.zeros(n_classes)
     right = np.zeros(n_classes)
@@ -162,47 +174,59 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
         n_draw = n_sampled_candidates(n_rows, size_limits, n_draws)
         for i in range(n_examined):
             f = features[i]
-            histogram[:, :] = 0.0
-            occupied[:] = False
+            # the feature's histogram over the bins the node occupies (``touched``, sorted)
+            n_touched = 0
             for p in range(start, end):
                 row = sample_idx[p]
                 b = X_binned[row, f]
+                if not occupied[b]:
+                    occupied[b] = True
+                    touched[n_touched] = b
+                    n_touched += 1
                 histogram[b, y_code[row]] += sample_weight[row]
-                occupied[b] = True
-            is_candidate[:] = False
-            if candidate_mode == ALL_CANDIDATES:
-                for b in range(missing_bin):
-                    is_candidate[b] = occupied[b]
-            else:
-                for _ in range(n_draw):
-                    b = X_binned[sample_idx[start + next_below(state, n_rows)], f]
-                    if b != missing_bin:
-                        is_candidate[b] = True
-            missing[:] = histogram[missing_bin]
+                rows_per_bin[b] += 1.0
+            n_touched = occupied_bins_in_order(occupied, touched, n_touched)
             has_missing = occupied[missing_bin]
+            n_present = n_touched - 1 if has_missing else n_touched  # missing bin is last
+            for j in range(n_present):
+                present_rows[j] = rows_per_bin[touched[j]]
+                is_candidate[j] = candidate_mode == ALL_CANDIDATES
+            if candidate_mode != ALL_CANDIDATES:
+                draw_candidate_bins(present_rows, n_present, n_rows, n_draw,
+                                    candidate_state(seed, stats[node], n_classes, f),
+                                    is_candidate)
+                if has_missing and n_present > 0:  # "non-missing left, missing right"
+                    is_candidate[n_present - 1] = True
+            missing[:] = histogram[missing_bin]
             cost = 0.0 if free_reuse and group_paid[cost_group[f]] else feature_cost[f]
             left[:] = 0.0
-            for b in range(missing_bin):
-                if not occupied[b]:
-                    continue
-                left += histogram[b]
-                if not is_candidate[b]:
-                    continue
+            for j in range(n_present):
+                b = touched[j]
                 for k in range(n_classes):
+                    left[k] += histogram[b, k]
+                if not is_candidate[j]:
+                    continue
+                for k in range(n_classes):  # loops: an array expression allocates
                     right[k] = total[k] - left[k] - missing[k]
-                trial[:] = right + missing
+                    trial[k] = right[k] + missing[k]
                 risk, reduction = split_risk(set_code, set_parameter, f_node, left, trial, cost)
                 if is_better(risk, reduction, f, b, best_risk, best_reduction, best_f, best_b):
                     best_risk, best_reduction, best_f, best_b = risk, reduction, f, b
                     best_missing_left = False
                 if has_missing:
-                    trial[:] = left + missing
+                    for k in range(n_classes):
+                        trial[k] = left[k] + missing[k]
                     risk, reduction = split_risk(set_code, set_parameter, f_node, trial, right,
                                                  cost)
                     if is_better(risk, reduction, f, b, best_risk, best_reduction, best_f,
                                  best_b):
                         best_risk, best_reduction, best_f, best_b = risk, reduction, f, b
                         best_missing_left = True
+            for j in range(n_touched):  # leave the scratch all zeros for the next feature
+                b = touched[j]
+                histogram[b, :] = 0.0
+                rows_per_bin[b] = 0.0
+                occupied[b] = False
         if best_f < 0:
             continue
         # next occupied bin above the threshold (for a midpoint threshold), and the side of

@@ -28,7 +28,8 @@ from .._validation import check_fraction, check_sample_weight
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..costs import group_costs
 from .costs import leaf_path_groups
-from .forest import bootstrap_counts, n_workers, tree_seed
+from .._threading import numba_threads, resolve_n_jobs, run_tasks
+from .forest import bootstrap_counts, tree_seed
 from .greedy_tree import GreedyTreeClassifier, MinimaxGrower, _minimax_setting
 from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_function
 
@@ -69,7 +70,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
     free_reuse : bool, default=False, GreedyTree's treatment of features already on the path.
     max_depth : int or None, limit of each GreedyTree's depth.
     max_bins : int or None, bins per feature.
-    n_jobs : None or int, α values grown at once (threads: the growth kernel releases the GIL).
+    n_jobs : None or int, α values grown at once (threads: the growth kernel releases the GIL),
+        with the single tree's meaning (``treesmith._threading``: None = this process's cores).
     random_state : int, RandomState or None. The same bootstrap seeds serve every α.
 
     Attributes
@@ -209,25 +211,16 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             X_train, feature_names=getattr(self, "feature_names_in_", None)))
         seeds = random_state.randint(0, 2**31 - 1, size=self.max_estimators)
 
-        workers = min(n_workers(self.n_jobs), len(set_functions))
+        # α values grow at once, one Numba thread each (no nested parallel regions); n_jobs
+        # has the single tree's meaning (treesmith._threading): None = this process's cores
+        workers = min(resolve_n_jobs(self.n_jobs), len(set_functions))
 
         def run(set_function):
-            previous = numba.get_num_threads()
-            if workers > 1:  # one thread per α: no nested parallel regions (thread-local)
-                numba.set_num_threads(1)
-            try:
+            with numba_threads(1 if workers > 1 else numba.get_num_threads()):
                 return self._grow_for(set_function, setting, X_binned, y_code, w_train, X_val,
                                       val_code, seeds)
-            finally:
-                numba.set_num_threads(previous)
 
-        if workers > 1:
-            from joblib import Parallel, delayed
-
-            runs = Parallel(n_jobs=workers, backend="threading")(
-                delayed(run)(f) for f in set_functions)
-        else:
-            runs = [run(f) for f in set_functions]
+        runs = run_tasks(run, set_functions, workers)
 
         curve = {"alpha": [], "n_estimators": [], "average_cost": [],
                  "validation_accuracy": [], "within_budget": []}

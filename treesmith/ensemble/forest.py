@@ -2,18 +2,23 @@
 
 The data are validated and binned once (one ``BinMapper`` for the forest); each tree then
 grows on the shared binned matrix with its bootstrap sample given as integer sample weights
-(the number of times a row is drawn), so no resampled copy of X is made. Every tree's seed
-(bootstrap draw and per-node feature sampling) is drawn from ``random_state`` before any tree
-grows, so the forest is the same whatever ``n_jobs``. The trees are ordinary fitted
-``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` objects in ``estimators_``, so the
-metrics (``treesmith.expected_cost`` with the union of features per example, SPEC docs/methods.md
-§5), export and model-file functions of single trees apply to each member. docs/methods.md §7.
+(the number of times a row is drawn), so no resampled copy of X is made and a tree visits the
+~63 % distinct rows of its bootstrap, not n rows with repeats. A tree that examines
+``max_features`` <= half the features per node ("sqrt") builds, per node, the histograms of
+its sampled features from the node's samples (``grower._small_node_size``), not pooled
+histograms of every feature. Trees grow in parallel first, one Numba thread each, on Python
+threads (``PARALLEL_BACKEND``); ``n_jobs`` has the single tree's meaning (``forest_threads``).
+Every tree's seed (bootstrap draw and per-node feature sampling) is drawn from
+``random_state`` before any tree grows, so the forest is the same whatever ``n_jobs``. The
+trees are ordinary fitted ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` objects in
+``estimators_``, so the metrics (``treesmith.expected_cost`` with the union of features per
+example, docs/methods.md §5), export and model-file functions of single trees apply to each
+member. docs/methods.md §7.
 """
 
 from __future__ import annotations
 
 import numbers
-import os
 
 import numba
 import numpy as np
@@ -24,6 +29,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._gc import pauses_collector
+from .._threading import (
+    numba_threads,
+    resolve_n_jobs,
+    run_tasks,
+    threads_for_work,
+    threads_per_task,
+)
 from .._validation import check_sample_weight
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..categorical import category_counts, encode_categories
@@ -37,27 +49,6 @@ TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_l
                    "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
                    "cost_groups", "cost_model", "monotonic_cst",
                    "categorical_features")
-
-
-def n_workers(n_jobs) -> int:
-    """Workers for ``n_jobs`` (joblib's convention: None -> 1, -1 -> all cores, -2 -> all
-    but one), at least 1."""
-    if n_jobs is None:
-        return 1
-    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero int, got {n_jobs!r}.")
-    n_cores = os.cpu_count() or 1
-    return max(1, int(n_jobs) if n_jobs > 0 else n_cores + 1 + int(n_jobs))
-
-
-def threads_per_tree(cores: int, workers: int) -> int:
-    """Numba threads each tree may use: the ``cores`` that ``n_jobs`` grants, shared by the
-    ``workers`` growing trees at once (one thread per tree when there are at least as many
-    trees as cores), never more than Numba has. One thread per tree is also the fastest way to
-    grow many trees: the engine's parallel kernels pay for synchronisation on every large node
-    (measured in benchmarks/bench_forest.py: 5 trees on 1e5 x 50 took 2.6 s of CPU with one
-    thread and 15 s with two on a busy 2-core machine)."""
-    return max(1, min(numba.get_num_threads(), cores // max(workers, 1)))
 
 
 def bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
@@ -74,10 +65,24 @@ def tree_seed(seed: int) -> int:
     return int(np.random.RandomState(seed).randint(0, 2**31 - 1))
 
 
-#: joblib backend for ``n_jobs`` > 1: "loky" (processes) or "threading".
-#: benchmarks/bench_forest.py measures both. Processes were chosen while the growth kernel held
-#: the GIL; ``grow`` is now nogil, and threads have not been measured since.
-PARALLEL_BACKEND = "loky"
+#: How trees grow at once when ``n_jobs`` allows several workers: "threads" (Python threads
+#: over the ``nogil`` growth kernel, ``_threading.run_tasks``) or "processes" (joblib's loky).
+#: Threads, measured with benchmarks/bench_forest.py (100 trees on 1e5 x 50, n_jobs=-1 on 2
+#: cores that five other jobs kept busy, load average 7-10): threads 157 s wall, processes
+#: 267 s (1.7x slower; 20 trees on 2e4 x 20: 5.1x slower, pool start and kernel loading in
+#: the workers included). A process pool pickles (or memory-maps) the binned data to every
+#: worker and every tree back, and each worker loads the compiled kernels; threads share the
+#: arrays, and only a tree's Python glue (bootstrap draw, records, building the ``Tree``:
+#: ~2-3 % of its time, measured) holds the GIL. On 16 cores we expect threads to stay ahead:
+#: 16 workers x ~3 % serialised glue is half a core, while processes would copy the data 16
+#: times; past ~30 workers the GIL-held glue would start to cap the speed-up. Threads also
+#: let a forest inside a loky or Dask worker use that worker's share (``_threading``).
+PARALLEL_BACKEND = "threads"
+#: Sample-features (rows drawn x features examined per node, summed over the trees) per worker
+#: below which a forest grows on one thread. Trees are independent tasks (no parallel region
+#: to synchronise), so this is lower than a single tree's ``_threading.PARALLEL_FIT_WORK``:
+#: a worker's share is then at least ~10 ms of growth, against ~0.1 ms to start a thread.
+FOREST_WORK_PER_THREAD = 1 << 15
 
 
 class TreeJob:
@@ -122,13 +127,37 @@ class TreeJob:
         return self.grower(seed).grow(self.X_binned, self.y_code, weight)
 
     def grow(self, seed):
-        """Grow the tree of ``seed`` (its bootstrap and its feature sampling)."""
-        previous = numba.get_num_threads()
-        numba.set_num_threads(min(previous, self.threads_per_tree))  # thread-local setting
-        try:
+        """Grow the tree of ``seed`` (its bootstrap and its feature sampling) on
+        ``threads_per_tree`` Numba threads (a per-thread setting, restored after)."""
+        with numba_threads(self.threads_per_tree):
             return self.grow_on(seed, self.weights(seed))
-        finally:
-            numba.set_num_threads(previous)
+
+
+def forest_threads(n_jobs, n_trees: int, tree_work: float) -> tuple[int, int]:
+    """``(workers, threads_per_tree)`` for growing ``n_trees`` trees of ``tree_work``
+    sample-features each (rows drawn x features examined per node).
+
+    ``n_jobs`` means what it means for a single tree (``treesmith._threading``): None and -1
+    are the threads this process may use (its CPU affinity and quota, ``OMP_NUM_THREADS`` and
+    ``threadpoolctl`` limits, a joblib/loky or Dask worker's share of the cores), a positive
+    int that many. Parallelism goes across trees first: with at least as many trees as
+    threads, each worker grows one tree at a time on one Numba thread (no nested parallel
+    regions); spare threads go to the trees only when there are fewer trees than threads. A
+    forest too small to pay for threads runs on one.
+    """
+    n_threads = threads_for_work(resolve_n_jobs(n_jobs), float(tree_work) * n_trees,
+                                 FOREST_WORK_PER_THREAD)
+    workers, per_tree = threads_per_task(n_threads, n_trees)
+    if workers > 1 and per_tree > 1 and _threading_layer() == "workqueue":
+        per_tree = 1  # Numba's workqueue layer cannot run parallel regions from two threads
+    return workers, per_tree
+
+
+def _threading_layer() -> str | None:
+    try:
+        return numba.threading_layer()
+    except ValueError:  # no parallel region has run yet
+        return None
 
 
 def _grow_batch(job: TreeJob, seeds):
@@ -251,12 +280,11 @@ class BaseForest(BaseEstimator):
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
         seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)
-        cores = n_workers(self.n_jobs)
-        workers = min(cores, self.n_estimators)
+        workers, per_tree = forest_threads(self.n_jobs, self.n_estimators,
+                                           n_draws * template.max_features_)
         job = TreeJob(np.asfortranarray(X_binned), y_code, sample_weight, self.bin_mapper_,
                       criterion, n_classes, rules, rule, template.max_features_, costs,
-                      self.bootstrap, n_draws,
-                      threads_per_tree=threads_per_tree(cores, workers),
+                      self.bootstrap, n_draws, threads_per_tree=per_tree,
                       monotonic_cst=monotonic_cst)
         if self._task == REGRESSION_TASK:
             job = _RegressionTreeJob(job, y)
@@ -292,18 +320,18 @@ class BaseForest(BaseEstimator):
         return self
 
     def _grow_trees(self, job, seeds, workers):
-        """Grow one tree per seed; ``workers`` > 1 runs batches of trees in processes.
-
-        Processes (joblib's loky, ``PARALLEL_BACKEND``) were measured to scale when the growth
-        kernel held the GIL; benchmarks/bench_forest.py measures both backends. Each worker's
-        trees use ``threads_per_tree`` threads so the cores are not oversubscribed.
-        """
+        """Grow one tree per seed on ``workers`` workers (``PARALLEL_BACKEND``: threads by
+        default, see there why), trees in the order of ``seeds`` whatever the number of
+        workers; each tree on ``job.threads_per_tree`` Numba threads."""
+        seeds = [int(seed) for seed in seeds]
         if workers == 1:
-            return [job.grow(int(seed)) for seed in seeds]
+            return [job.grow(seed) for seed in seeds]
+        if PARALLEL_BACKEND == "threads":
+            return run_tasks(job.grow, seeds, workers)
         from joblib import Parallel, delayed
 
         batches = np.array_split(np.asarray(seeds), workers)
-        results = Parallel(n_jobs=workers, backend=PARALLEL_BACKEND)(
+        results = Parallel(n_jobs=workers, backend="loky")(
             delayed(_grow_batch)(job, [int(s) for s in batch]) for batch in batches)
         return [tree for batch in results for tree in batch]
 
@@ -385,8 +413,12 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     oob_score : bool, default=False; ``oob_score_`` is the accuracy of the out-of-bag votes and
         ``oob_decision_function_`` their class probabilities.
     class_weight : None, "balanced" or dict, applied to the sample weights before bootstrap.
-    n_jobs : None or int, cores used: trees grown at once (processes), -1 = all cores. None
-        is one core (trees one after the other, one thread each), as in scikit-learn.
+    n_jobs : None or int, threads used, with the single tree's meaning
+        (``treesmith._threading``): None and -1 are every core this process may use (its
+        affinity and quota, ``OMP_NUM_THREADS``/``threadpoolctl`` limits, a joblib or Dask
+        worker's share), a positive int that many. Trees grow in parallel first, one thread
+        each (Python threads over the GIL-free growth kernel). Unlike scikit-learn's forests,
+        None is not one core: it is what a single treesmith tree uses.
     random_state : int, RandomState or None; the same forest whatever ``n_jobs``.
 
     ``predict_proba`` averages the trees' leaf class proportions (scikit-learn's soft vote).

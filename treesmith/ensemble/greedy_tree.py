@@ -23,14 +23,11 @@ from ..binning import BinMapper
 from ..costs import ResolvedCosts, resolve_costs
 from ..estimators import BaseDecisionTree
 from ..grower import TreeGrower
+from .._kernels.candidates import CANDIDATE_DRAWS, CANDIDATE_SIZE_LIMITS
 from ..tree import Tree
 from ._minimax_kernel import ALL_CANDIDATES, SAMPLED_CANDIDATES, grow_minimax
 from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_function
 
-#: The paper's candidate stumps per feature (§3): 80 / 40 / 20 random observed values when
-#: the node holds more than 2000 / more than 500 / at most 500 rows.
-CANDIDATE_SIZE_LIMITS = np.array([2000, 500], dtype=np.int64)
-CANDIDATE_DRAWS = np.array([80, 40, 20], dtype=np.int64)
 
 
 def check_candidates(candidates) -> int:

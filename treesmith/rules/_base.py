@@ -50,6 +50,11 @@ class Rule(ParameterObject):
     divides_by_cost: bool = False
     tasks: tuple[str, ...] = ("classification", "regression")
 
+    def kernel_parameters(self, seed: int) -> np.ndarray:
+        """The parameter vector the kernels get for a tree seeded ``seed``: ``parameters()``,
+        and the seed where the rule draws random numbers (``Minimax``'s sampled candidates)."""
+        return self.parameters()
+
 
 @_register("gain")
 class Gain(Rule):
@@ -147,18 +152,24 @@ class Minimax(Rule):
     of the class weights (``ThresholdPairs(alpha)``, eq. 11, or ``Powers(power)``, eq. 14);
     R = ∞ when a child does not decrease F, and a node where no test decreases F is a leaf.
 
-    Every bin is a candidate threshold here; the paper's random 80/40/20 candidate stumps per
-    node are ``treesmith.ensemble.GreedyTreeClassifier(candidates="sampled")``.
+    ``candidates="sampled"`` (default, the paper's §3): per feature and node, the thresholds at
+    the values of 80 / 40 / 20 rows drawn at random when the node holds more than 2000 / 500 /
+    fewer rows (plus "non-missing left, missing right" when the node has missing values),
+    seeded by the estimator's ``random_state``; ``"all"``: every bin (the exact minimax over
+    stumps). The draws are those of ``treesmith.ensemble.GreedyTreeClassifier``
+    (``treesmith._kernels.candidates``): with the same costs, seed and candidates both grow the
+    same tree.
     """
 
     code = RULE_MINIMAX
     formula = "max_v c(d) / (F(S) - F(S_v)), minimised (F admissible: threshold-Pairs, Powers)"
     divides_by_cost = True
     tasks = ("classification",)
-    _param_names = ("impurity",)
+    _param_names = ("impurity", "candidates")
 
-    def __init__(self, impurity=None):
+    def __init__(self, impurity=None, candidates="sampled"):
         self.impurity = impurity
+        self.candidates = candidates
         self._check_parameters()
 
     def set_function(self):
@@ -168,11 +179,21 @@ class Minimax(Rule):
 
     def _check_parameters(self):
         self.set_function()
+        if not (isinstance(self.candidates, str) and self.candidates in ("sampled", "all")):
+            raise ValueError(f"Minimax's candidates must be 'sampled' (80/40/20 random observed "
+                             f"values per feature, as in the paper) or 'all' (every bin), got "
+                             f"{self.candidates!r}.")
 
     def parameters(self) -> np.ndarray:
-        """[set-function code, its parameter] (``_kernels.split_rules.minimax_numerator``)."""
+        """[set-function code, its parameter, 1.0 if sampled candidates else 0.0]
+        (``_kernels.split_rules.minimax_numerator``, ``_kernels.candidates``)."""
         function = self.set_function()
-        return np.array([float(function.code), function.parameter()])
+        return np.array([float(function.code), function.parameter(),
+                         1.0 if self.candidates == "sampled" else 0.0])
+
+    def kernel_parameters(self, seed: int) -> np.ndarray:
+        """``parameters()`` and the seed of the candidate draws."""
+        return np.append(self.parameters(), float(seed))
 
 
 def registered() -> dict[str, type]:

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.split_rules import RULE_COST_BENEFIT, RULE_ECART, RULE_GAIN, RULE_GAIN_RATIO
+from .._kernels.split_rules import (
+    RULE_COST_BENEFIT,
+    RULE_ECART,
+    RULE_GAIN,
+    RULE_GAIN_RATIO,
+    RULE_MINIMAX,
+)
 from .._kernels.records import SplitRule
 from ._base import Rule
 
@@ -60,11 +66,13 @@ def skips_same_class_runs(rule: Rule, criterion, n_classes: int, min_samples_lea
             and min_weight_leaf <= 0.0)
 
 
-def kernel_rule(rule: Rule, sample_weight: np.ndarray, theta: float, skip_same_class_runs: bool):
+def kernel_rule(rule: Rule, sample_weight: np.ndarray, theta: float, skip_same_class_runs: bool,
+                seed: int = 0):
     """``(SplitRule record, group_code)`` for growing with ``rule``.
 
     ``theta`` is ``min_weight_fraction_split``, ECART's truncation; ``group_code`` is the
-    q-group of each sample (empty unless ECART needs several groups).
+    q-group of each sample (empty unless ECART needs several groups); ``seed`` the tree's seed,
+    for rules that draw random numbers (``Rule.kernel_parameters``).
     """
     if rule.code == RULE_ECART:
         group_code, group_q = ecart_groups(sample_weight, theta)
@@ -72,10 +80,21 @@ def kernel_rule(rule: Rule, sample_weight: np.ndarray, theta: float, skip_same_c
         group_code, group_q = np.zeros(0, dtype=np.int64), np.array([float(theta)])
     record = SplitRule(
         code=int(rule.code),
-        parameters=np.ascontiguousarray(rule.parameters(), dtype=np.float64),
+        parameters=np.ascontiguousarray(rule.kernel_parameters(seed), dtype=np.float64),
         group_q=np.ascontiguousarray(group_q, dtype=np.float64),
         n_groups=int(group_q.size if group_code.size else 0),
         divides_by_cost=bool(rule.divides_by_cost),
         skip_same_class_runs=bool(skip_same_class_runs),
     )
     return record, group_code
+
+
+def scan_pointer_for(rule: Rule):
+    """The per-feature scan the engine runs for ``rule``: the minimax rule with sampled
+    candidates scans the paper's random thresholds (``_kernels.candidates``), every other rule
+    every bin (``splitting.scan_feature``)."""
+    from .._kernels.pointers import sampled_candidates_scan_pointer, scan_pointer
+
+    if rule.code == RULE_MINIMAX and getattr(rule, "candidates", "all") == "sampled":
+        return sampled_candidates_scan_pointer()
+    return scan_pointer()
