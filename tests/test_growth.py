@@ -87,15 +87,35 @@ def test_wide_short_data_needs_memory_for_its_nodes_not_for_full_histograms():
     assert float(result.stdout.strip().splitlines()[-1]) < 400  # 07d6377: 1300
 
 
-def test_a_tree_whose_node_statistics_cannot_fit_is_refused_before_allocating(monkeypatch):
-    """10 000 classes x 10 000 rows took 6.1 GB; on a machine without that much memory the fit
-    fails at once with a message saying why, instead of swapping or being killed."""
-    page, pages = 4096, (2 * 2**30) // 4096  # pretend: 2 GiB of physical memory
-    monkeypatch.setattr(os, "sysconf", lambda name: page if name == "SC_PAGE_SIZE" else pages)
+def test_node_statistics_beyond_the_memory_budget_stop_the_fit(monkeypatch):
+    """10 000 classes x 10 000 rows took 6.1 GB (a 20 000-float row per node, for up to 19 999
+    nodes, in several copies). The fit warns before growing that the tree may take gigabytes,
+    and growth stops with a MemoryError naming the sizes as soon as the node statistics would
+    outgrow their budget, before allocating more."""
+    monkeypatch.setattr(treesmith.grower, "MAX_NODE_STATS_BYTES", 64 * 2**20)
     X = np.arange(10_000.0)[:, None]
     y = np.arange(10_000)
-    with pytest.raises(MemoryError, match="10000 classes.*max_leaf_nodes"):
-        treesmith.DecisionTreeClassifier().fit(X, y)
-    # a leaf budget bounds the node count, and the same data fits
-    model = treesmith.DecisionTreeClassifier(max_leaf_nodes=8).fit(X[:2000], y[:2000])
+    with pytest.warns(treesmith.grower.LargeTreeWarning, match=r"up to 19999 nodes.*3\.0 GiB"):
+        with pytest.raises(MemoryError, match=r"10000 classes.*budget of 0\.06 GiB.*at most "
+                                              r"419 nodes.*max_leaf_nodes"):
+            treesmith.DecisionTreeClassifier().fit(X, y)
+    # a leaf budget bounds the node count, and the same data fits without a warning
+    model = treesmith.DecisionTreeClassifier(max_leaf_nodes=8).fit(X, y)
     assert model.get_n_leaves() == 8
+
+
+def test_the_budget_is_a_fraction_of_the_available_memory(monkeypatch):
+    monkeypatch.setattr(treesmith.grower, "available_memory_bytes", lambda: 2 * 2**30)
+    assert treesmith.grower.node_stats_budget() == 2**29
+    monkeypatch.setattr(treesmith.grower, "MAX_NODE_STATS_BYTES", 12345)
+    assert treesmith.grower.node_stats_budget() == 12345
+
+
+def test_worst_case_nodes_follow_the_stopping_rules():
+    from treesmith.grower import StoppingRules, worst_case_nodes
+
+    assert worst_case_nodes(1000, StoppingRules()) == 1999
+    assert worst_case_nodes(1000, StoppingRules(min_samples_leaf=10)) == 199
+    assert worst_case_nodes(1000, StoppingRules(max_leaf_nodes=8)) == 15
+    assert worst_case_nodes(1000, StoppingRules(max_depth=3)) == 15
+    assert worst_case_nodes(1000, StoppingRules(max_depth=0)) == 1

@@ -319,7 +319,8 @@ class BaseDecisionTree(BaseEstimator):
                 growth_weight = sample_weight.copy()
                 growth_weight[held_out] = 0.0
             grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, rule=rule,
-                                max_features=self.max_features_, seed=seed, costs=costs)
+                                max_features=self.max_features_, seed=seed, costs=costs,
+                                feature_names=names)
             self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
         self._post_prune(X, y, sample_weight, held_out)
