@@ -117,6 +117,11 @@ class LargeTreeWarning(UserWarning):
     """A fit may build a tree whose per-node class arrays take gigabytes (many classes)."""
 
 
+def _format_bytes(n_bytes: float) -> str:
+    return (f"{n_bytes / 2**30:.1f} GiB" if n_bytes >= 2**30
+            else f"{n_bytes / 2**20:.1f} MiB")
+
+
 def available_memory_bytes() -> int | None:
     """Memory the system can give without swapping (Linux ``MemAvailable``; else free
     physical pages), or None when unknown."""
@@ -163,7 +168,7 @@ def _warn_large_tree(n_samples, n_features, n_stats_, n_classes, rules):
     warnings.warn(
         f"A tree on {n_samples} samples with {n_classes} classes may have up to {nodes} "
         f"nodes, whose per-node class statistics ({n_stats_} float64 per node; value and "
-        f"class_counts of the fitted tree) take up to {size / 2**30:.1f} GiB, and whose growth "
+        f"class_counts of the fitted tree) take up to {_format_bytes(size)}, and whose growth "
         "takes time proportional to nodes x classes. Limit the tree with max_leaf_nodes, "
         "max_depth or min_samples_leaf, or merge rare classes.",
         LargeTreeWarning, stacklevel=4)
@@ -174,9 +179,10 @@ def _node_memory_error(n_samples, n_stats_, n_classes, n_nodes, budget):
     return MemoryError(
         f"A tree on {n_samples} samples with {n_classes} classes outgrew the memory budget of "
         f"its per-node statistics ({n_stats_} float64 per node): {n_nodes} nodes use "
-        f"{n_nodes * row / 2**30:.2f} GiB and the next split would exceed the budget of "
-        f"{budget / 2**30:.2f} GiB ({NODE_STATS_MEMORY_FRACTION:.0%} of the memory available "
-        f"when the fit started), at most {budget // row} nodes. Growth stopped before "
+        f"{_format_bytes(n_nodes * row)} and the next split would exceed the budget of "
+        f"{_format_bytes(budget)} (grower.MAX_NODE_STATS_BYTES, by default "
+        f"{NODE_STATS_MEMORY_FRACTION:.0%} of the memory available when the fit starts), at "
+        f"most {budget // row} nodes. Growth stopped before "
         "allocating more. Limit the tree with max_leaf_nodes (or max_depth, min_samples_leaf), "
         "or merge rare classes.")
 
@@ -396,16 +402,17 @@ class TreeGrower:
                 threshold[node] = bins.bin_thresholds_[f][b]
         n_node_samples = node_counts(stats, self.n_classes)
         weighted_n = node_weights(stats, self.n_classes)
+        # Fresh arrays that the tree adopts without copying: with many classes value and
+        # class_counts (n_nodes x n_classes each) are the largest arrays of the fit.
         if self.n_classes:
-            class_weight_sums = stats[:, class_weights_slice(self.n_classes)]
-            class_counts = stats[:, class_counts_slice(self.n_classes)]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                value = np.where(weighted_n[:, None] > 0,
-                                 class_weight_sums / weighted_n[:, None], 0.0)
+            class_counts = np.ascontiguousarray(stats[:, class_counts_slice(self.n_classes)])
+            value = np.zeros((stats.shape[0], self.n_classes))
+            np.divide(stats[:, class_weights_slice(self.n_classes)], weighted_n[:, None],
+                      out=value, where=weighted_n[:, None] > 0)
         else:
             class_counts = np.zeros((stats.shape[0], 0))
-            value = self.criterion.node_value(stats)[:, None]
-        return Tree(
+            value = np.ascontiguousarray(self.criterion.node_value(stats)[:, None])
+        return Tree._adopting(
             n_features,
             self.n_classes,
             children_left=children_left,
