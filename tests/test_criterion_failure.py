@@ -105,21 +105,26 @@ def test_nothing_fails_with_a_total_function():
     assert np.array_equal(custom.tree_.threshold, gini.tree_.threshold, equal_nan=True)
 
 
-def test_subtrees_grown_apart_report_the_same_node(monkeypatch):
-    """Large fits grow their lower nodes as separate subtrees (treesmith.grower); a failure in
-    one of them is explained from that subtree's samples, the same node as in one growth."""
+def test_subtrees_grown_apart_report_a_failure_whatever_the_thread_count(monkeypatch):
+    """Large fits grow their lower nodes as separate subtrees, in parallel (treesmith.grower);
+    a failure in one of them is explained from that subtree's samples, and which failure is
+    reported does not depend on the number of threads."""
     import treesmith.grower
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20000, 30))
     y = (X[:, 0] + rng.normal(size=20000) > 0).astype(int)
+    monkeypatch.setattr(treesmith.grower, "MIN_SUBTREE_SIZE", 19000)  # every child of the root
+    spied = []
+    grow_subtrees = treesmith.grower.TreeGrower._grow_subtrees
+    monkeypatch.setattr(treesmith.grower.TreeGrower, "_grow_subtrees",
+                        lambda *args: spied.append(1) or grow_subtrees(*args))
     messages = []
-    for min_work, min_subtree_size in ((10**18, 1024), (0, 19000)):
-        # no subtrees; then every child of the root grown as a subtree
-        monkeypatch.setattr(treesmith.grower, "SUBTREE_MIN_WORK", min_work)
-        monkeypatch.setattr(treesmith.grower, "MIN_SUBTREE_SIZE", min_subtree_size)
+    for n_jobs in (1, 2):
         with pytest.raises(CriterionFailure) as info:
-            DecisionTreeClassifier(criterion=Custom(_nan_at_three_fifths)).fit(X, y)
+            DecisionTreeClassifier(criterion=Custom(_nan_at_three_fifths),
+                                   n_jobs=n_jobs).fit(X, y)
         messages.append(str(info.value))
+    assert len(spied) == 2  # both fits went through the subtrees
     assert "proportions [0.6, 0.4]" in messages[0]
     assert messages[0] == messages[1]

@@ -351,9 +351,10 @@ class TreeGrower:
         subtrees = [None] * len(grown)
         for t, (subtree, subtree_engine, subtree_data) in zip(largest_first, grown):
             subtrees[t] = subtree
-        # Statuses in the order of the deferred nodes: the error raised does not depend on
-        # which thread finished first.
-        by_node = sorted(zip(largest_first, grown), key=lambda pair: pair[0])
+        # Statuses in the order one depth-first growth would have met the subtrees (right
+        # before left: decreasing preorder), never in the order threads finished, so the
+        # error raised does not depend on the thread count.
+        by_node = sorted(zip(largest_first, grown), key=lambda pair: -pair[0])
         for _, (_, subtree_engine, subtree_data) in by_node:
             self._check_status(subtree_engine.status, subtree_data, records[0], budget,
                                stats.shape[1])
