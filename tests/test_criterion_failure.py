@@ -128,3 +128,16 @@ def test_subtrees_grown_apart_report_a_failure_whatever_the_thread_count(monkeyp
     assert len(spied) == 2  # both fits went through the subtrees
     assert "proportions [0.6, 0.4]" in messages[0]
     assert messages[0] == messages[1]
+
+
+def test_failure_in_the_permutation_test_of_s_pruning_stops_the_fit():
+    """The growth itself never meets proportions [0.6, 0.4] on these labels, but S-pruning's
+    permutation test shuffles them and does: that used to count silently as a permutation at
+    least as good as the observed split (a larger p-value, a different tree)."""
+    X = np.arange(24, dtype=np.float64)[:, None]
+    y = np.array([int(c) for c in "000000110110111001111001"])
+    criterion = Custom(_nan_at_three_fifths)
+    DecisionTreeClassifier(criterion=criterion).fit(X, y)  # nothing fails without the test
+    with pytest.raises(CriterionFailure, match=r"depth 0 with 24 training samples, on feature "
+                                               r"x0 \(index 0\) in the S-pruning permutation"):
+        DecisionTreeClassifier(criterion=criterion, significance=0.05, random_state=0).fit(X, y)

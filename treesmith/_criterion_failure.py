@@ -68,9 +68,10 @@ def _proportions(row, n_classes):
 
 
 def raise_criterion_failure(criterion, data, feature, start, end, depth, bins,
-                            feature_names=None):
+                            feature_names=None, in_permutation_test=False):
     """Raise :class:`CriterionFailure` for the node ``data.sample_idx[start:end]``
-    (``records.TrainingData``) whose scan of ``feature`` was flagged by the growth loop."""
+    (``records.TrainingData``) whose scan of ``feature`` was flagged by the growth loop (or by
+    the S-pruning permutation test, on shuffled labels: ``in_permutation_test``)."""
     sample_idx = np.asarray(data.sample_idx[start:end])
     n_classes = int(data.n_classes)
     hist = build_histogram_naive(
@@ -98,6 +99,9 @@ def raise_criterion_failure(criterion, data, feature, start, end, depth, bins,
     where = (f"at a node of depth {depth} with {sample_idx.size} training samples, on feature "
              f"{name} (index {feature})")
     describe = getattr(criterion, "describe_failure", None)
+    if in_permutation_test:
+        where += (" in the S-pruning permutation test (on class labels shuffled among the "
+                  "node's samples)")
     if failing:
         quoted = "; ".join(
             f"proportions {np.round(p, 6).tolist()}"
@@ -106,6 +110,8 @@ def raise_criterion_failure(criterion, data, feature, start, end, depth, bins,
         more = (f" and {len(failing) - MAX_QUOTED} more proportion vector(s)"
                 if len(failing) > MAX_QUOTED else "")
         detail = f"it failed on {quoted}{more}"
+    elif in_permutation_test:  # the shuffles are the kernel's; not replayed here
+        detail = "a candidate split's gain on shuffled labels came out +inf or NaN"
     else:  # not reproduced in float64 from the samples: say what the scan saw
         detail = "a candidate split's gain came out +inf or NaN"
     raise CriterionFailure(

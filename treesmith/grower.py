@@ -28,6 +28,7 @@ from ._kernels.records import (
     STATUS_DEPTH,
     STATUS_END,
     STATUS_FEATURE,
+    STATUS_IN_PERMUTATION_TEST,
     STATUS_N_NODES,
     STATUS_SIZE,
     STATUS_START,
@@ -305,7 +306,8 @@ class TreeGrower:
         if code == GROWTH_CRITERION_FAILED:
             raise_criterion_failure(self.criterion, data, int(status[STATUS_FEATURE]),
                                     int(status[STATUS_START]), int(status[STATUS_END]),
-                                    int(status[STATUS_DEPTH]), bins, self.feature_names)
+                                    int(status[STATUS_DEPTH]), bins, self.feature_names,
+                                    in_permutation_test=bool(status[STATUS_IN_PERMUTATION_TEST]))
         raise _node_memory_error(data.sample_idx.size, row_width, self.n_classes,
                                  int(status[STATUS_N_NODES]), budget)
 

@@ -29,6 +29,7 @@ from .records import (
     STATUS_DEPTH,
     STATUS_END,
     STATUS_FEATURE,
+    STATUS_IN_PERMUTATION_TEST,
     STATUS_N_NODES,
     STATUS_NODE,
     STATUS_START,
@@ -300,11 +301,13 @@ def _choose_features(sampling, has_histogram, hist, data, start, end, bins, stat
 
 
 @njit(cache=True)
-def _significant(data, start, end, f, bins, impurity, stopping, significance, seed):
+def _significant(data, start, end, f, bins, impurity, stopping, significance, seed, status,
+                 node, depth):
     """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
     node's best gain over all features) significant at ``significance.level``?
     ``significance.node_test`` computes the permutation p-value
-    (treesmith._kernels.permutation)."""
+    (treesmith._kernels.permutation); a NaN p-value (the impurity failed on shuffled labels)
+    is reported in ``status`` like a failed scan."""
     X_binned = data.X_binned
     over_features = significance.over_features
     n = end - start
@@ -325,6 +328,14 @@ def _significant(data, start, end, f, bins, impurity, stopping, significance, se
         node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
         impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
         significance.n_permutations, seed)
+    if p_value != p_value:
+        status[STATUS_CODE] = GROWTH_CRITERION_FAILED
+        status[STATUS_NODE] = node
+        status[STATUS_FEATURE] = f
+        status[STATUS_START] = start
+        status[STATUS_END] = end
+        status[STATUS_DEPTH] = depth
+        status[STATUS_IN_PERMUTATION_TEST] = 1
     return p_value <= significance.level
 
 
@@ -561,7 +572,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     splittable = False
                 elif significance.level > 0.0 and not _significant(
                         data, start[node], end[node], best, bins, impurity, stopping,
-                        significance, sampling.seed * 1000003 + node):
+                        significance, sampling.seed * 1000003 + node, engine.status, node,
+                        depth[node]):
                     splittable = False
                 else:
                     split = results[best]

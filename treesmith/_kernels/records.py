@@ -83,15 +83,16 @@ EngineSettings = namedtuple(
 #: ``EngineSettings.status[STATUS_CODE]``: the tree grew completely (``GROWTH_COMPLETE``); a
 #: candidate split's impurity was not finite or negative (``GROWTH_CRITERION_FAILED``: the
 #: criterion failed; the node's samples are ``sample_idx[start:end]``, the scan of ``feature``
-#: flagged it); or the node statistics would have outgrown ``max_node_stats_bytes``
+#: flagged it, or the S-pruning permutation test did, on shuffled labels, when
+#: ``STATUS_IN_PERMUTATION_TEST`` is 1); or the node statistics would have outgrown ``max_node_stats_bytes``
 #: (``GROWTH_NODE_MEMORY``). The growth loop stops at once in both failure cases, and the caller
 #: raises (``treesmith.grower``).
 GROWTH_COMPLETE = 0
 GROWTH_CRITERION_FAILED = 1
 GROWTH_NODE_MEMORY = 2
 STATUS_CODE, STATUS_NODE, STATUS_FEATURE, STATUS_START, STATUS_END, STATUS_DEPTH, \
-    STATUS_N_NODES = range(7)
-STATUS_SIZE = 7
+    STATUS_N_NODES, STATUS_IN_PERMUTATION_TEST = range(8)
+STATUS_SIZE = 8
 
 #: Where one growth starts and where it stops, so that independent subtrees can be grown apart
 #: (``treesmith.grower``, docs/methods.md §4): the root's depth ``root_depth``; the training
