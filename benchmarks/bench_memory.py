@@ -117,7 +117,8 @@ def main():
                          format_megabytes(result["input"]), format_megabytes(result["proba"]),
                          format_ratio(result["peak_extra"], result["input"] + result["proba"])])
         if "error" not in ours and "error" not in theirs:
-            rows.append([name, "treesmith / sklearn", "", format_ratio(ours["wall"], theirs["wall"]),
+            rows.append([name, "treesmith / sklearn", "",
+                         format_ratio(ours["wall"], theirs["wall"]),
                          format_ratio(ours["cpu"], theirs["cpu"]),
                          format_ratio(ours["peak_extra"], theirs["peak_extra"]), "", "", ""])
     print(format_table(["shape", "library", "nodes", "wall s", "cpu s", "peak extra MB",

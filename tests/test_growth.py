@@ -120,9 +120,10 @@ def test_many_classes_need_memory_for_the_tree_they_make():
 
 def test_node_statistics_beyond_the_memory_budget_stop_the_fit(monkeypatch):
     """10 000 classes x 10 000 rows took 6.1 GB (a 20 000-float row per node, for up to 19 999
-    nodes, in several copies); here 1 000 x 1 000 with budgets scaled down. The fit warns before growing that the tree may take gigabytes,
-    and growth stops with a MemoryError naming the sizes as soon as the node statistics would
-    outgrow their budget, before allocating more."""
+    nodes, in several copies); here 1 000 x 1 000 with budgets scaled down. The fit warns
+    before growing that the tree may take gigabytes, and growth stops with a MemoryError naming
+    the sizes as soon as the node statistics would outgrow their budget, before allocating
+    more."""
     monkeypatch.setattr(treesmith.grower, "MAX_NODE_STATS_BYTES", 2**20)
     monkeypatch.setattr(treesmith.grower, "LARGE_TREE_BYTES", 2**20)  # 1 GiB, scaled down
     X = np.arange(1000.0)[:, None]

@@ -84,9 +84,9 @@ EngineSettings = namedtuple(
 #: candidate split's impurity was not finite or negative (``GROWTH_CRITERION_FAILED``: the
 #: criterion failed; the node's samples are ``sample_idx[start:end]``, the scan of ``feature``
 #: flagged it, or the S-pruning permutation test did, on shuffled labels, when
-#: ``STATUS_IN_PERMUTATION_TEST`` is 1); or the node statistics would have outgrown ``max_node_stats_bytes``
-#: (``GROWTH_NODE_MEMORY``). The growth loop stops at once in both failure cases, and the caller
-#: raises (``treesmith.grower``).
+#: ``STATUS_IN_PERMUTATION_TEST`` is 1); or the node statistics would have outgrown
+#: ``max_node_stats_bytes`` (``GROWTH_NODE_MEMORY``). The growth loop stops at once in both
+#: failure cases, and the caller raises (``treesmith.grower``).
 GROWTH_COMPLETE = 0
 GROWTH_CRITERION_FAILED = 1
 GROWTH_NODE_MEMORY = 2
