@@ -42,6 +42,20 @@ def midpoints(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     return np.where(bad, lower, mid)
 
 
+def _exact_edges_of_short_columns(sample: np.ndarray) -> list[tuple]:
+    """``(edges, distinct values)`` of every column of ``sample``, as ``BinMapper.fit`` computes
+    them one column at a time, with one sort of the whole array: for wide, short data (100 000
+    features of 50 rows) the per-column calls cost ten times the sorting."""
+    ordered = np.sort(np.asarray(sample, dtype=np.float64), axis=0)  # NaN last
+    first = ~np.isnan(ordered)
+    first[1:] &= ordered[1:] != ordered[:-1]
+    results = []
+    for j in range(ordered.shape[1]):
+        distinct = ordered[first[:, j], j]
+        results.append((midpoints(distinct[:-1], distinct[1:]), distinct))
+    return results
+
+
 def feature_names(n_features: int, names=None) -> list[str]:
     """Column names for messages: the given names or ``x0, x1, ...``."""
     if names is not None:
@@ -181,9 +195,13 @@ class BinMapper(TransformerMixin, BaseEstimator):
                     "an int to use quantile bins.")
             return self._quantile_edges(values, limit), None
 
-        # np.sort releases the GIL: the columns are sorted on the threads the fit may use
-        # (treesmith._threading; one for small samples).
-        results = map_in_threads(edges_of, range(n_features), work=sample.size)
+        if sample.shape[0] <= limit:
+            # Every column has at most as many distinct values as there are rows: all exact.
+            results = _exact_edges_of_short_columns(sample)
+        else:
+            # np.sort releases the GIL: the columns are sorted on the threads the fit may use
+            # (treesmith._threading; one for small samples).
+            results = map_in_threads(edges_of, range(n_features), work=sample.size)
         self.bin_thresholds_ = [np.ascontiguousarray(e, dtype=np.float64) for e, _ in results]
         self.bin_values_ = [values for _, values in results]
         self.is_exact_ = np.array([values is not None and (not subsampled or n_categories[j] > 0)

@@ -383,7 +383,7 @@ class BaseDecisionTree(BaseEstimator):
                 growth_weight[held_out] = 0.0
             grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, rule=rule,
                                 max_features=self.max_features_, seed=seed, costs=costs,
-                                monotonic_cst=monotonic_cst)
+                                monotonic_cst=monotonic_cst, feature_names=names)
             self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
         # X holds category codes already: the pruning methods read it through this estimator

@@ -6,11 +6,13 @@ output into a :class:`treesmith.tree.Tree` with thresholds in original units.
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
+from ._criterion_failure import raise_criterion_failure
 from ._dtypes import COST_PER_FEATURE, TREE_LEAF
 from ._kernels.growth import _preorder, grow, total_weight_of
 from ._kernels.pointers import (
@@ -19,6 +21,16 @@ from ._kernels.pointers import (
     small_node_scan_pointer,
 )
 from ._kernels.records import (
+    GROWTH_COMPLETE,
+    GROWTH_CRITERION_FAILED,
+    STATUS_CODE,
+    STATUS_DEPTH,
+    STATUS_END,
+    STATUS_FEATURE,
+    STATUS_IN_PERMUTATION_TEST,
+    STATUS_N_NODES,
+    STATUS_SIZE,
+    STATUS_START,
     BinLayout,
     EngineSettings,
     FeatureSampling,
@@ -96,24 +108,95 @@ def _small_node_size(n_bins: int, n_stats_: int, histogram_bytes: int,
     return max(SMALL_NODE_SIZE, -(-SMALL_NODE_SIZE * rows // REFERENCE_HISTOGRAM_ROWS))
 
 
-def _check_node_memory(n_samples: int, n_stats_: int, max_leaf_nodes: int, n_classes: int):
-    """Refuse, before allocating, a tree whose node statistics alone (one row of n_stats
-    float64 per node, twice: while growing and in the result) would exceed the machine's
-    physical memory."""
-    max_nodes = 2 * n_samples - 1
-    if max_leaf_nodes > 0:
-        max_nodes = min(max_nodes, 2 * max_leaf_nodes - 1)
-    needed = 2 * max_nodes * n_stats_ * 8
+#: The per-node statistics rows (n_stats float64 per node: for classification the class weights
+#: and counts, i.e. the fitted tree's ``value`` and ``class_counts``) may use at most this
+#: fraction of the memory available when the fit starts. The fit holds about three copies of
+#: them at its peak (the growth loop's rows, the renumbered result, the tree's arrays), so a
+#: quarter leaves room for the rest; growth stops with a MemoryError rather than go beyond.
+NODE_STATS_MEMORY_FRACTION = 0.25
+#: The node statistics budget in bytes; None: ``NODE_STATS_MEMORY_FRACTION`` of the memory
+#: available when the fit starts.
+MAX_NODE_STATS_BYTES: int | None = None
+#: A fit whose node statistics may reach this many bytes, and more than
+#: ``LARGE_TREE_INPUT_RATIO`` times its float64 input, warns (``LargeTreeWarning``) before it
+#: grows: many classes make every node's row long (10 000 classes and 10 000 samples: up to
+#: 3.0 GiB for a tree on 76 MB of input).
+LARGE_TREE_BYTES = 2**30
+LARGE_TREE_INPUT_RATIO = 4
+
+
+class LargeTreeWarning(UserWarning):
+    """A fit may build a tree whose per-node class arrays take gigabytes (many classes)."""
+
+
+def _format_bytes(n_bytes: float) -> str:
+    return (f"{n_bytes / 2**30:.1f} GiB" if n_bytes >= 2**30
+            else f"{n_bytes / 2**20:.1f} MiB")
+
+
+def available_memory_bytes() -> int | None:
+    """Memory the system can give without swapping (Linux ``MemAvailable``; else free
+    physical pages), or None when unknown."""
     try:
-        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
     except (ValueError, OSError, AttributeError):  # not available on this platform
+        return None
+
+
+def node_stats_budget() -> int:
+    """Bytes the growth loop's per-node statistics may use (``MAX_NODE_STATS_BYTES``)."""
+    if MAX_NODE_STATS_BYTES is not None:
+        return int(MAX_NODE_STATS_BYTES)
+    available = available_memory_bytes()
+    if available is None:
+        return int(np.iinfo(np.int64).max)
+    return int(NODE_STATS_MEMORY_FRACTION * available)
+
+
+def worst_case_nodes(n_samples: int, rules) -> int:
+    """Most nodes the stopping rules allow: 2 L - 1 for at most L leaves (one sample, or
+    min_samples_leaf samples, per leaf; max_leaf_nodes; 2^max_depth)."""
+    leaves = max(1, n_samples // max(1, int(rules.min_samples_leaf)))
+    if rules.max_leaf_nodes > 0:
+        leaves = min(leaves, int(rules.max_leaf_nodes))
+    if 0 <= rules.max_depth < 62:
+        leaves = min(leaves, 2 ** int(rules.max_depth))
+    return 2 * leaves - 1
+
+
+def _warn_large_tree(n_samples, n_features, n_stats_, n_classes, rules):
+    """``LargeTreeWarning`` when the tree's per-node statistics may take gigabytes."""
+    nodes = worst_case_nodes(n_samples, rules)
+    size = nodes * n_stats_ * 8
+    if size < max(LARGE_TREE_BYTES, LARGE_TREE_INPUT_RATIO * 8 * n_samples * n_features):
         return
-    if needed > physical:
-        raise MemoryError(
-            f"A tree on {n_samples} samples with {n_stats_} statistics per node "
-            f"({n_classes} classes) may need {needed / 2**30:.1f} GiB for its node statistics, "
-            f"more than this machine's {physical / 2**30:.1f} GiB. Limit the tree with "
-            "max_leaf_nodes (or max_depth, min_samples_leaf), or merge rare classes.")
+    warnings.warn(
+        f"A tree on {n_samples} samples with {n_classes} classes may have up to {nodes} "
+        f"nodes, whose per-node class statistics ({n_stats_} float64 per node; value and "
+        f"class_counts of the fitted tree) take up to {_format_bytes(size)}, and whose growth "
+        "takes time proportional to nodes x classes. Limit the tree with max_leaf_nodes, "
+        "max_depth or min_samples_leaf, or merge rare classes.",
+        LargeTreeWarning, stacklevel=4)
+
+
+def _node_memory_error(n_samples, n_stats_, n_classes, n_nodes, budget):
+    row = n_stats_ * 8
+    return MemoryError(
+        f"A tree on {n_samples} samples with {n_classes} classes outgrew the memory budget of "
+        f"its per-node statistics ({n_stats_} float64 per node): {n_nodes} nodes use "
+        f"{_format_bytes(n_nodes * row)} and the next split would exceed the budget of "
+        f"{_format_bytes(budget)} (grower.MAX_NODE_STATS_BYTES, by default "
+        f"{NODE_STATS_MEMORY_FRACTION:.0%} of the memory available when the fit starts), at "
+        f"most {budget // row} nodes. Growth stopped before "
+        "allocating more. Limit the tree with max_leaf_nodes (or max_depth, min_samples_leaf), "
+        "or merge rare classes.")
 
 
 @dataclass
@@ -167,7 +250,8 @@ class TreeGrower:
 
     def __init__(self, bin_mapper: BinMapper, criterion: Criterion, n_classes: int,
                  rules: StoppingRules, rule: Rule | None = None, max_features: int | None = None,
-                 seed: int = 0, costs: ResolvedCosts | None = None, monotonic_cst=None):
+                 seed: int = 0, costs: ResolvedCosts | None = None, monotonic_cst=None,
+                 feature_names=None):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_classes = n_classes
@@ -177,6 +261,7 @@ class TreeGrower:
         self.seed = seed
         self.costs = costs
         self.monotonic_cst = monotonic_cst
+        self.feature_names = feature_names
 
     def grow(self, X_binned, y_code, sample_weight, sample_stats=None) -> Tree:
         """Grow on all samples with positive weight and return the fitted Tree."""
@@ -207,8 +292,8 @@ class TreeGrower:
                                int(costs.cost_model))
         sampling = FeatureSampling(int(self.max_features or n_features), int(self.seed))
         row_width = n_stats(self.n_classes, rule.n_groups, sample_stats.shape[1])
-        _check_node_memory(data.sample_idx.size, row_width, rules.max_leaf_nodes,
-                           self.n_classes)
+        _warn_large_tree(data.sample_idx.size, n_features, row_width, self.n_classes, rules)
+        budget = node_stats_budget()
         histogram_bytes = n_features * bins.n_bins * row_width * 8
         n_threads = numba.get_num_threads()
         engine = EngineSettings(
@@ -216,7 +301,8 @@ class TreeGrower:
             int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
                                  2 * sampling.max_features <= n_features)),
             n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
-            scan_pointer_for(self.rule), small_node_scan_pointer(data, bins))
+            scan_pointer_for(self.rule), small_node_scan_pointer(data, bins), budget,
+            np.zeros(STATUS_SIZE, dtype=np.int64))
         records = (bins, impurity, rules.record(), sampling, rule, test_costs,
                    rules.significance_record())
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
@@ -224,11 +310,27 @@ class TreeGrower:
                             self._subtree_size(data.sample_idx.shape[0], n_features, sampling))
         monotonicity = self._monotonicity()
         out = grow(data, *records, engine, scope, monotonicity)
+        self._check_status(engine.status, data, bins, budget, row_width)
         nodes, deferred = out[:_N_NODE_ARRAYS], out[_N_NODE_ARRAYS:]
         if deferred[0].shape[0] > 0:
             nodes = self._grow_subtrees(nodes, deferred, data, records, engine, total_weight,
-                                        test_costs, n_threads, monotonicity)
+                                        test_costs, n_threads, monotonicity, budget)
         return self._to_tree(n_features, *nodes)
+
+    def _check_status(self, status, data, bins, budget, row_width):
+        """Raise when the growth loop stopped early (``records.STATUS_*``): a failed
+        impurity (``CriterionFailure``, explained from the node's samples) or the node
+        statistics budget (``MemoryError``)."""
+        code = status[STATUS_CODE]
+        if code == GROWTH_COMPLETE:
+            return
+        if code == GROWTH_CRITERION_FAILED:
+            raise_criterion_failure(self.criterion, data, int(status[STATUS_FEATURE]),
+                                    int(status[STATUS_START]), int(status[STATUS_END]),
+                                    int(status[STATUS_DEPTH]), bins, self.feature_names,
+                                    in_permutation_test=bool(status[STATUS_IN_PERMUTATION_TEST]))
+        raise _node_memory_error(data.sample_idx.size, row_width, self.n_classes,
+                                 int(status[STATUS_N_NODES]), budget)
 
     @staticmethod
     def _pool_bytes(X_binned) -> int:
@@ -259,7 +361,7 @@ class TreeGrower:
         return Monotonicity(direction, -np.inf, np.inf)
 
     def _grow_subtrees(self, top, deferred, data, records, engine, total_weight, test_costs,
-                       n_threads, monotonicity):
+                       n_threads, monotonicity, budget):
         """Grow the subtree of every deferred leaf of ``top`` (largest first, on ``n_threads``
         threads: ``_threading.run_tasks``) and splice them in; node arrays in preorder. Each
         subtree starts from its root's depth, statistics, paid cost groups and bounds."""
@@ -267,8 +369,6 @@ class TreeGrower:
         depth, stats = top[7], top[8]
         lower_bound, upper_bound = top[11], top[12]
         root_paid = self._paid_above(top, deferred_node, test_costs)
-        subtree_engine = engine._replace(parallel_threshold=_NEVER, n_threads=1)
-
         def grow_subtree(t):
             subtree_data = data._replace(
                 sample_idx=data.sample_idx[deferred_start[t]:deferred_end[t]])
@@ -277,13 +377,27 @@ class TreeGrower:
                                 np.ascontiguousarray(stats[node]), root_paid[t], 0)
             bounds = monotonicity._replace(lower=float(lower_bound[node]),
                                            upper=float(upper_bound[node]))
-            return grow(subtree_data, *records, subtree_engine, scope, bounds)[:_N_NODE_ARRAYS]
+            subtree_engine = engine._replace(parallel_threshold=_NEVER, n_threads=1,
+                                             status=np.zeros(STATUS_SIZE, dtype=np.int64))
+            return (grow(subtree_data, *records, subtree_engine, scope, bounds)[:_N_NODE_ARRAYS],
+                    subtree_engine, subtree_data)
 
         largest_first = np.argsort(deferred_start - deferred_end, kind="stable")
         grown = run_tasks(grow_subtree, largest_first, n_threads)
         subtrees = [None] * len(grown)
-        for t, subtree in zip(largest_first, grown):
+        for t, (subtree, subtree_engine, subtree_data) in zip(largest_first, grown):
             subtrees[t] = subtree
+        # Statuses in the order one depth-first growth would have met the subtrees (right
+        # before left: decreasing preorder), never in the order threads finished, so the
+        # error raised does not depend on the thread count.
+        by_node = sorted(zip(largest_first, grown), key=lambda pair: -pair[0])
+        for _, (_, subtree_engine, subtree_data) in by_node:
+            self._check_status(subtree_engine.status, subtree_data, records[0], budget,
+                               stats.shape[1])
+        n_nodes = top[0].shape[0] + sum(subtree[0].shape[0] for subtree in subtrees)
+        if n_nodes * stats.shape[1] * 8 > budget:
+            raise _node_memory_error(data.sample_idx.size, stats.shape[1], self.n_classes,
+                                     n_nodes, budget)
         return _splice(top, deferred_node, subtrees)
 
     @staticmethod
@@ -335,18 +449,19 @@ class TreeGrower:
                 threshold[node] = bins.bin_thresholds_[f][b]
         n_node_samples = node_counts(stats, self.n_classes)
         weighted_n = node_weights(stats, self.n_classes)
+        # Fresh arrays that the tree adopts without copying: with many classes value and
+        # class_counts (n_nodes x n_classes each) are the largest arrays of the fit.
         if self.n_classes:
-            class_weight_sums = stats[:, class_weights_slice(self.n_classes)]
-            class_counts = stats[:, class_counts_slice(self.n_classes)]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                value = np.where(weighted_n[:, None] > 0,
-                                 class_weight_sums / weighted_n[:, None], 0.0)
+            class_counts = np.ascontiguousarray(stats[:, class_counts_slice(self.n_classes)])
+            value = np.zeros((stats.shape[0], self.n_classes))
+            np.divide(stats[:, class_weights_slice(self.n_classes)], weighted_n[:, None],
+                      out=value, where=weighted_n[:, None] > 0)
         else:
             class_counts = np.zeros((stats.shape[0], 0))
-            value = self.criterion.node_value(stats)[:, None]
+            value = np.ascontiguousarray(self.criterion.node_value(stats)[:, None])
         if self.monotonic_cst is not None and lower_bound is not None:
             clip_values(value, lower_bound, upper_bound)
-        return Tree(
+        return Tree._adopting(
             n_features,
             self.n_classes,
             children_left=children_left,

@@ -104,7 +104,7 @@ class Tree:
     traversal fields, built once from the validated arrays.
     """
 
-    def __init__(self, n_features: int, n_classes: int, **arrays):
+    def __init__(self, n_features: int, n_classes: int, _adopt=False, **arrays):
         n_nodes = np.shape(arrays.get("children_left", ()))[:1] or (0,)
         for name, default in _OPTIONAL_ARRAYS.items():
             if name not in arrays:
@@ -118,7 +118,12 @@ class Tree:
         set_attribute("n_features", int(n_features))
         set_attribute("n_classes", int(n_classes))  # 0 for regression
         for name in NODE_ARRAYS:
-            set_attribute(name, _read_only_copy(name, arrays[name]))
+            array = arrays[name]
+            if _adopt and isinstance(array, np.ndarray) and array.base is None:
+                array.flags.writeable = False  # a fresh array nobody else holds: no copy
+                set_attribute(name, array.view())
+            else:
+                set_attribute(name, _read_only_copy(name, array))
         self.validate()
 
     def __setattr__(self, name, value):
@@ -128,6 +133,13 @@ class Tree:
                 f"tree.to_arrays() and build a new tree with Tree.from_arrays(n_features, "
                 f"n_classes, **arrays) (validated), or use tree.collapse(nodes) to prune.")
         super().__setattr__(name, value)
+
+    @classmethod
+    def _adopting(cls, n_features: int, n_classes: int, **arrays) -> "Tree":
+        """A tree that takes ownership of freshly made arrays instead of copying them (the
+        grower's: with many classes, ``value`` and ``class_counts`` are the largest arrays of
+        a fit). The caller must hold no other reference to them."""
+        return cls(n_features, n_classes, _adopt=True, **arrays)
 
     @classmethod
     def from_arrays(cls, n_features: int, n_classes: int, **arrays) -> "Tree":

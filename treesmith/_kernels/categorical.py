@@ -147,6 +147,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     out["next_bin"] = NO_SPLIT
     out["score"] = -np.inf
     out["gain"] = -np.inf
+    out["impurity_failed"] = False
     _clear_bits(out["left_categories"])
     present = np.empty(max(n_bins_non_missing, 1), dtype=np.int64)
     m = 0
@@ -163,12 +164,14 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     best = np.empty(1, dtype=SPLIT_DTYPE)
     best_bits = best[0]["left_categories"]
     best_score = -np.inf
+    failed = False  # h failed on some candidate (a failing user criterion)
     if m <= EXHAUSTIVE_MAX_CATEGORIES:
         compact = np.empty((3, n_stats))
         _copy_row(hist_f, missing_bin, compact, 2)
         if m == 1:  # the only candidate: the category on one side, missing values on the other
             _copy_row(hist_f, present[0], compact, 0)
             scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, trial, np.int64(0))
+            failed = failed or trial[0]["impurity_failed"]
             best_score, better = _keep_if_better(trial, best, best_score, scale)
             if better:
                 _set_bit(best_bits, present[0])
@@ -181,6 +184,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 for s in range(n_stats):
                     compact[row, s] += hist_f[present[j], s]
             scan(compact, np.int64(2), np.int64(2), node, work, trial, np.int64(0))
+            failed = failed or trial[0]["impurity_failed"]
             best_score, better = _keep_if_better(trial, best, best_score, scale)
             if better:
                 _clear_bits(best_bits)
@@ -203,11 +207,13 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 _copy_row(hist_f, order[j], compact, j)
             _copy_row(hist_f, missing_bin, compact, m)
             scan(compact, np.int64(m), np.int64(m), node, work, trial, np.int64(0))
+            failed = failed or trial[0]["impurity_failed"]
             best_score, better = _keep_if_better(trial, best, best_score, scale)
             if better:
                 _clear_bits(best_bits)
                 for j in range(trial[0]["bin_threshold"] + 1):
                     _set_bit(best_bits, order[j])
+    out["impurity_failed"] = failed
     if best_score == -np.inf:
         return
     out["score"] = best[0]["score"]

@@ -22,7 +22,23 @@ from .categorical import BITSET_WORDS, partition_categorical
 from .histogram import build_histogram, subtract_histograms
 from .monotonic import child_bounds, node_value
 from .random import initial_state, next_below
-from .records import SPLIT_DTYPE, Monotonicity, NodeScan, SmallNodeWorkspace
+from .records import (
+    GROWTH_COMPLETE,
+    GROWTH_CRITERION_FAILED,
+    GROWTH_NODE_MEMORY,
+    SPLIT_DTYPE,
+    STATUS_CODE,
+    STATUS_DEPTH,
+    STATUS_END,
+    STATUS_FEATURE,
+    STATUS_IN_PERMUTATION_TEST,
+    STATUS_N_NODES,
+    STATUS_NODE,
+    STATUS_START,
+    Monotonicity,
+    NodeScan,
+    SmallNodeWorkspace,
+)
 from .split_rules import NO_SPLIT, select_split, tie_scale
 from .splitting import (
     is_constant,
@@ -288,11 +304,13 @@ def _choose_features(sampling, has_histogram, hist, data, start, end, bins, stat
 
 
 @njit(cache=True)
-def _significant(data, start, end, f, bins, impurity, stopping, significance, seed, scan):
+def _significant(data, start, end, f, bins, impurity, stopping, significance, seed, scan,
+                 status, node, depth):
     """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
     node's best gain over all features) significant at ``significance.level``?
     ``significance.node_test`` computes the permutation p-value
-    (treesmith._kernels.permutation)."""
+    (treesmith._kernels.permutation); a NaN p-value (the impurity failed on shuffled labels)
+    is reported in ``status`` like a failed scan."""
     X_binned = data.X_binned
     over_features = significance.over_features
     n = end - start
@@ -315,7 +333,33 @@ def _significant(data, start, end, f, bins, impurity, stopping, significance, se
         node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
         impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
         significance.n_permutations, seed, categorical, scan)
+    if p_value != p_value:
+        status[STATUS_CODE] = GROWTH_CRITERION_FAILED
+        status[STATUS_NODE] = node
+        status[STATUS_FEATURE] = f
+        status[STATUS_START] = start
+        status[STATUS_END] = end
+        status[STATUS_DEPTH] = depth
+        status[STATUS_IN_PERMUTATION_TEST] = 1
     return p_value <= significance.level
+
+
+@njit(cache=True)
+def _report_failed_scan(results, features, status, node, start, end, depth):
+    """Whether the scan of some feature in ``features`` met a candidate whose impurity failed
+    (``SPLIT_DTYPE["impurity_failed"]``); the first such feature and the node are written to
+    ``status`` (``records.GROWTH_CRITERION_FAILED``) for the caller to explain."""
+    for i in range(features.shape[0]):
+        f = features[i]
+        if results[f]["impurity_failed"]:
+            status[STATUS_CODE] = GROWTH_CRITERION_FAILED
+            status[STATUS_NODE] = node
+            status[STATUS_FEATURE] = f
+            status[STATUS_START] = start
+            status[STATUS_END] = end
+            status[STATUS_DEPTH] = depth
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -368,6 +412,11 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     histograms instead of pooled ones (same scan, same result, cost proportional to the node);
     the larger of them spread their features over ``engine.n_threads`` chunks.
 
+    The loop stops early, and says why in ``engine.status`` (``records.STATUS_*``), when a
+    scan meets a candidate whose impurity failed (a Custom criterion returning NaN, inf or a
+    negative value) or when the per-node statistics would outgrow
+    ``engine.max_node_stats_bytes``; the arrays returned then describe a partial tree.
+
     Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
     (best-first): children_left, children_right, feature, bin_threshold, next_bin,
     missing_go_left, impurity, depth, stats, score, left_categories (the category bitset of a
@@ -401,7 +450,10 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     max_nodes = 2 * n_samples - 1
     if best_first:
         max_nodes = min(max_nodes, 2 * stopping.max_leaf_nodes - 1)
-    capacity = np.int64(min(64, max_nodes))
+    # Rows of statistics the memory budget allows (treesmith.grower): growth stops, and the
+    # caller raises, rather than outgrow it.
+    budget_nodes = max(engine.max_node_stats_bytes // max(8 * n_stats, 1), 3)
+    capacity = np.int64(min(64, max_nodes, budget_nodes))
     children_left = np.full(capacity, LEAF, dtype=np.int64)
     children_right = np.full(capacity, LEAF, dtype=np.int64)
     parent = np.full(capacity, -1, dtype=np.int64)
@@ -516,6 +568,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                                                 feature_order, feature_chosen)
                 for f in range(n_features):
                     results[f]["bin_threshold"] = NO_SPLIT
+                    results[f]["impurity_failed"] = False
                 weighted_impurity = weight * node_impurity[node]
                 node_scan = NodeScan(n_classes, impurity, rule, stopping.min_samples_leaf,
                                      stopping.min_weight_leaf, weighted_impurity, total_weight,
@@ -529,6 +582,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     engine.small_node_scan(data, bins, features, start[node], end[node],
                                            node_scan, small_node_workspace, results,
                                            engine.scan, n_chunks if parallel else 1)
+                if _report_failed_scan(results, features, engine.status, node, start[node],
+                                       end[node], depth[node]):
+                    break
                 _path_costs(node, parent, feature, costs, paid, scope.root_paid, path_costs)
                 node_pairs = pairs_of(node_stats, n_classes)
                 scale = tie_scale(rule, weighted_impurity, weight, node_pairs, total_weight)
@@ -538,7 +594,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     splittable = False
                 elif significance.level > 0.0 and not _significant(
                         data, start[node], end[node], best, bins, impurity, stopping,
-                        significance, sampling.seed * 1000003 + node, engine.scan):
+                        significance, sampling.seed * 1000003 + node, engine.scan,
+                        engine.status, node, depth[node]):
                     splittable = False
                 else:
                     split = results[best]
@@ -569,6 +626,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     pending[n_pending] = node
                     n_pending += 1
 
+        if engine.status[STATUS_CODE] != GROWTH_COMPLETE:
+            break
         # Pick the next node to split.
         if n_pending == 0 or (best_first and n_leaves >= stopping.max_leaf_nodes):
             break
@@ -580,7 +639,11 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
 
         # Room for two children.
         if n_nodes + 2 > capacity:
-            capacity = min(2 * capacity, max_nodes)
+            if n_nodes + 2 > budget_nodes:
+                engine.status[STATUS_CODE] = GROWTH_NODE_MEMORY
+                engine.status[STATUS_N_NODES] = n_nodes
+                break
+            capacity = min(2 * capacity, max_nodes, budget_nodes)
             children_left = _resize_1d(children_left, capacity)
             children_right = _resize_1d(children_right, capacity)
             parent = _resize_1d(parent, capacity)

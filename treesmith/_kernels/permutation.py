@@ -83,6 +83,8 @@ def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_bins, node, hi
         scan_categorical(hist_f, n_bins, n_bins, node, work, out, np.int64(0), scan)
     else:
         scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
+    if out[0]["impurity_failed"]:  # h failed on some candidate: the test cannot be trusted
+        return np.nan
     if out[0]["bin_threshold"] == NO_SPLIT:
         return -np.inf
     return out[0]["score"]
@@ -183,6 +185,8 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     for f in range(n_features):
         gain = _best_gain(compact[:, f], sample_idx, y_code, sample_weight, n_occupied[f], node,
                           hist_f[:n_occupied[f] + 1], work, out, is_categorical[f], scan)
+        if gain != gain:  # the criterion failed: p is NaN, and the grower raises
+            return gain, np.nan
         observed = max(observed, gain)
     if observed == -np.inf:
         return observed, 1.0
@@ -198,6 +202,8 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
             gain = _best_gain(compact[:, f], sample_idx, shuffled_y, shuffled_w, n_occupied[f],
                               node, hist_f[:n_occupied[f] + 1], work, out, is_categorical[f],
                               scan)
+            if gain != gain:
+                return observed, np.nan
             if gain >= observed - 1e-12:
                 n_at_least += 1
                 break

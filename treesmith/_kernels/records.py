@@ -75,11 +75,27 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: sample-features build histograms on all threads; nodes with fewer than
 #: ``small_node_size`` samples are scanned on compact per-node histograms instead of pooled
 #: ones; ``n_threads``; at most ``max_histograms`` pooled histograms; the per-feature scan and
-#: the small-node scan as function pointers (``treesmith._kernels.pointers``).
+#: the small-node scan as function pointers (``treesmith._kernels.pointers``); at most
+#: ``max_node_stats_bytes`` of per-node statistics rows; and ``status``, an int64 array of
+#: ``STATUS_SIZE`` in which the growth loop reports why it stopped early (``STATUS_*``).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
-     "small_node_scan"])
+     "small_node_scan", "max_node_stats_bytes", "status"])
+
+#: ``EngineSettings.status[STATUS_CODE]``: the tree grew completely (``GROWTH_COMPLETE``); a
+#: candidate split's impurity was not finite or negative (``GROWTH_CRITERION_FAILED``: the
+#: criterion failed; the node's samples are ``sample_idx[start:end]``, the scan of ``feature``
+#: flagged it, or the S-pruning permutation test did, on shuffled labels, when
+#: ``STATUS_IN_PERMUTATION_TEST`` is 1); or the node statistics would have outgrown
+#: ``max_node_stats_bytes`` (``GROWTH_NODE_MEMORY``). The growth loop stops at once in both
+#: failure cases, and the caller raises (``treesmith.grower``).
+GROWTH_COMPLETE = 0
+GROWTH_CRITERION_FAILED = 1
+GROWTH_NODE_MEMORY = 2
+STATUS_CODE, STATUS_NODE, STATUS_FEATURE, STATUS_START, STATUS_END, STATUS_DEPTH, \
+    STATUS_N_NODES, STATUS_IN_PERMUTATION_TEST = range(8)
+STATUS_SIZE = 8
 
 #: Where one growth starts and where it stops, so that independent subtrees can be grown apart
 #: (``treesmith.grower``, docs/methods.md §4): the root's depth ``root_depth``; the training
@@ -128,6 +144,8 @@ SmallNodeWorkspace = namedtuple("SmallNodeWorkspace", ["scratch", "touched", "co
 #: side of missing values, and for a categorical feature (``bin_threshold`` then
 #: ``categorical.CATEGORICAL_SPLIT``) the categories sent left as a 256-bit set
 #: (``left_categories[c >> 6]`` bit ``c & 63`` for category code c).
+#: Last, whether some candidate's gain was +inf or NaN (``impurity_failed``: the impurity
+#: returned NaN, inf or a negative value there, which only a failing user criterion does).
 SPLIT_DTYPE = np.dtype([
     ("score", np.float64),
     ("gain", np.float64),
@@ -136,4 +154,5 @@ SPLIT_DTYPE = np.dtype([
     ("next_bin", np.int64),
     ("missing_go_left", np.bool_),
     ("left_categories", np.uint64, (4,)),
+    ("impurity_failed", np.bool_),
 ], align=True)

@@ -135,6 +135,7 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     if skip_same_class_runs and b != NO_SPLIT:
         pure_here = pure_class_of_bin(hist_f, b, n_classes)
     first_cut = True
+    failed = False
     while b != NO_SPLIT:
         next_b = _next_occupied(hist_f, b, n_bins_non_missing, n_classes)
         for s in range(n_stats):
@@ -193,6 +194,8 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
                 continue
             gain = (weighted_parent_impurity - weight_left * impurity_left
                     - weight_right * impurity_right) / total_weight
+            if not gain < np.inf:  # +inf or NaN: h failed here (a Custom criterion's -inf)
+                failed = True
             if score_is_gain:
                 score = gain
             else:
@@ -218,6 +221,7 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     split["bin_threshold"] = best_bin
     split["next_bin"] = NO_SPLIT
     split["missing_go_left"] = best_missing_left
+    split["impurity_failed"] = failed
 
 
 @njit(cache=True)

@@ -67,11 +67,13 @@ def _wrapper_factory(n_params: int):
 
     It is also the guard between user code and the kernels, which cannot raise: an exception
     (an index out of bounds included, the user function being bounds-checked) or a value that
-    is NaN, infinite or below ``-PROBE_TOLERANCE`` becomes ``FAILED`` (-inf). A child with
-    impurity -inf gives its split an infinite gain, so the split is taken and the failing node
-    lands in the fitted tree, whose construction refuses a non-finite impurity and names the
-    node and its proportions (:meth:`treesmith.tree.Tree.validate`): the fit raises instead of
-    silently growing another tree. Values in ``[-PROBE_TOLERANCE, 0)`` (rounding) become 0.
+    is NaN, infinite or below ``-PROBE_TOLERANCE`` becomes ``FAILED`` (-inf). A candidate child
+    with impurity -inf gives its split a gain of +inf (or NaN), which the split scan flags
+    whether or not that candidate would be chosen; the growth loop stops and the fit raises
+    ``treesmith._criterion_failure.CriterionFailure`` naming the node, the feature and the
+    failing proportions. A node whose own impurity fails is refused by the fitted tree's
+    validation (:meth:`treesmith.tree.Tree.validate`). Values in ``[-PROBE_TOLERANCE, 0)``
+    (rounding) become 0.
     """
     args = "".join(f", params[{i}]" for i in range(n_params))
     source = ("def factory(user_function):\n"
@@ -249,6 +251,17 @@ class Custom(Criterion):
             if proportions.max() == 1.0 and abs(value) > PROBE_TOLERANCE:
                 raise ValueError(f"Custom criterion: func {_name(self.func)} is not zero on a pure "
                                  f"node: {value:.6g} {where}.")
+
+    def describe_failure(self, proportions) -> str:
+        """What ``func`` does on ``proportions`` (bounds-checked call from Python): "raised
+        IndexError: ...", "returned nan", "returned -0.3"."""
+        params = self.parameters()[:len(self._ordered_parameters())]
+        try:
+            value = float(self._compile()[0](np.ascontiguousarray(proportions, dtype=np.float64),
+                                             *params))
+        except Exception as error:
+            return f"func raised {type(error).__name__}: {_first_lines(error, max_chars=200)}"
+        return f"func returned {value!r}"
 
     # -- copies and pickles carry no compiled code -----------------------------------------
     def __getstate__(self):
