@@ -149,7 +149,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     out["gain"] = -np.inf
     _clear_bits(out["left_categories"])
     present = np.empty(max(n_bins_non_missing, 1), dtype=np.int64)
-    m = 0
+    # Indices are np.int64 throughout: a literal argument would compile a callee once more.
+    m = np.int64(0)
     for b in range(n_bins_non_missing):
         if bin_count(hist_f, b, n_classes) > 0.0:
             present[m] = b
@@ -165,9 +166,9 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     best_score = -np.inf
     if m <= EXHAUSTIVE_MAX_CATEGORIES:
         compact = np.empty((3, n_stats))
-        _copy_row(hist_f, missing_bin, compact, 2)
+        _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
         if m == 1:  # the only candidate: the category on one side, missing values on the other
-            _copy_row(hist_f, present[0], compact, 0)
+            _copy_row(hist_f, present[0], compact, np.int64(0))
             scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, trial, np.int64(0))
             best_score, better = _keep_if_better(trial, best, best_score, scale)
             if better:
@@ -198,10 +199,10 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             for j in range(m):
                 order[j] = present[j]
                 keys[j] = _sort_key(hist_f, present[j], n_classes, key_class)
-            _sort_by_key(keys, order, m)
+            _sort_by_key(keys, order, np.int64(m))
             for j in range(m):
-                _copy_row(hist_f, order[j], compact, j)
-            _copy_row(hist_f, missing_bin, compact, m)
+                _copy_row(hist_f, order[j], compact, np.int64(j))
+            _copy_row(hist_f, np.int64(missing_bin), compact, m)
             scan(compact, np.int64(m), np.int64(m), node, work, trial, np.int64(0))
             best_score, better = _keep_if_better(trial, best, best_score, scale)
             if better:
