@@ -316,13 +316,16 @@ case("datetime column", lambda: _C().fit(_frame(a=X[:, 0], when=np.datetime64("2
 case("timedelta column", lambda: _C().fit(_frame(a=X[:, 0], gap=np.arange(60).astype(
     "timedelta64[s]")), y_class), error=("ValueError", r"Feature 'gap' \(column 1\) has dtype "
                                                        r"timedelta64"))
-case("string column says how to encode", lambda: _C().fit(_frame(a=X[:, 0], city=["Nice"] * 60),
-                                                          y_class),
+case("string column says how to enable categories", lambda: _C(categorical_features=None).fit(
+    _frame(a=X[:, 0], city=["Nice"] * 60), y_class),
      error=("ValueError", r"Feature 'city' \(column 1\) holds non-numeric values.*"
-                          r"treesmith.preprocessing"))
-case("category column of text", lambda: _C().fit(_frame(a=X[:, 0], city=["Nice", "Lyon"] * 30)
-                                                  .astype({"city": "category"}), y_class),
-     error=("ValueError", r"Feature 'city'"))
+                          r"categorical_features"))
+case("string column split by categories", lambda: _summary(
+    _C().fit(_frame(a=X[:, 0], city=["Nice", "Lyon", "Oslo"] * 20), y_class),
+    _frame(a=X[:, 0], city=["Nice", "Rome", None] * 20)), check=finite)
+case("category column of text", lambda: _summary(
+    _C().fit(_frame(a=X[:, 0], city=["Nice", "Lyon"] * 30).astype({"city": "category"}),
+             y_class), _frame(a=X[:, 0], city=["Lyon", "Nice"] * 30)), check=finite)
 case("object column of numbers", lambda: _summary(
     _C().fit(_frame(a=X[:, 0].astype(object), b=X[:, 1]), y_class), _frame(a=X[:, 0], b=X[:, 1])),
     check=finite)

@@ -224,9 +224,17 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
         codes, unseen = _codes(column, found, _missing(column))
         if warn_unseen and unseen.any():
             name = names[j] if names is not None else f"x{j}"
-            shown = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
-            unseen_report.append(f"{str(name)!r}: {shown[:_SHOWN]}"
-                                 + (" …" if len(shown) > _SHOWN else ""))
+            values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
+            try:
+                values.sort()
+            except TypeError:
+                values.sort(key=str)
+            shown = ", ".join(repr(v) for v in values[:_SHOWN])
+            known = ", ".join(repr(v) for v in found.tolist()[:8])
+            unseen_report.append(
+                f"column {str(name)!r} has {int(unseen.sum())} value(s) not seen at fit time: "
+                f"{shown}{' …' if len(values) > _SHOWN else ''} (training categories: {known}"
+                f"{' …' if len(found) > 8 else ''})")
         if frame:
             encoded[j] = codes
         else:
@@ -234,9 +242,8 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
     if unseen_report:
         from .datasets import UnseenLevelWarning
 
-        warnings.warn("categories never seen in training are treated as missing values "
-                      "(they take each split's missing-value side): "
-                      + "; ".join(unseen_report), UnseenLevelWarning, stacklevel=5)
+        warnings.warn("; ".join(unseen_report) + "; they are treated as missing values (each "
+                      "split's missing-value side).", UnseenLevelWarning, stacklevel=5)
     if frame:
         pandas = _pandas_if_loaded()
         result = pandas.DataFrame(encoded, index=X.index)

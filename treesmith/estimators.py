@@ -521,11 +521,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         DataFrame (none of an array). A categorical column's observed categories, sorted
         (``categories_``), become codes 0..k-1, at most 255 and at most ``max_bins``.
         Missing values, and categories unseen in training, take each split's missing-value
-        side (unseen ones with an ``UnseenLevelWarning``). Two classes and regression: the
-        best set is exact (all partitions up to 10 categories in the node, else the best
-        prefix of the categories ordered by class-1 proportion or mean target); more classes:
-        exact up to 10 categories, above the best prefix over the orderings by each class's
-        proportion. ``None``: every column numeric.
+        side (unseen ones with an ``UnseenLevelWarning``). The best set is exact for two
+        classes (strictly concave criterion) and regression under the gain rules without
+        leaf-size constraint (the best prefix of the categories ordered by class-1 proportion
+        or mean target), and for everything else up to 10 categories in a node (all
+        partitions); above that, the best prefix over the orderings by each class's
+        proportion (or the mean), a heuristic. ``None``: every column numeric.
 
     Attributes
     ----------

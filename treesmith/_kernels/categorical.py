@@ -11,18 +11,21 @@ the missing side are exactly those of numeric features.
 
 Candidates, with m the categories present in the node:
 
-* m <= ``EXHAUSTIVE_MAX_CATEGORIES``: every partition, 2^(m-1) - 1 of them (the last present
-  category stays right), each with missing values left or right: exact for every rule,
-  criterion and leaf-size constraint.
-* larger m: the prefixes of the categories ordered by a key (ties by code):
-  the proportion of class 1 (binary), the mean target (regression), and for K > 2 classes the
-  best over K orderings, by the proportion of each class (a heuristic). For two classes and an
-  impurity concave in the class-1 proportion, and for squared error, the best gain is a prefix
-  (Breiman, Friedman, Olshen & Stone, "Classification and Regression Trees", 1984, Theorem
-  4.5; Fisher, "On grouping for maximum homogeneity", 1958); the missing bin, forced to one
-  side, does not break this: the best ordered partition of the categories plus "missing" is
-  one of the candidates. Leaf-size constraints and rules other than the gain make it a
-  heuristic.
+* the prefixes of the categories ordered by a key (ties by code) when that order is known to
+  hold the best split: two classes, a gain-type rule, a strictly concave impurity of the
+  class-1 proportion and no leaf-size constraint (the ``skip_same_class_runs`` condition), or
+  regression (squared error, Poisson and Tweedie deviances: w(S) phi(mean) with phi concave)
+  under a gain-type rule without leaf-size constraint. The key is the class-1 proportion or the
+  mean target; the best gain is then a prefix (Breiman, Friedman, Olshen & Stone,
+  "Classification and Regression Trees", 1984, Theorem 4.5; Fisher, "On grouping for maximum
+  homogeneity", 1958). The missing bin, forced to one side, does not break this: the best
+  ordered partition of the categories plus "missing" is one of the candidates.
+* otherwise, when m <= ``EXHAUSTIVE_MAX_CATEGORIES``: every partition, 2^(m-1) - 1 of them
+  (the last present category stays right), each with missing values left or right: exact for
+  every rule, criterion, class count and leaf-size constraint (about 0.8 us per partition).
+* otherwise (larger m): the best prefix over the orderings by the class-1 proportion (two
+  classes), the mean (regression) or, for K > 2 classes, by each class's proportion (K
+  orderings): a heuristic.
 
 The chosen set is a 256-bit bitset (four uint64 words, bit ``c & 63`` of word ``c >> 6`` for
 code c), stored per node by the growth loop and read by ``partition_categorical`` and the
@@ -33,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from .records import SPLIT_DTYPE
-from .split_rules import NO_SPLIT, beats, tie_scale
+from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
     REGRESSION_WEIGHT,
     REGRESSION_WEIGHTED_TARGET,
@@ -110,6 +113,17 @@ def _sort_by_key(keys, order, m):
 
 
 @njit(cache=True, nogil=True)
+def _ordering_is_exact(node):
+    """Whether the best split of this node is a prefix of the categories in key order (see
+    the module docstring): two classes under the ``skip_same_class_runs`` condition, or
+    regression under a gain-type rule without leaf-size constraint."""
+    if node.n_classes == 2:
+        return node.rule.skip_same_class_runs
+    return (node.n_classes == 0 and numerator_is_gain(node.rule.code)
+            and node.min_samples_leaf <= 1 and node.min_weight_leaf <= 0.0)
+
+
+@njit(cache=True, nogil=True)
 def _copy_row(source, b, target, r):
     for s in range(source.shape[1]):
         target[r, s] = source[b, s]
@@ -150,7 +164,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     out["impurity_failed"] = False
     _clear_bits(out["left_categories"])
     present = np.empty(max(n_bins_non_missing, 1), dtype=np.int64)
-    m = 0
+    # Indices are np.int64 throughout: a literal argument would compile a callee once more.
+    m = np.int64(0)
     for b in range(n_bins_non_missing):
         if bin_count(hist_f, b, n_classes) > 0.0:
             present[m] = b
@@ -163,13 +178,14 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     trial = np.empty(1, dtype=SPLIT_DTYPE)
     best = np.empty(1, dtype=SPLIT_DTYPE)
     best_bits = best[0]["left_categories"]
+    _clear_bits(best_bits)
     best_score = -np.inf
     failed = False  # h failed on some candidate (a failing user criterion)
-    if m <= EXHAUSTIVE_MAX_CATEGORIES:
+    if m <= EXHAUSTIVE_MAX_CATEGORIES and not _ordering_is_exact(node):
         compact = np.empty((3, n_stats))
-        _copy_row(hist_f, missing_bin, compact, 2)
+        _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
         if m == 1:  # the only candidate: the category on one side, missing values on the other
-            _copy_row(hist_f, present[0], compact, 0)
+            _copy_row(hist_f, present[0], compact, np.int64(0))
             scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, trial, np.int64(0))
             failed = failed or trial[0]["impurity_failed"]
             best_score, better = _keep_if_better(trial, best, best_score, scale)
@@ -202,10 +218,10 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             for j in range(m):
                 order[j] = present[j]
                 keys[j] = _sort_key(hist_f, present[j], n_classes, key_class)
-            _sort_by_key(keys, order, m)
+            _sort_by_key(keys, order, np.int64(m))
             for j in range(m):
-                _copy_row(hist_f, order[j], compact, j)
-            _copy_row(hist_f, missing_bin, compact, m)
+                _copy_row(hist_f, order[j], compact, np.int64(j))
+            _copy_row(hist_f, np.int64(missing_bin), compact, m)
             scan(compact, np.int64(m), np.int64(m), node, work, trial, np.int64(0))
             failed = failed or trial[0]["impurity_failed"]
             best_score, better = _keep_if_better(trial, best, best_score, scale)
