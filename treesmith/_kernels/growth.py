@@ -334,14 +334,20 @@ def _significant(data, start, end, f, bins, impurity, stopping, significance, se
         impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
         significance.n_permutations, seed, categorical, scan)
     if p_value != p_value:
-        status[STATUS_CODE] = GROWTH_CRITERION_FAILED
-        status[STATUS_NODE] = node
-        status[STATUS_FEATURE] = f
-        status[STATUS_START] = start
-        status[STATUS_END] = end
-        status[STATUS_DEPTH] = depth
+        _record_failure(status, node, f, start, end, depth)
         status[STATUS_IN_PERMUTATION_TEST] = 1
     return p_value <= significance.level
+
+
+@njit(cache=True)
+def _record_failure(status, node, f, start, end, depth):
+    """``status``: the impurity failed at ``node`` (samples ``start:end``), feature ``f``."""
+    status[STATUS_CODE] = GROWTH_CRITERION_FAILED
+    status[STATUS_NODE] = node
+    status[STATUS_FEATURE] = f
+    status[STATUS_START] = start
+    status[STATUS_END] = end
+    status[STATUS_DEPTH] = depth
 
 
 @njit(cache=True)
@@ -352,12 +358,7 @@ def _report_failed_scan(results, features, status, node, start, end, depth):
     for i in range(features.shape[0]):
         f = features[i]
         if results[f]["impurity_failed"]:
-            status[STATUS_CODE] = GROWTH_CRITERION_FAILED
-            status[STATUS_NODE] = node
-            status[STATUS_FEATURE] = f
-            status[STATUS_START] = start
-            status[STATUS_END] = end
-            status[STATUS_DEPTH] = depth
+            _record_failure(status, node, f, start, end, depth)
             return True
     return False
 
