@@ -141,3 +141,18 @@ def test_failure_in_the_permutation_test_of_s_pruning_stops_the_fit():
     with pytest.raises(CriterionFailure, match=r"depth 0 with 24 training samples, on feature "
                                                r"x0 \(index 0\) in the S-pruning permutation"):
         DecisionTreeClassifier(criterion=criterion, significance=0.05, random_state=0).fit(X, y)
+
+
+def test_a_failure_on_a_set_of_categories_stops_the_fit():
+    """The categorical scan flags failures too, and the explanation enumerates sets of
+    categories: {B} left leaves A and C right, 30 of class 0 and 20 of class 1 ([0.6, 0.4])."""
+    pd = pytest.importorskip("pandas")
+    city = ["A"] * 20 + ["B"] * 30 + ["C"] * 30
+    y = np.array([0] * 20 + [0] * 30 + [0] * 10 + [1] * 20)
+    frame = pd.DataFrame({"city": pd.Categorical(city)})
+    model = DecisionTreeClassifier(criterion=Custom(_nan_at_three_fifths),
+                                   split_rule="balanced", max_depth=1)
+    with pytest.raises(CriterionFailure) as info:
+        model.fit(frame, y)
+    assert "feature 'city' (index 0)" in str(info.value)
+    assert any(pytest.approx([0.6, 0.4]) == p.tolist() for p in info.value.proportions)
