@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from ._dtypes import COST_PER_FEATURE, TREE_LEAF
+from ._kernels.gather import gather_subtree
 from ._kernels.growth import _preorder, grow, total_weight_of
 from ._kernels.pointers import (
     impurity_pointer,
@@ -239,8 +240,7 @@ class TreeGrower:
         subtree_engine = engine._replace(parallel_threshold=_NEVER, n_threads=1)
 
         def grow_subtree(t):
-            subtree_data = data._replace(
-                sample_idx=data.sample_idx[deferred_start[t]:deferred_end[t]])
+            subtree_data = gather_subtree(data, deferred_start[t], deferred_end[t])
             node = deferred_node[t]
             scope = GrowthScope(int(depth[node]), total_weight,
                                 np.ascontiguousarray(stats[node]), root_paid[t], 0)
