@@ -158,16 +158,41 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
                 for s in range(n_stats):
                     candidate_left[s] = left[s] + missing[s]
                     candidate_right[s] = right[s]
-            count_left = stats_count(candidate_left, n_classes)
-            count_right = stats_count(candidate_right, n_classes)
-            if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
-                continue
             if classification:
-                weight_left = class_proportions(candidate_left, n_classes, proportions)
-                impurity_left = h(proportions, h_params) if weight_left > 0.0 else 0.0
-                weight_right = class_proportions(candidate_right, n_classes, proportions)
-                impurity_right = h(proportions, h_params) if weight_right > 0.0 else 0.0
+                # stats_count and class_proportions written out: a call per candidate that
+                # passes a row costs an NRT incref/decref pair per array, more than the sums.
+                count_left = 0.0
+                count_right = 0.0
+                weight_left = 0.0
+                weight_right = 0.0
+                for k in range(n_classes):
+                    count_left += candidate_left[count_column(n_classes, k)]
+                    count_right += candidate_right[count_column(n_classes, k)]
+                    if candidate_left[count_column(n_classes, k)] > 0.0:
+                        weight_left += candidate_left[weight_column(n_classes, k)]
+                    if candidate_right[count_column(n_classes, k)] > 0.0:
+                        weight_right += candidate_right[weight_column(n_classes, k)]
+                if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
+                    continue
+                impurity_left = 0.0
+                if weight_left > 0.0:
+                    for k in range(n_classes):
+                        present = candidate_left[count_column(n_classes, k)] > 0.0
+                        proportions[k] = (candidate_left[weight_column(n_classes, k)]
+                                          / weight_left if present else 0.0)
+                    impurity_left = h(proportions, h_params)
+                impurity_right = 0.0
+                if weight_right > 0.0:
+                    for k in range(n_classes):
+                        present = candidate_right[count_column(n_classes, k)] > 0.0
+                        proportions[k] = (candidate_right[weight_column(n_classes, k)]
+                                          / weight_right if present else 0.0)
+                    impurity_right = h(proportions, h_params)
             else:
+                count_left = stats_count(candidate_left, n_classes)
+                count_right = stats_count(candidate_right, n_classes)
+                if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
+                    continue
                 weight_left = stats_weight(candidate_left, n_classes)
                 impurity_left = h(candidate_left, h_params)
                 weight_right = stats_weight(candidate_right, n_classes)
