@@ -143,7 +143,8 @@ def test_lowest_set_bit_of_every_single_and_mixed_word():
 
 @pytest.mark.parametrize("n_bins, n, dtype", [(12, 60, np.uint8), (255, 40, np.uint8),
                                               (255, 3, np.uint8), (3000, 40, np.uint16)])
-def test_compact_histogram_holds_the_occupied_rows_in_order(n_bins, n, dtype):
+@pytest.mark.parametrize("unit_weights", [False, True])
+def test_compact_histogram_holds_the_occupied_rows_in_order(n_bins, n, dtype, unit_weights):
     """Bitmap read-off (few bins per sample) and collect-and-sort (more bitmap words than
     samples: 3000 bins, 40 samples; 255 bins, 3 samples) give the occupied bins in increasing
     order, their rows, then the missing row; the scratch and the bitmap are zero again."""
@@ -151,7 +152,7 @@ def test_compact_histogram_holds_the_occupied_rows_in_order(n_bins, n, dtype):
     missing_bin = n_bins
     X_binned = np.asfortranarray(rng.integers(0, n_bins + 1, size=(2 * n, 1)).astype(dtype))
     y = rng.integers(0, 3, size=2 * n).astype(np.int64)
-    w = rng.uniform(0.5, 2.0, size=2 * n)
+    w = np.ones(2 * n) if unit_weights else rng.uniform(0.5, 2.0, size=2 * n)
     idx = rng.permutation(2 * n).astype(np.int64)
     start, end = n // 2, n // 2 + n
     expected = build_histogram_naive(X_binned, idx[start:end], y, w, None, 3, n_bins + 1)[0]
@@ -160,12 +161,15 @@ def test_compact_histogram_holds_the_occupied_rows_in_order(n_bins, n, dtype):
     compact = np.empty((n_bins + 2, 6))
     occupied = np.zeros((n_bins + 64) // 64, dtype=np.uint64)
     n_occupied = compact_feature_histogram(training_data(X_binned, idx, y, w), 0, start, end,
-                                           missing_bin, scratch, touched, compact, occupied)
+                                           missing_bin, scratch, touched, compact, occupied,
+                                           unit_weights)
     present = np.flatnonzero(expected[:missing_bin, 3:].sum(axis=1) > 0)
     assert n_occupied == present.size
     np.testing.assert_array_equal(touched[:n_occupied], present)
     np.testing.assert_allclose(compact[:n_occupied], expected[present], rtol=1e-15)
     np.testing.assert_allclose(compact[n_occupied], expected[missing_bin], rtol=1e-15)
+    if unit_weights:  # sums of ones: exact
+        np.testing.assert_array_equal(compact[:n_occupied + 1, :3], compact[:n_occupied + 1, 3:])
     assert not scratch.any() and not occupied.any()
 
 

@@ -24,6 +24,7 @@ from its samples (``scan_small_node``).
 import numpy as np
 from numba import njit, prange
 
+from .histogram import has_unit_weights
 from .records import (
     BinLayout,
     Impurity,
@@ -336,7 +337,7 @@ def _lowest_set_bit(word):
 
 @njit(cache=True, nogil=True)
 def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched, compact,
-                              occupied):
+                              occupied, unit_weights):
     """Histogram of one feature restricted to the bins a small node's samples occupy.
 
     For a small node this costs O(n) instead of O(n_bins): samples are accumulated in
@@ -347,7 +348,9 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
     missing-value row. When the bitmap has more words than the node has samples (tens of
     thousands of exact bins), the occupied bins are collected as they come and sorted instead.
     Returns ``n_occupied`` non-missing bins; ``compact[:n_occupied + 1]`` can then be scanned
-    by ``scan_feature`` exactly like a full histogram.
+    by ``scan_feature`` exactly like a full histogram. With ``unit_weights`` (every sample of
+    the node weighs 1, ``histogram.has_unit_weights``) only the class counts are summed and
+    the weights copied from them: a sum of ones is exact, so they are equal bit for bit.
 
     Measured on nodes of 16-256 samples (1e6 x 50, 255 bins, 3 classes): the sort of the
     touched bins took 60 % of this function (shell sort, ~20 ns per sample); the bitmap reads
@@ -380,7 +383,8 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
         occupied[word] |= bit
         if n_classes > 0:
             k = y_code[i]
-            scratch[b, weight_column(n_classes, k)] += sample_weight[i]
+            if not unit_weights:
+                scratch[b, weight_column(n_classes, k)] += sample_weight[i]
             scratch[b, count_column(n_classes, k)] += 1.0
             if has_groups:
                 scratch[b, group_column(n_classes, group_code[i])] += sample_weight[i]
@@ -409,6 +413,10 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
             compact[j, s] = scratch[touched[j], s]
     for s in range(n_stats):
         compact[n_occupied, s] = scratch[missing_bin, s]
+    if unit_weights:
+        for j in range(n_occupied + 1):
+            for k in range(n_classes):
+                compact[j, weight_column(n_classes, k)] = compact[j, count_column(n_classes, k)]
     for j in range(n_touched):
         for s in range(n_stats):
             scratch[touched[j], s] = 0.0
@@ -432,10 +440,12 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
     compact = workspace.compact[chunk]
     block = workspace.work[chunk]
     occupied = workspace.occupied[chunk]
+    unit_weights = data.n_classes > 0 and has_unit_weights(data.sample_weight, data.sample_idx,
+                                                           start, end)
     for t in range(features.shape[0]):
         f = features[t]
         n_occupied = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch,
-                                               touched, compact, occupied)
+                                               touched, compact, occupied, unit_weights)
         scan(compact, n_occupied, n_occupied, node, block, results, f)
         split = results[f]
         b = split["bin_threshold"]
