@@ -77,6 +77,9 @@ GOAL_PREDICT_VS_SKLEARN = 1.0
 GOAL_COLD_FIT_S = 15.0
 GOAL_WARM_IMPORT_FIT_S = 1.0
 GOAL_PEAK_OVER_INPUT = 1.5
+#: Issue 11: full depth at 1e6 on the machine's cores (2), and depth 8 against LightGBM.
+GOAL_FULL_DEPTH_1E6_S = 4.0
+GOAL_DEPTH8_VS_LGBM_PER_TREE = 0.6
 
 LIBRARY_LABELS = {"treesmith": "treesmith", "sklearn": "scikit-learn", "lightgbm": "LightGBM"}
 
@@ -634,10 +637,41 @@ def _result_goal_rows(results):
         if case.get("sklearn")
     ]
     worst_predict = max(predict_ratios, default=(None, ""))
-    worst_memory = max(
-        (peak_bytes(case["treesmith"]) / case["treesmith"]["input_bytes"], config)
-        for config, case in cases.items()
-    )
+    memory_by_size = {
+        n: max((peak_bytes(results[(n, config)]["treesmith"])
+                / results[(n, config)]["treesmith"]["input_bytes"], config)
+               for config in CONFIGS)
+        for n in sorted({n for n, _ in results})
+    }
+    worst_memory = memory_by_size[size]
+    depth8 = cases.get("depth8")
+    depth8_vs_lgbm = _ratio(fit_s(depth8["treesmith"]), lgbm_per_tree_fit_s(depth8["lightgbm"])
+                            ) if depth8 else None
+    issue_11_rows = [
+        [
+            "full-depth gini fit (issue 11)",
+            f"{where} full",
+            f"{format_seconds(fit_s(full['treesmith']))} s",
+            f"<={GOAL_FULL_DEPTH_1E6_S:g} s",
+            _verdict(fit_s(full["treesmith"]), GOAL_FULL_DEPTH_1E6_S),
+        ],
+        [
+            "depth-8 gini fit: treesmith / LightGBM per tree (issue 11)",
+            f"{where} depth8",
+            _fmt_x(depth8_vs_lgbm),
+            f"<={GOAL_DEPTH8_VS_LGBM_PER_TREE:g}x",
+            _verdict(depth8_vs_lgbm, GOAL_DEPTH8_VS_LGBM_PER_TREE),
+        ],
+    ] + [
+        [
+            "extra peak memory of fit / float32 input (worst, issue 11)",
+            f"{_rows(n)} {config}",
+            _fmt_x(ratio),
+            f"<{GOAL_PEAK_OVER_INPUT:g}x",
+            _verdict(ratio, GOAL_PEAK_OVER_INPUT, strict=True),
+        ]
+        for n, (ratio, config) in memory_by_size.items() if n != size
+    ]
     return [
         [
             "full-depth gini fit: treesmith / scikit-learn",
@@ -667,7 +701,7 @@ def _result_goal_rows(results):
             f"<{GOAL_PEAK_OVER_INPUT:g}x",
             _verdict(worst_memory[0], GOAL_PEAK_OVER_INPUT, strict=True),
         ],
-    ]
+    ] + issue_11_rows
 
 
 def _startup_table(startup):

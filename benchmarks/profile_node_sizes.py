@@ -5,7 +5,8 @@ A fit with ``min_samples_split = s`` splits exactly the nodes of the full tree t
 at ``4 s`` is the cost of splitting the nodes holding ``[s, 4 s)`` samples: scanning them,
 partitioning their samples and building their children's statistics. Run on one and on the
 default number of threads, in one process, interleaved; the table prints per size class the
-number of split nodes, the seconds, microseconds per node and nanoseconds per sample-feature.
+number of split nodes, the seconds, microseconds per node and nanoseconds per sample-feature,
+from wall-clock and from CPU time (the steadier figure when other processes share the cores).
 
     python benchmarks/profile_node_sizes.py                 # 1e5 x 50, full depth
     python benchmarks/profile_node_sizes.py --rows 1e6      # the issue's case (~3-5 min)
@@ -64,6 +65,7 @@ def main(argv=None):
         for lo, hi in zip(bounds[:-1], bounds[1:])]
     settings = {"1 thread": 1, f"{numba.get_num_threads()} threads": None}
     times = {name: {b: [] for b in bounds} for name in settings}
+    cpu_times = {name: {b: [] for b in bounds} for name in settings}
     for _ in range(args.repeats):
         for bound in reversed(bounds):
             for name, n_jobs in settings.items():
@@ -77,9 +79,16 @@ def main(argv=None):
                 else:
                     wall, cpu, _ = timed_with_cpu(model.fit, X, y)
                 times[name][bound].append(wall)
+                cpu_times[name][bound].append(cpu)
                 print(f"  min_samples_split={bound} {name}: {wall:.3f} s", file=sys.stderr,
                       flush=True)
     print(load_average_line("at end"))
+    for clock, measured in (("wall-clock", times), ("CPU time", cpu_times)):
+        print(_size_table(clock, measured, bounds, n_split, sample_features, settings, n_rows))
+
+
+def _size_table(clock, times, bounds, n_split, sample_features, settings, n_rows):
+    """The per-size-class table from the fit times ``times[setting][min_samples_split]``."""
     rows = []
     for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
         row = [f"[{lo}, {hi})" if hi <= n_rows else f">= {lo}", n_split[i]]
@@ -91,14 +100,14 @@ def main(argv=None):
         rows.append(row)
     rows.append(["binning + set-up", 0] + sum(
         ([f"{median(times[name][bounds[-1]]):.3f}", "", ""] for name in settings), []))
-    rows.append(["total", int(internal.sum())] + sum(
+    rows.append(["total", sum(n_split)] + sum(
         ([f"{median(times[name][2]):.3f}", "", ""] for name in settings), []))
     headers = ["node samples", "split nodes"]
     for name in settings:
         headers += [f"{name} s", "us/node", "ns/(sample*feature)"]
-    print(format_table(headers, rows, n_left=1,
+    return format_table(headers, rows, n_left=1,
                        title=f"Cost of splitting nodes by size, {n_rows} x 50, full depth "
-                             "(wall-clock differences between min_samples_split fits)"))
+                             f"({clock} differences between min_samples_split fits)")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import pytest
 from treesmith._kernels.histogram import (
     build_histogram,
     build_histogram_naive,
+    has_unit_weights,
     subtract_histograms,
 )
 from treesmith._kernels.records import TrainingData
@@ -51,6 +52,31 @@ def test_histogram_with_ecart_groups_matches_naive(path):
     np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-12)
     # the group slots partition each bin's weight
     np.testing.assert_allclose(hist[..., 6:].sum(-1), hist[..., :3].sum(-1), atol=1e-12)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("n_groups", [0, 4])
+def test_unit_weights_give_the_weighted_histogram_bit_for_bit(path, n_groups):
+    """With every weight 1 only counts are summed; the weight columns equal them exactly,
+    groups included, and one weight other than 1 in the node switches the path back."""
+    X_binned, y, _, stats = data(3)
+    w = np.ones(400)
+    groups = np.random.default_rng(2).integers(0, n_groups, size=400 if n_groups else 0)
+    sample_idx = np.random.default_rng(1).permutation(400).astype(np.int64)
+    record = TrainingData(X_binned, sample_idx, y, w, stats, groups.astype(np.int64), 3)
+    assert has_unit_weights(w, sample_idx, 0, 400)
+    hist = np.full((5, 10, 6 + n_groups), 7.0)
+    build_histogram(record, 20, 390, hist, PATHS[path])
+    expected = build_histogram_naive(X_binned, sample_idx[20:390], y, w, stats, 3, 10,
+                                     groups if n_groups else None, n_groups)
+    np.testing.assert_array_equal(hist, expected)
+    w[sample_idx[100]] = 2.0
+    assert not has_unit_weights(w, sample_idx, 20, 390)
+    assert has_unit_weights(w, sample_idx, 101, 390)
+    build_histogram(record, 20, 390, hist, PATHS[path])
+    expected = build_histogram_naive(X_binned, sample_idx[20:390], y, w, stats, 3, 10,
+                                     groups if n_groups else None, n_groups)
+    np.testing.assert_allclose(hist, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_subtraction_gives_the_sibling_and_clears_absent_classes():

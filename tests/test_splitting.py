@@ -18,6 +18,8 @@ from treesmith._kernels.records import (
 )
 from treesmith._kernels.split_rules import NO_SPLIT
 from treesmith._kernels.splitting import (
+    _lowest_set_bit,
+    compact_feature_histogram,
     partition,
     scan_feature,
     scan_small_node,
@@ -51,7 +53,8 @@ def small_node_workspace(n_chunks, missing_bin, n_features):
     return SmallNodeWorkspace(np.zeros((n_chunks, missing_bin + 1, 6)),
                               np.empty((n_chunks, missing_bin + 1), dtype=np.int64),
                               np.empty((n_chunks, missing_bin + 2, 6)),
-                              scan_workspace(n_chunks, 6, 3))
+                              scan_workspace(n_chunks, 6, 3),
+                              np.zeros((n_chunks, (missing_bin + 64) // 64), dtype=np.uint64))
 
 
 def sample_node(seed, n=60, n_bins=12, n_classes=3, missing=True):
@@ -131,6 +134,44 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
         assert results[f]["score"] == pytest.approx(expected["score"], rel=1e-12, abs=1e-15)
         assert results[f]["bin_threshold"] == expected["bin_threshold"]
         assert results[f]["missing_go_left"] == expected["missing_go_left"]
+
+
+def test_lowest_set_bit_of_every_single_and_mixed_word():
+    for bit in range(64):
+        assert _lowest_set_bit(np.uint64(1 << bit)) == bit
+        assert _lowest_set_bit(np.uint64(((1 << 64) - 1) & ~((1 << bit) - 1))) == bit
+
+
+@pytest.mark.parametrize("n_bins, n, dtype", [(12, 60, np.uint8), (255, 40, np.uint8),
+                                              (255, 3, np.uint8), (3000, 40, np.uint16)])
+@pytest.mark.parametrize("unit_weights", [False, True])
+def test_compact_histogram_holds_the_occupied_rows_in_order(n_bins, n, dtype, unit_weights):
+    """Bitmap read-off (few bins per sample) and collect-and-sort (more bitmap words than
+    samples: 3000 bins, 40 samples; 255 bins, 3 samples) give the occupied bins in increasing
+    order, their rows, then the missing row; the scratch and the bitmap are zero again."""
+    rng = np.random.default_rng(n_bins + n)
+    missing_bin = n_bins
+    X_binned = np.asfortranarray(rng.integers(0, n_bins + 1, size=(2 * n, 1)).astype(dtype))
+    y = rng.integers(0, 3, size=2 * n).astype(np.int64)
+    w = np.ones(2 * n) if unit_weights else rng.uniform(0.5, 2.0, size=2 * n)
+    idx = rng.permutation(2 * n).astype(np.int64)
+    start, end = n // 2, n // 2 + n
+    expected = build_histogram_naive(X_binned, idx[start:end], y, w, None, 3, n_bins + 1)[0]
+    scratch = np.zeros((n_bins + 1, 6))
+    touched = np.empty(n_bins + 1, dtype=np.int64)
+    compact = np.empty((n_bins + 2, 6))
+    occupied = np.zeros((n_bins + 64) // 64, dtype=np.uint64)
+    n_occupied = compact_feature_histogram(training_data(X_binned, idx, y, w), 0, start, end,
+                                           missing_bin, scratch, touched, compact, occupied,
+                                           unit_weights)
+    present = np.flatnonzero(expected[:missing_bin, 3:].sum(axis=1) > 0)
+    assert n_occupied == present.size
+    np.testing.assert_array_equal(touched[:n_occupied], present)
+    np.testing.assert_allclose(compact[:n_occupied], expected[present], rtol=1e-15)
+    np.testing.assert_allclose(compact[n_occupied], expected[missing_bin], rtol=1e-15)
+    if unit_weights:  # sums of ones: exact
+        np.testing.assert_array_equal(compact[:n_occupied + 1, :3], compact[:n_occupied + 1, 3:])
+    assert not scratch.any() and not occupied.any()
 
 
 @pytest.mark.parametrize("n_chunks", [1, 2, 3])

@@ -14,6 +14,7 @@ import numpy as np
 
 from ._criterion_failure import raise_criterion_failure
 from ._dtypes import COST_PER_FEATURE, TREE_LEAF
+from ._kernels.gather import gather_subtree
 from ._kernels.growth import _preorder, grow, total_weight_of
 from ._kernels.pointers import (
     impurity_pointer,
@@ -370,8 +371,7 @@ class TreeGrower:
         lower_bound, upper_bound = top[11], top[12]
         root_paid = self._paid_above(top, deferred_node, test_costs)
         def grow_subtree(t):
-            subtree_data = data._replace(
-                sample_idx=data.sample_idx[deferred_start[t]:deferred_end[t]])
+            subtree_data = gather_subtree(data, deferred_start[t], deferred_end[t])
             node = deferred_node[t]
             scope = GrowthScope(int(depth[node]), total_weight,
                                 np.ascontiguousarray(stats[node]), root_paid[t], 0)

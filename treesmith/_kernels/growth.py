@@ -500,7 +500,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     small_node_workspace = SmallNodeWorkspace(
         np.zeros((n_chunks, bins.n_bins, n_stats)),
         np.empty((n_chunks, bins.n_bins), dtype=np.int64),
-        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work)
+        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work,
+        np.zeros((n_chunks, (bins.n_bins + 63) // 64), dtype=np.uint64))
 
     total_weight = scope.total_weight
     if total_weight <= 0.0:

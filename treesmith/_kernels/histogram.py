@@ -26,6 +26,28 @@ def _accumulate_classification(column, sample_idx, start, end, y_code, sample_we
 
 
 @njit(cache=True, nogil=True)
+def _accumulate_class_counts(column, sample_idx, start, end, y_code, n_classes, hist_f):
+    """``_accumulate_classification`` for unit sample weights: only the counts are summed and
+    the weight columns copied from them. A sum of ones is exact, so the weights are the same
+    bit for bit, for one read-modify-write per sample instead of two and no weight load."""
+    for position in range(start, end):
+        i = sample_idx[position]
+        hist_f[column[i], count_column(n_classes, y_code[i])] += 1.0
+    for b in range(hist_f.shape[0]):
+        for k in range(n_classes):
+            hist_f[b, weight_column(n_classes, k)] = hist_f[b, count_column(n_classes, k)]
+
+
+@njit(cache=True, nogil=True)
+def has_unit_weights(sample_weight, sample_idx, start, end):
+    """True when every sample of ``sample_idx[start:end]`` weighs exactly 1."""
+    for position in range(start, end):
+        if sample_weight[sample_idx[position]] != 1.0:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _accumulate_dense(column, sample_idx, start, end, sample_stats, hist_f):
     n_stats = sample_stats.shape[1]
     for position in range(start, end):
@@ -46,12 +68,18 @@ def _accumulate_groups(column, sample_idx, start, end, group_code, sample_weight
 
 @njit(cache=True, nogil=True)
 def _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight, sample_stats,
-                   group_code, n_classes, hist):
+                   group_code, n_classes, unit_weights, hist):
     hist_f = hist[f]
     for b in range(hist_f.shape[0]):
         for s in range(hist_f.shape[1]):
             hist_f[b, s] = 0.0
-    if n_classes > 0:
+    if n_classes > 0 and unit_weights:
+        _accumulate_class_counts(X_binned[:, f], sample_idx, start, end, y_code, n_classes,
+                                 hist_f)
+        if group_code.shape[0] > 0:
+            _accumulate_groups(X_binned[:, f], sample_idx, start, end, group_code,
+                               sample_weight, n_classes, hist_f)
+    elif n_classes > 0:
         _accumulate_classification(X_binned[:, f], sample_idx, start, end, y_code,
                                    sample_weight, n_classes, hist_f)
         if group_code.shape[0] > 0:
@@ -68,20 +96,24 @@ def build_histogram(data, start, end, hist, parallel_threshold):
     Features are spread over threads when the node has at least ``parallel_threshold``
     sample-features, and built one after another below it (no thread start-up for small
     nodes). ECART's q groups (``data.group_code``, empty unless needed) add the groups' weights
-    after the class columns. One function for both paths: one compile.
+    after the class columns. With unit weights (checked per node, a pass over its samples)
+    only the class counts are summed (``_accumulate_class_counts``). One function for both
+    paths: one compile.
     """
     # A parallel loop cannot take a record holding arrays: it gets the fields.
     X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code, n_classes = data
     n_features = X_binned.shape[1]
+    unit_weights = n_classes > 0 and has_unit_weights(sample_weight, sample_idx, start, end)
     if n_features * (end - start) >= parallel_threshold:
         for f in prange(n_features):
             # prange's index is unsigned: cast, so both paths share one _build_feature.
             _build_feature(X_binned, np.int64(f), sample_idx, start, end, y_code,
-                           sample_weight, sample_stats, group_code, n_classes, hist)
+                           sample_weight, sample_stats, group_code, n_classes, unit_weights,
+                           hist)
     else:
         for f in range(n_features):
             _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight,
-                           sample_stats, group_code, n_classes, hist)
+                           sample_stats, group_code, n_classes, unit_weights, hist)
 
 
 @njit(cache=True, nogil=True)

@@ -166,7 +166,8 @@ def small_node_scan_pointer(data, bins):
     def signature():
         float_3d = types.float64[:, :, ::1]
         workspace = types.NamedTuple(
-            [float_3d, types.int64[:, ::1], float_3d, float_3d], SmallNodeWorkspace)
+            [float_3d, types.int64[:, ::1], float_3d, float_3d, types.uint64[:, ::1]],
+            SmallNodeWorkspace)
         scan = types.FunctionType(scan_signature())
         return types.void(data_type, bins_type, types.int64[::1], types.int64, types.int64,
                           _node_scan_type(), workspace, _results_type(), scan, types.int64)

@@ -134,8 +134,10 @@ NodeScan = namedtuple(
 #: Scratch of the small-node scan, one slice per thread chunk: ``scratch`` (n_chunks, n_bins,
 #: n_stats) all zeros between uses, ``touched`` (n_chunks, n_bins) int64, ``compact``
 #: (n_chunks, n_bins + 1, n_stats), and the per-feature scan scratch ``work`` (n_chunks, 7,
-#: width).
-SmallNodeWorkspace = namedtuple("SmallNodeWorkspace", ["scratch", "touched", "compact", "work"])
+#: width), and ``occupied`` (n_chunks, ceil(n_bins / 64)) uint64, a bitmap of the bins a
+#: node's samples occupy, all zeros between uses (built by ``splitting.small_node_workspace``).
+SmallNodeWorkspace = namedtuple("SmallNodeWorkspace",
+                                ["scratch", "touched", "compact", "work", "occupied"])
 
 #: Best split of one feature (one record per feature): the rule's numerator ``score``, the
 #: impurity ``gain`` p(S) Delta_h, the left child's weight, the threshold bin (``NO_SPLIT``:

@@ -26,6 +26,7 @@ from numba import njit, prange
 
 from .categorical import has_category, scan_categorical
 from .monotonic import is_admissible, node_value
+from .histogram import has_unit_weights
 from .records import (
     BinLayout,
     Impurity,
@@ -172,16 +173,41 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
                 for s in range(n_stats):
                     candidate_left[s] = left[s] + missing[s]
                     candidate_right[s] = right[s]
-            count_left = stats_count(candidate_left, n_classes)
-            count_right = stats_count(candidate_right, n_classes)
-            if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
-                continue
             if classification:
-                weight_left = class_proportions(candidate_left, n_classes, proportions)
-                impurity_left = h(proportions, h_params) if weight_left > 0.0 else 0.0
-                weight_right = class_proportions(candidate_right, n_classes, proportions)
-                impurity_right = h(proportions, h_params) if weight_right > 0.0 else 0.0
+                # stats_count and class_proportions written out: a call per candidate that
+                # passes a row costs an NRT incref/decref pair per array, more than the sums.
+                count_left = 0.0
+                count_right = 0.0
+                weight_left = 0.0
+                weight_right = 0.0
+                for k in range(n_classes):
+                    count_left += candidate_left[count_column(n_classes, k)]
+                    count_right += candidate_right[count_column(n_classes, k)]
+                    if candidate_left[count_column(n_classes, k)] > 0.0:
+                        weight_left += candidate_left[weight_column(n_classes, k)]
+                    if candidate_right[count_column(n_classes, k)] > 0.0:
+                        weight_right += candidate_right[weight_column(n_classes, k)]
+                if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
+                    continue
+                impurity_left = 0.0
+                if weight_left > 0.0:
+                    for k in range(n_classes):
+                        present = candidate_left[count_column(n_classes, k)] > 0.0
+                        proportions[k] = (candidate_left[weight_column(n_classes, k)]
+                                          / weight_left if present else 0.0)
+                    impurity_left = h(proportions, h_params)
+                impurity_right = 0.0
+                if weight_right > 0.0:
+                    for k in range(n_classes):
+                        present = candidate_right[count_column(n_classes, k)] > 0.0
+                        proportions[k] = (candidate_right[weight_column(n_classes, k)]
+                                          / weight_right if present else 0.0)
+                    impurity_right = h(proportions, h_params)
             else:
+                count_left = stats_count(candidate_left, n_classes)
+                count_right = stats_count(candidate_right, n_classes)
+                if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
+                    continue
                 weight_left = stats_weight(candidate_left, n_classes)
                 impurity_left = h(candidate_left, h_params)
                 weight_right = stats_weight(candidate_right, n_classes)
@@ -314,18 +340,51 @@ def sort_prefix(values, n):
             values[j] = key
 
 
+#: Lowest set bit of a uint64 by de Bruijn multiplication (Leiserson, Prokop & Randall, "Using
+#: de Bruijn sequences to index a 1 in a computer word", 1998): ``(w & -w) * DE_BRUIJN >> 58``
+#: is distinct for each of the 64 bits; the table maps it back to the bit's index.
+_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DE_BRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _bit in range(64):
+    _DE_BRUIJN_INDEX[((1 << _bit) * 0x03F79D71B4CB0A89 % 2**64) >> 58] = _bit
+_ONE = np.uint64(1)
+_SIX = np.uint64(6)
+_LOW_SIX_BITS = np.uint64(63)
+_TOP_SHIFT = np.uint64(58)
+
+
 @njit(cache=True, nogil=True)
-def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched, compact):
+def _lowest_set_bit(word):
+    """Index of the lowest set bit of a non-zero uint64 ``word``."""
+    low = word & (~word + _ONE)
+    return _DE_BRUIJN_INDEX[(low * _DE_BRUIJN) >> _TOP_SHIFT]
+
+
+@njit(cache=True, nogil=True)
+def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched, compact,
+                              occupied, unit_weights):
     """Histogram of one feature restricted to the bins a small node's samples occupy.
 
-    For a small node this costs O(n log n) instead of O(n_bins): samples are accumulated in
-    ``scratch`` (all zeros on entry and on exit), the occupied bins are sorted into
-    ``touched[:n_occupied]`` and their rows copied to ``compact``, followed by the missing-value
-    row. Returns ``n_occupied`` non-missing bins; ``compact[:n_occupied + 1]`` can then be
-    scanned by ``scan_feature`` exactly like a full histogram.
+    For a small node this costs O(n) instead of O(n_bins): samples are accumulated in
+    ``scratch`` (all zeros on entry and on exit) and their bins marked in the bitmap
+    ``occupied`` (uint64 words, all zeros on entry and on exit); the occupied bins are then
+    read off the bitmap in increasing order into ``touched[:n_occupied]`` (one step per
+    occupied bin, ``_lowest_set_bit``) and their rows copied to ``compact``, followed by the
+    missing-value row. When the bitmap has more words than the node has samples (tens of
+    thousands of exact bins), the occupied bins are collected as they come and sorted instead.
+    Returns ``n_occupied`` non-missing bins; ``compact[:n_occupied + 1]`` can then be scanned
+    by ``scan_feature`` exactly like a full histogram. With ``unit_weights`` (every sample of
+    the node weighs 1, ``histogram.has_unit_weights``) only the class counts are summed and
+    the weights copied from them: a sum of ones is exact, so they are equal bit for bit.
+
+    Measured on nodes of 16-256 samples (1e6 x 50, 255 bins, 3 classes): the sort of the
+    touched bins took 60 % of this function (shell sort, ~20 ns per sample); the bitmap reads
+    them in order for a few ns each.
     """
     n_stats = scratch.shape[1]
     n_touched = np.int64(0)
+    n_words = occupied.shape[0]
+    collect = n_words > end - start
     # The per-sample loop reads plain locals and writes the stats row in place (the layout
     # through the ``stats`` column helpers, which take scalars only): passing arrays to a
     # helper per sample, even an inlined one, costs an NRT incref/decref pair (atomics) per
@@ -341,25 +400,36 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
     for position in range(start, end):
         i = sample_idx[position]
         b = np.int64(X_binned[i, f])
+        word = b >> 6
+        bit = _ONE << (np.uint64(b) & _LOW_SIX_BITS)
+        if collect and (occupied[word] & bit) == 0:
+            touched[n_touched] = b
+            n_touched += 1
+        occupied[word] |= bit
         if n_classes > 0:
-            fresh = True
-            for k in range(n_classes):
-                if scratch[b, count_column(n_classes, k)] > 0.0:
-                    fresh = False
-                    break
             k = y_code[i]
-            scratch[b, weight_column(n_classes, k)] += sample_weight[i]
+            if not unit_weights:
+                scratch[b, weight_column(n_classes, k)] += sample_weight[i]
             scratch[b, count_column(n_classes, k)] += 1.0
             if has_groups:
                 scratch[b, group_column(n_classes, group_code[i])] += sample_weight[i]
         else:
-            fresh = scratch[b, REGRESSION_COUNT] == 0.0
             for s in range(n_stats):
                 scratch[b, s] += sample_stats[i, s]
-        if fresh:
-            touched[n_touched] = b
-            n_touched += 1
-    sort_prefix(touched, n_touched)
+    if collect:
+        sort_prefix(touched, n_touched)
+        for j in range(n_touched):
+            occupied[touched[j] >> 6] = 0
+    else:
+        for w in range(n_words):
+            word = occupied[w]
+            if word == 0:
+                continue
+            occupied[w] = 0
+            while word != 0:
+                touched[n_touched] = (w << 6) + _lowest_set_bit(word)
+                n_touched += 1
+                word &= word - _ONE
     n_occupied = n_touched
     if n_touched > 0 and touched[n_touched - 1] == missing_bin:
         n_occupied -= 1
@@ -368,6 +438,10 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
             compact[j, s] = scratch[touched[j], s]
     for s in range(n_stats):
         compact[n_occupied, s] = scratch[missing_bin, s]
+    if unit_weights:
+        for j in range(n_occupied + 1):
+            for k in range(n_classes):
+                compact[j, weight_column(n_classes, k)] = compact[j, count_column(n_classes, k)]
     for j in range(n_touched):
         for s in range(n_stats):
             scratch[touched[j], s] = 0.0
@@ -404,10 +478,13 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
     touched = workspace.touched[chunk]
     compact = workspace.compact[chunk]
     block = workspace.work[chunk]
+    occupied = workspace.occupied[chunk]
+    unit_weights = data.n_classes > 0 and has_unit_weights(data.sample_weight, data.sample_idx,
+                                                           start, end)
     for t in range(features.shape[0]):
         f = features[t]
         n_occupied = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch,
-                                               touched, compact)
+                                               touched, compact, occupied, unit_weights)
         if bins.is_categorical[f]:
             scan_categorical(compact, n_occupied, n_occupied, node, block, results, f, scan)
             _categories_of_rows(results[f]["left_categories"], touched, n_occupied)
@@ -446,7 +523,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
     h, h_params = impurity
     code, parameters, group_q, n_groups, divides_by_cost, skip_same_class_runs = rule
     direction, lower, upper = monotonicity
-    scratch, touched, compact, work = workspace
+    scratch, touched, compact, work, occupied = workspace
     n = features.shape[0]
     for c in prange(n_chunks):
         first = c * n // n_chunks
@@ -462,7 +539,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
                          n_classes),
             BinLayout(n_bins, missing_bin, n_bins_non_missing, is_categorical),
             features[first:last], start,
-            end, chunk_node, SmallNodeWorkspace(scratch, touched, compact, work),
+            end, chunk_node, SmallNodeWorkspace(scratch, touched, compact, work, occupied),
             np.int64(c), results, scan)
 
 
