@@ -14,6 +14,7 @@ import numpy as np
 from ._dtypes import COST_PER_FEATURE, TREE_LEAF
 from ._kernels.growth import _preorder, grow, total_weight_of
 from ._kernels.pointers import (
+    categorical_scan_pointer,
     impurity_pointer,
     node_test_pointer,
     scan_pointer,
@@ -200,7 +201,8 @@ class TreeGrower:
         engine = EngineSettings(
             PARALLEL_THRESHOLD, int(_small_node_size(bins.n_bins, row_width, histogram_bytes)),
             n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
-            scan_pointer(), small_node_scan_pointer(data, bins))
+            scan_pointer(), small_node_scan_pointer(data, bins),
+            categorical_scan_pointer(bool(bins.is_categorical.any())))
         records = (bins, impurity, rules.record(), sampling, rule, test_costs,
                    rules.significance_record())
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))

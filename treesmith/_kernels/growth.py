@@ -507,12 +507,13 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                                      node_stats)
                 if has_histogram:
                     scan_features_with_histogram(hist, features, bins, node_scan, results,
-                                                 work[0], engine.scan)
+                                                 work[0], engine.scan, engine.categorical_scan)
                 else:
                     parallel = count * features.shape[0] >= SMALL_NODE_PARALLEL_WORK
                     engine.small_node_scan(data, bins, features, start[node], end[node],
                                            node_scan, small_node_workspace, results,
-                                           engine.scan, n_chunks if parallel else 1)
+                                           engine.scan, n_chunks if parallel else 1,
+                                           engine.categorical_scan)
                 _path_costs(node, parent, feature, costs, paid, scope.root_paid, path_costs)
                 node_pairs = pairs_of(node_stats, n_classes)
                 scale = tie_scale(rule, weighted_impurity, weight, node_pairs, total_weight)

@@ -74,12 +74,13 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: How the engine runs, not what it computes: nodes with at least ``parallel_threshold``
 #: sample-features build histograms on all threads; nodes with fewer than
 #: ``small_node_size`` samples are scanned on compact per-node histograms instead of pooled
-#: ones; ``n_threads``; at most ``max_histograms`` pooled histograms; the per-feature scan and
-#: the small-node scan as function pointers (``treesmith._kernels.pointers``).
+#: ones; ``n_threads``; at most ``max_histograms`` pooled histograms; the per-feature scan,
+#: the small-node scan and the scan of a categorical feature as function pointers
+#: (``treesmith._kernels.pointers``).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
-     "small_node_scan"])
+     "small_node_scan", "categorical_scan"])
 
 #: Where one growth starts and where it stops, so that independent subtrees can be grown apart
 #: (``treesmith.grower``, docs/methods.md §4): the root's depth ``root_depth``; the training
