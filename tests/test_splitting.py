@@ -6,7 +6,7 @@ import pytest
 
 from treesmith._kernels.split_rules import RULE_GAIN
 from treesmith._kernels.histogram import build_histogram_naive
-from treesmith._kernels.pointers import impurity_pointer, scan_pointer
+from treesmith._kernels.pointers import categorical_scan_pointer, impurity_pointer, scan_pointer
 from treesmith._kernels.records import (
     SPLIT_DTYPE,
     BinLayout,
@@ -128,7 +128,8 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
                              BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing,
                                        np.zeros(n_bins_non_missing.size, dtype=bool)),
                              np.arange(2), 0, y.size, node,
-                             small_node_workspace(1, missing_bin, 2), 0, results, scan_pointer())
+                             small_node_workspace(1, missing_bin, 2), 0, results, scan_pointer(),
+                             categorical_scan_pointer())
     for f in range(2):
         expected = with_histogram[f]
         assert results[f]["score"] == pytest.approx(expected["score"], rel=1e-12, abs=1e-15)
@@ -194,7 +195,7 @@ def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks):
                         BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing,
                                        np.zeros(n_bins_non_missing.size, dtype=bool)), features,
                         0, y.size, node, small_node_workspace(chunks, missing_bin, 4), out,
-                        scan_pointer(), chunks)
+                        scan_pointer(), chunks, categorical_scan_pointer())
         results[chunks] = out
     assert (results[n_chunks]["bin_threshold"] != NO_SPLIT).all()
     np.testing.assert_array_equal(results[n_chunks], results[1])

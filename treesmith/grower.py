@@ -17,6 +17,7 @@ from ._dtypes import COST_PER_FEATURE, TREE_LEAF
 from ._kernels.gather import gather_subtree
 from ._kernels.growth import _preorder, grow, total_weight_of
 from ._kernels.pointers import (
+    categorical_scan_pointer,
     impurity_pointer,
     node_test_pointer,
     small_node_scan_pointer,
@@ -303,7 +304,8 @@ class TreeGrower:
                                  2 * sampling.max_features <= n_features)),
             n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
             scan_pointer_for(self.rule), small_node_scan_pointer(data, bins), budget,
-            np.zeros(STATUS_SIZE, dtype=np.int64))
+            np.zeros(STATUS_SIZE, dtype=np.int64),
+            categorical_scan_pointer(bool(bins.is_categorical.any())))
         records = (bins, impurity, rules.record(), sampling, rule, test_costs,
                    rules.significance_record())
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))

@@ -242,6 +242,14 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
 
 
 @njit(cache=True, nogil=True)
+def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scan):
+    """Stand-in for ``scan_categorical`` in fits without categorical features (never
+    called): the growth loop's pointer needs a function of that type, and this one compiles
+    in no time."""
+    results[f]["bin_threshold"] = NO_SPLIT
+
+
+@njit(cache=True, nogil=True)
 def partition_categorical(sample_idx, start, end, column, left_categories, missing_bin,
                           missing_go_left, buffer):
     """``splitting.partition`` for a split by a set of categories: stable, in place, left

@@ -578,12 +578,13 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                                                               upper_bound[node]))
                 if has_histogram:
                     scan_features_with_histogram(hist, features, bins, node_scan, results,
-                                                 work[0], engine.scan)
+                                                 work[0], engine.scan, engine.categorical_scan)
                 else:
                     parallel = count * features.shape[0] >= SMALL_NODE_PARALLEL_WORK
                     engine.small_node_scan(data, bins, features, start[node], end[node],
                                            node_scan, small_node_workspace, results,
-                                           engine.scan, n_chunks if parallel else 1)
+                                           engine.scan, n_chunks if parallel else 1,
+                                           engine.categorical_scan)
                 if _report_failed_scan(results, features, engine.status, node, start[node],
                                        end[node], depth[node]):
                     break

@@ -143,6 +143,32 @@ def sampled_candidates_scan_pointer():
                            scan_signature)
 
 
+def categorical_scan_signature():
+    """Signature of ``categorical.scan_categorical``: (hist_f, n_bins_non_missing, missing_bin,
+    node, work, results, f, scan)."""
+    from numba import types
+
+    return types.void(types.float64[:, ::1], types.int64, types.int64, _node_scan_type(),
+                      types.float64[:, ::1], _results_type(), types.int64,
+                      types.FunctionType(scan_signature()))
+
+
+_CATEGORICAL_SCAN_POINTERS: dict = {}
+
+
+def categorical_scan_pointer(enabled: bool = True):
+    """The scan of a categorical feature (``categorical.scan_categorical``) as a function
+    pointer, or (``enabled`` False: no feature is categorical) a stub of the same type that
+    is never called: compiled once, not into the growth loop and the small-node scan, and not
+    at all by fits without categorical features (called directly, it added seconds to every
+    first fit)."""
+    from .categorical import no_categorical_scan, scan_categorical
+
+    function = scan_categorical if enabled else no_categorical_scan
+    return _cached_pointer(_CATEGORICAL_SCAN_POINTERS, bool(enabled), function,
+                           categorical_scan_signature)
+
+
 _SMALL_NODE_SCAN_POINTERS: dict = {}
 
 
@@ -169,8 +195,10 @@ def small_node_scan_pointer(data, bins):
             [float_3d, types.int64[:, ::1], float_3d, float_3d, types.uint64[:, ::1]],
             SmallNodeWorkspace)
         scan = types.FunctionType(scan_signature())
+        categorical_scan = types.FunctionType(categorical_scan_signature())
         return types.void(data_type, bins_type, types.int64[::1], types.int64, types.int64,
-                          _node_scan_type(), workspace, _results_type(), scan, types.int64)
+                          _node_scan_type(), workspace, _results_type(), scan, types.int64,
+                          categorical_scan)
 
     return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type), scan_small_node,
                            signature)

@@ -76,12 +76,14 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: ``small_node_size`` samples are scanned on compact per-node histograms instead of pooled
 #: ones; ``n_threads``; at most ``max_histograms`` pooled histograms; the per-feature scan and
 #: the small-node scan as function pointers (``treesmith._kernels.pointers``); at most
-#: ``max_node_stats_bytes`` of per-node statistics rows; and ``status``, an int64 array of
-#: ``STATUS_SIZE`` in which the growth loop reports why it stopped early (``STATUS_*``).
+#: ``max_node_stats_bytes`` of per-node statistics rows; ``status``, an int64 array of
+#: ``STATUS_SIZE`` in which the growth loop reports why it stopped early (``STATUS_*``); and
+#: the scan of a categorical feature as a function pointer (a never-called stub when no feature
+#: is categorical).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
-     "small_node_scan", "max_node_stats_bytes", "status"])
+     "small_node_scan", "max_node_stats_bytes", "status", "categorical_scan"])
 
 #: ``EngineSettings.status[STATUS_CODE]``: the tree grew completely (``GROWTH_COMPLETE``); a
 #: candidate split's impurity was not finite or negative (``GROWTH_CRITERION_FAILED``: the

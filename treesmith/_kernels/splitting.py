@@ -24,9 +24,9 @@ from its samples (``scan_small_node``).
 import numpy as np
 from numba import njit, prange
 
-from .categorical import has_category, scan_categorical
-from .monotonic import is_admissible, node_value
+from .categorical import has_category
 from .histogram import has_unit_weights
+from .monotonic import is_admissible, node_value
 from .records import (
     BinLayout,
     Impurity,
@@ -279,14 +279,16 @@ def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
 
 
 @njit(cache=True, nogil=True)
-def scan_features_with_histogram(hist, features, bins, node, results, work, scan):
+def scan_features_with_histogram(hist, features, bins, node, results, work, scan,
+                                 categorical_scan):
     """Best split of each feature in ``features`` of a node that has a pooled histogram
-    ``hist[feature, bin, stat]``, through ``scan`` (``pointers.scan_pointer()``); ``work`` is
-    one scratch block of ``scan_workspace``."""
+    ``hist[feature, bin, stat]``, through ``scan`` (``pointers.scan_pointer()``), or
+    ``categorical_scan`` for a categorical feature (``pointers.categorical_scan_pointer()``);
+    ``work`` is one scratch block of ``scan_workspace``."""
     for i in range(features.shape[0]):
         f = features[i]
         if bins.is_categorical[f]:
-            scan_categorical(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work,
+            categorical_scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work,
                              results, f, scan)
         else:
             scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work, results, f)
@@ -464,7 +466,7 @@ def _categories_of_rows(bits, touched, n_rows):
 
 @njit(cache=True, nogil=True)
 def scan_small_node_features(data, bins, features, start, end, node, workspace, chunk, results,
-                             scan):
+                             scan, categorical_scan):
     """Small-node counterpart of ``scan_features_with_histogram``: the same scan on compact
     histograms built from the node's samples, with chunk ``chunk`` of ``workspace``
     (``records.SmallNodeWorkspace``).
@@ -486,7 +488,7 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
         n_occupied = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch,
                                                touched, compact, occupied, unit_weights)
         if bins.is_categorical[f]:
-            scan_categorical(compact, n_occupied, n_occupied, node, block, results, f, scan)
+            categorical_scan(compact, n_occupied, n_occupied, node, block, results, f, scan)
             _categories_of_rows(results[f]["left_categories"], touched, n_occupied)
             continue
         scan(compact, n_occupied, n_occupied, node, block, results, f)
@@ -503,7 +505,7 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
 
 @njit(cache=True, parallel=True)
 def scan_small_node(data, bins, features, start, end, node, workspace, results, scan,
-                    n_chunks):
+                    n_chunks, categorical_scan):
     """``scan_small_node_features`` over the node's ``features``, cut into ``n_chunks`` chunks
     run on separate threads (1: on this thread). Chunk ``c`` uses slice ``c`` of the workspace;
     results are per feature, so they do not depend on ``n_chunks``.
@@ -512,7 +514,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
     """
     if n_chunks <= 1:
         scan_small_node_features(data, bins, features, start, end, node, workspace,
-                                 np.int64(0), results, scan)
+                                 np.int64(0), results, scan, categorical_scan)
         return
     # A parallel loop cannot take records holding arrays: it gets their fields and builds the
     # records again inside.
@@ -540,7 +542,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
             BinLayout(n_bins, missing_bin, n_bins_non_missing, is_categorical),
             features[first:last], start,
             end, chunk_node, SmallNodeWorkspace(scratch, touched, compact, work, occupied),
-            np.int64(c), results, scan)
+            np.int64(c), results, scan, categorical_scan)
 
 
 @njit(cache=True, nogil=True)
