@@ -22,6 +22,7 @@ from treesmith._kernels.splitting import (
     scan_feature,
     scan_small_node,
     scan_small_node_features,
+    scan_small_node_serial,
     scan_workspace,
 )
 from treesmith.criteria import Entropy, Gini
@@ -133,7 +134,9 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
 
 
 @pytest.mark.parametrize("n_chunks", [1, 2, 3])
-def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks):
+@pytest.mark.parametrize("parallel_scan", [scan_small_node, scan_small_node_serial],
+                         ids=["parallel", "serial"])
+def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks, parallel_scan):
     X_binned, y, w, missing_bin = sample_node(7, n=50, n_bins=30)
     X_binned = np.asfortranarray(np.column_stack([X_binned, X_binned[:, ::-1]]))
     n_bins_non_missing = np.full(4, 30, dtype=np.int64)
@@ -148,7 +151,8 @@ def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks):
     for chunks in (1, n_chunks):
         out = np.zeros(4, dtype=SPLIT_DTYPE)
         out["bin_threshold"] = NO_SPLIT
-        scan_small_node(training_data(X_binned, idx, y, w),
+        scan = scan_small_node if chunks == 1 else parallel_scan
+        scan(training_data(X_binned, idx, y, w),
                         BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing), features,
                         0, y.size, node, small_node_workspace(chunks, missing_bin, 4), out,
                         scan_pointer(), chunks)

@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 from ._dtypes import COST_PER_FEATURE, TREE_LEAF
-from ._kernels.growth import _preorder, grow, total_weight_of
+from ._kernels.growth import SMALL_NODE_PARALLEL_WORK, _preorder, grow, total_weight_of
 from ._kernels.pointers import (
     impurity_pointer,
     node_test_pointer,
@@ -83,6 +83,14 @@ def _small_node_size(n_bins: int, n_stats_: int, histogram_bytes: int) -> int:
         return int(np.iinfo(np.int64).max)
     rows = n_bins * n_stats_
     return max(SMALL_NODE_SIZE, -(-SMALL_NODE_SIZE * rows // REFERENCE_HISTOGRAM_ROWS))
+
+
+def _small_nodes_in_parallel(small_node_size: int, n_features: int, n_threads: int) -> bool:
+    """Whether a small node (fewer than ``small_node_size`` samples) can reach the
+    ``SMALL_NODE_PARALLEL_WORK`` sample-features above which the growth loop scans its
+    features on several threads. When none can, the loop gets the small-node scan without a
+    parallel region, which compiles faster (``pointers.small_node_scan_pointer``)."""
+    return n_threads > 1 and (small_node_size - 1) * n_features >= SMALL_NODE_PARALLEL_WORK
 
 
 def _check_node_memory(n_samples: int, n_stats_: int, max_leaf_nodes: int, n_classes: int):
@@ -194,10 +202,12 @@ class TreeGrower:
                            self.n_classes)
         histogram_bytes = n_features * bins.n_bins * row_width * 8
         n_threads = numba.get_num_threads()
+        small_node_size = int(_small_node_size(bins.n_bins, row_width, histogram_bytes))
         engine = EngineSettings(
-            PARALLEL_THRESHOLD, int(_small_node_size(bins.n_bins, row_width, histogram_bytes)),
+            PARALLEL_THRESHOLD, small_node_size,
             n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
-            scan_pointer(), small_node_scan_pointer(data, bins))
+            scan_pointer(), small_node_scan_pointer(
+                data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)))
         records = (bins, impurity, rules.record(), sampling, rule, test_costs,
                    rules.significance_record())
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))

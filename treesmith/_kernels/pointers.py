@@ -135,10 +135,14 @@ def scan_pointer():
 _SMALL_NODE_SCAN_POINTERS: dict = {}
 
 
-def small_node_scan_pointer(data, bins):
+def small_node_scan_pointer(data, bins, parallel=True):
     """``splitting.scan_small_node`` as a first-class function pointer for the types of
     ``data`` (``records.TrainingData``) and ``bins`` (``records.BinLayout``): compiled once,
     not again inside the growth loop, like the scan itself.
+
+    With ``parallel`` False it is ``splitting.scan_small_node_serial`` instead, for fits in
+    which no small node is wide enough to be scanned on several threads: the parallel region,
+    a quarter of the small-node scan's compile time, is then never compiled.
 
     The pointer's type must be the one the growth loop sees, so it is compiled for Numba's
     types of the records: ``X_binned`` uint8 or uint16, Fortran order, or C order when the
@@ -148,7 +152,7 @@ def small_node_scan_pointer(data, bins):
     from numba import types
 
     from .records import SmallNodeWorkspace
-    from .splitting import scan_small_node
+    from .splitting import scan_small_node, scan_small_node_serial
 
     data_type, bins_type = numba.typeof(data), numba.typeof(bins)
 
@@ -160,8 +164,9 @@ def small_node_scan_pointer(data, bins):
         return types.void(data_type, bins_type, types.int64[::1], types.int64, types.int64,
                           _node_scan_type(), workspace, _results_type(), scan, types.int64)
 
-    return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type), scan_small_node,
-                           signature)
+    function = scan_small_node if parallel else scan_small_node_serial
+    return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type, bool(parallel)),
+                           function, signature)
 
 
 # -- the S-pruning node test ------------------------------------------------------------------
