@@ -14,9 +14,10 @@ import numpy as np
 from ._dtypes import COST_PER_FEATURE, TREE_LEAF
 from ._kernels.growth import SMALL_NODE_PARALLEL_WORK, _preorder, grow, total_weight_of
 from ._kernels.pointers import (
+    feature_sampling_pointer,
     impurity_pointer,
-    node_test_pointer,
     scan_pointer,
+    significance_test_pointer,
     small_node_scan_pointer,
 )
 from ._kernels.records import (
@@ -140,8 +141,7 @@ class StoppingRules:
     def significance_record(self) -> SignificanceTest:
         """The kernels' ``SignificanceTest`` record (S-pruning)."""
         return SignificanceTest(float(self.significance), int(self.n_permutations),
-                                bool(self.significance_over_features),
-                                node_test_pointer(self.significance > 0.0))
+                                bool(self.significance_over_features))
 
 
 class TreeGrower:
@@ -203,13 +203,15 @@ class TreeGrower:
         histogram_bytes = n_features * bins.n_bins * row_width * 8
         n_threads = numba.get_num_threads()
         small_node_size = int(_small_node_size(bins.n_bins, row_width, histogram_bytes))
+        stopping, significance = rules.record(), rules.significance_record()
         engine = EngineSettings(
             PARALLEL_THRESHOLD, small_node_size,
             n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
             scan_pointer(), small_node_scan_pointer(
-                data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)))
-        records = (bins, impurity, rules.record(), sampling, rule, test_costs,
-                   rules.significance_record())
+                data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)),
+            feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
+            significance_test_pointer(data, bins, impurity, stopping, significance))
+        records = (bins, impurity, stopping, sampling, rule, test_costs, significance)
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),
                             self._subtree_size(data.sample_idx.shape[0], n_features, sampling))

@@ -246,15 +246,17 @@ def _path_costs(node, parent, feature, costs, paid, root_paid, out):
         ancestor = parent[ancestor]
 
 
-@njit(cache=True)
-def _choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
-                     chosen):
+@njit(cache=True, nogil=True)
+def choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
+                    chosen):
     """Features examined at a node: the first ``sampling.max_features`` non-constant ones of a
     random permutation (constant features do not count, as in scikit-learn), in increasing
     order.
 
     ``state`` is the generator (``random.next_below``); ``order`` (int64) and ``chosen`` (bool,
-    all False on entry and exit) are scratch of length n_features. Returns a new array.
+    all False on entry and exit) are scratch of length n_features. Returns a new array. The
+    growth loop calls it through ``pointers.feature_sampling_pointer``: only fits that sample
+    features compile it.
     """
     n_features = order.shape[0]
     for i in range(n_features):
@@ -285,33 +287,12 @@ def _choose_features(sampling, has_histogram, hist, data, start, end, bins, stat
     return features
 
 
-@njit(cache=True)
-def _significant(data, start, end, f, bins, impurity, stopping, significance, seed):
-    """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
-    node's best gain over all features) significant at ``significance.level``?
-    ``significance.node_test`` computes the permutation p-value
-    (treesmith._kernels.permutation)."""
-    X_binned = data.X_binned
-    over_features = significance.over_features
-    n = end - start
-    n_columns = X_binned.shape[1] if over_features else 1
-    node_bins = np.empty((n_columns, n), dtype=np.int64).T  # Fortran order
-    n_bins = np.empty(n_columns, dtype=np.int64)
-    labels = np.empty(n, dtype=np.int64)
-    weights = np.empty(n)
-    for c in range(n_columns):
-        n_bins[c] = bins.n_bins_non_missing[c if over_features else f]
-    for t in range(n):
-        i = data.sample_idx[start + t]
-        labels[t] = data.y_code[i]
-        weights[t] = data.sample_weight[i]
-        for c in range(n_columns):
-            node_bins[t, c] = X_binned[i, c if over_features else f]
-    p_value = significance.node_test(
-        node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
-        impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
-        significance.n_permutations, seed)
-    return p_value <= significance.level
+@njit(cache=True, nogil=True)
+def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, order, chosen):
+    """Without feature sampling every feature is examined: ``choose_features``' stand-in,
+    which the growth loop never calls (it scans all features itself) but whose pointer type
+    it needs."""
+    return np.arange(order.shape[0])
 
 
 @njit(cache=True)
@@ -491,9 +472,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 if scan_all:
                     features = all_features
                 else:
-                    features = _choose_features(sampling, has_histogram, hist, data,
-                                                start[node], end[node], bins, state,
-                                                feature_order, feature_chosen)
+                    features = engine.choose_features(sampling, has_histogram, hist, data,
+                                                      start[node], end[node], bins, state,
+                                                      feature_order, feature_chosen)
                 for f in range(n_features):
                     results[f]["bin_threshold"] = NO_SPLIT
                 weighted_impurity = weight * node_impurity[node]
@@ -515,7 +496,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 if (best < 0
                         or results[best]["gain"] + EPSILON < stopping.min_impurity_decrease):
                     splittable = False
-                elif significance.level > 0.0 and not _significant(
+                elif significance.level > 0.0 and not engine.significance_test(
                         data, start[node], end[node], best, bins, impurity, stopping,
                         significance, sampling.seed * 1000003 + node):
                     splittable = False

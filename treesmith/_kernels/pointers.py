@@ -169,21 +169,55 @@ def small_node_scan_pointer(data, bins, parallel=True):
                            function, signature)
 
 
-# -- the S-pruning node test ------------------------------------------------------------------
-_NODE_TESTS: dict = {}
+# -- rarely used parts of the growth loop ------------------------------------------------------
+# Feature sampling and S-pruning are called through pointers so that a fit compiles them only
+# when it uses them; without them the loop gets a trivial stand-in of the same type, which it
+# never calls. The types are those of the grower's records, as Numba sees them in the loop.
+_FEATURE_SAMPLERS: dict = {}
 
 
-def node_test_pointer(enabled: bool):
-    """Function pointer of the S-pruning node test (or of a no-op when S-pruning is off).
+def feature_sampling_pointer(data, bins, sampling, enabled: bool):
+    """``growth.choose_features`` as a first-class function pointer for the types of the
+    records ``data``, ``bins`` and ``sampling`` (``growth.every_feature`` when ``enabled`` is
+    False)."""
+    import numba
+    from numba import types
 
-    Passed to the growth kernel as a pointer so that the permutation machinery is compiled
-    only by fits that use it.
-    """
-    from numba import cfunc
+    from .growth import choose_features, every_feature
 
-    from .permutation import NODE_TEST_SIGNATURE, no_node_test, node_p_value
+    record_types = (numba.typeof(sampling), numba.typeof(data), numba.typeof(bins))
 
-    if enabled not in _NODE_TESTS:
-        function = node_p_value if enabled else no_node_test
-        _NODE_TESTS[enabled] = cfunc(NODE_TEST_SIGNATURE, cache=True)(function)
-    return _NODE_TESTS[enabled]
+    def signature():
+        sampling_type, data_type, bins_type = record_types
+        return types.int64[::1](sampling_type, types.boolean, types.float64[:, :, ::1],
+                                data_type, types.int64, types.int64, bins_type,
+                                types.uint64[::1], types.int64[::1], types.boolean[::1])
+
+    function = choose_features if enabled else every_feature
+    return _cached_pointer(_FEATURE_SAMPLERS, record_types + (bool(enabled),), function,
+                           signature)
+
+
+_SIGNIFICANCE_TESTS: dict = {}
+
+
+def significance_test_pointer(data, bins, impurity, stopping, significance):
+    """``permutation.node_is_significant`` (S-pruning, ``significance.level`` > 0) or its
+    stand-in ``permutation.node_test_skipped`` as a first-class function pointer for the
+    types of the records."""
+    import numba
+    from numba import types
+
+    from .permutation import node_is_significant, node_test_skipped
+
+    record_types = tuple(numba.typeof(record)
+                         for record in (data, bins, impurity, stopping, significance))
+
+    def signature():
+        data_type, bins_type, impurity_type, stopping_type, significance_type = record_types
+        return types.boolean(data_type, types.int64, types.int64, types.int64, bins_type,
+                             impurity_type, stopping_type, significance_type, types.int64)
+
+    enabled = significance.level > 0.0
+    function = node_is_significant if enabled else node_test_skipped
+    return _cached_pointer(_SIGNIFICANCE_TESTS, record_types + (enabled,), function, signature)

@@ -44,11 +44,9 @@ Stopping = namedtuple(
      "min_weight_split", "min_impurity_decrease", "max_leaf_nodes"])
 
 #: S-pruning (docs/methods.md §6): a node whose best split's permutation p-value exceeds
-#: ``level`` becomes a leaf (``level`` 0: off); ``node_test`` is the p-value function pointer
-#: (``pointers.node_test_pointer``), testing the best gain over all features when
-#: ``over_features``.
-SignificanceTest = namedtuple(
-    "SignificanceTest", ["level", "n_permutations", "over_features", "node_test"])
+#: ``level`` becomes a leaf (``level`` 0: off), testing the best gain over all features when
+#: ``over_features`` (the test: ``EngineSettings.significance_test``).
+SignificanceTest = namedtuple("SignificanceTest", ["level", "n_permutations", "over_features"])
 
 #: Per-node feature sampling: ``max_features`` non-constant features of a random permutation
 #: drawn from a generator seeded with ``seed``.
@@ -71,12 +69,16 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: How the engine runs, not what it computes: nodes with at least ``parallel_threshold``
 #: sample-features build histograms on all threads; nodes with fewer than
 #: ``small_node_size`` samples are scanned on compact per-node histograms instead of pooled
-#: ones; ``n_threads``; at most ``max_histograms`` pooled histograms; the per-feature scan and
-#: the small-node scan as function pointers (``treesmith._kernels.pointers``).
+#: ones; ``n_threads``; at most ``max_histograms`` pooled histograms; and the compiled
+#: functions the growth loop calls through function pointers
+#: (``treesmith._kernels.pointers``), each compiled once, and only by the fits that use it:
+#: the per-feature scan, the small-node scan, the feature sampler ``choose_features``
+#: (``growth.choose_features``, or a stand-in without sampling) and the S-pruning
+#: ``significance_test`` (``permutation.node_is_significant``, or a stand-in without it).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
-     "small_node_scan"])
+     "small_node_scan", "choose_features", "significance_test"])
 
 #: Where one growth starts and where it stops, so that independent subtrees can be grown apart
 #: (``treesmith.grower``, docs/methods.md §4): the root's depth ``root_depth``; the training
