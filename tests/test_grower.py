@@ -133,3 +133,13 @@ def test_wide_small_nodes_give_the_same_tree_with_and_without_the_parallel_scan(
     for name in FIELDS:
         np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name),
                                       err_msg=name)
+
+
+@pytest.mark.parametrize("n_samples,n_features,n_threads,expected",
+                         [(1000, 262, 2, False), (1000, 263, 2, True), (1000, 263, 1, False),
+                          (150, 4, 2, False), (2**18, 1, 4, True)])
+def test_histograms_in_parallel_iff_the_root_reaches_the_parallel_threshold(
+        n_samples, n_features, n_threads, expected):
+    # PARALLEL_THRESHOLD = 2**18 = 262144 sample-features; the root is the largest node
+    assert grower.PARALLEL_THRESHOLD == 2**18
+    assert grower._histograms_in_parallel(n_samples, n_features, n_threads) is expected

@@ -15,6 +15,7 @@ from ._dtypes import COST_PER_FEATURE, TREE_LEAF
 from ._kernels.growth import SMALL_NODE_PARALLEL_WORK, _preorder, grow, total_weight_of
 from ._kernels.pointers import (
     feature_sampling_pointer,
+    histogram_pointer,
     impurity_pointer,
     scan_pointer,
     significance_test_pointer,
@@ -92,6 +93,14 @@ def _small_nodes_in_parallel(small_node_size: int, n_features: int, n_threads: i
     features on several threads. When none can, the loop gets the small-node scan without a
     parallel region, which compiles faster (``pointers.small_node_scan_pointer``)."""
     return n_threads > 1 and (small_node_size - 1) * n_features >= SMALL_NODE_PARALLEL_WORK
+
+
+def _histograms_in_parallel(n_samples: int, n_features: int, n_threads: int) -> bool:
+    """Whether a node can have the ``PARALLEL_THRESHOLD`` sample-features from which the
+    growth loop builds its histogram on several threads (the root has the most). When none
+    can, the loop gets the histogram build without a parallel region, which compiles faster
+    (``pointers.histogram_pointer``)."""
+    return n_threads > 1 and n_samples * n_features >= PARALLEL_THRESHOLD
 
 
 def _check_node_memory(n_samples: int, n_stats_: int, max_leaf_nodes: int, n_classes: int):
@@ -210,7 +219,9 @@ class TreeGrower:
             scan_pointer(), small_node_scan_pointer(
                 data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)),
             feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
-            significance_test_pointer(data, bins, impurity, stopping, significance))
+            significance_test_pointer(data, bins, impurity, stopping, significance),
+            histogram_pointer(data, _histograms_in_parallel(data.sample_idx.shape[0],
+                                                            n_features, n_threads)))
         records = (bins, impurity, stopping, sampling, rule, test_costs, significance)
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),

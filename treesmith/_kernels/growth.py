@@ -18,7 +18,7 @@ from .._dtypes import (
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
-from .histogram import build_histogram, subtract_histograms
+from .histogram import subtract_histograms
 from .random import initial_state, next_below
 from .records import SPLIT_DTYPE, NodeScan, SmallNodeWorkspace
 from .split_rules import NO_SPLIT, select_split, tie_scale
@@ -426,7 +426,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     if root_has_histogram:
         root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                          max_histograms)
-        build_histogram(data, start[0], end[0], pool[root_slot], engine.parallel_threshold)
+        engine.build_histogram(data, start[0], end[0], pool[root_slot],
+                               engine.parallel_threshold)
         slot[0] = root_slot
         held += 1
     if scope.root_stats.shape[0] > 0:  # a subtree grown apart starts from its parent's split
@@ -597,8 +598,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             small_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                               max_histograms)
             held += 1
-            build_histogram(data, start[small], end[small], pool[small_slot],
-                            engine.parallel_threshold)
+            engine.build_histogram(data, start[small], end[small], pool[small_slot],
+                                   engine.parallel_threshold)
             slot[small] = small_slot
             if slot[node] >= 0:
                 subtract_histograms(pool[slot[node]], pool[small_slot], n_classes)
@@ -608,8 +609,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 large_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                                   max_histograms)
                 held += 1
-                build_histogram(data, start[large], end[large], pool[large_slot],
-                                engine.parallel_threshold)
+                engine.build_histogram(data, start[large], end[large], pool[large_slot],
+                                       engine.parallel_threshold)
                 slot[large] = large_slot
         # Regression: every node's totals are summed over its samples. The scan derives the
         # right child as totals - left, so inexact totals left a 1.6e-12 target sum in a child

@@ -83,6 +83,37 @@ def impurity_pointer(function):
     return pointer
 
 
+def serial_twin(dispatcher: Dispatcher, cache: dict):
+    """The Python function of a ``parallel=True`` kernel compiled again without
+    ``parallel``, where ``prange`` is ``range``: the same code on one thread, without the
+    parallel region, whose compilation is the slow part (for fits too small to use threads).
+
+    The twin is a copy of the function under the name ``<name>_serial``: Numba's cache files
+    are named after the function, and two compilations of one function with different options
+    would overwrite each other's entries. Compiled with ``cache=True`` and ``nogil=True``;
+    ``cache`` keeps one twin per process.
+    """
+    if not isinstance(dispatcher, Dispatcher):  # NUMBA_DISABLE_JIT: plain Python already
+        return dispatcher
+    if dispatcher not in cache:
+        import types as python_types
+
+        from numba import njit
+
+        function = dispatcher.py_func
+        copy = python_types.FunctionType(function.__code__, function.__globals__,
+                                         function.__name__ + "_serial", function.__defaults__,
+                                         function.__closure__)
+        copy.__qualname__ = function.__qualname__ + "_serial"
+        copy.__module__ = function.__module__
+        copy.__doc__ = function.__doc__
+        cache[dispatcher] = njit(cache=True, nogil=True)(copy)
+    return cache[dispatcher]
+
+
+_SERIAL_TWINS: dict = {}
+
+
 # -- the split scans --------------------------------------------------------------------------
 def _node_scan_type():
     """Numba type of ``records.NodeScan`` as the growth loop builds it."""
@@ -169,6 +200,31 @@ def small_node_scan_pointer(data, bins, parallel=True):
                            function, signature)
 
 
+# -- the histogram build --------------------------------------------------------------------
+_HISTOGRAM_BUILDERS: dict = {}
+
+
+def histogram_pointer(data, parallel: bool):
+    """``histogram.build_histogram`` as a first-class function pointer for the type of
+    ``data`` (``records.TrainingData``); with ``parallel`` False its serial twin
+    (``serial_twin``), for fits in which no node reaches the loop's ``parallel_threshold``:
+    the parallel region is about half of the histogram build's compile time."""
+    import numba
+    from numba import types
+
+    from .histogram import build_histogram
+
+    data_type = numba.typeof(data)
+
+    def signature():
+        return types.void(data_type, types.int64, types.int64, types.float64[:, :, ::1],
+                          types.int64)
+
+    function = build_histogram if parallel else serial_twin(build_histogram, _SERIAL_TWINS)
+    return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, bool(parallel)), function,
+                           signature)
+
+
 # -- rarely used parts of the growth loop ------------------------------------------------------
 # Feature sampling and S-pruning are called through pointers so that a fit compiles them only
 # when it uses them; without them the loop gets a trivial stand-in of the same type, which it
@@ -210,6 +266,10 @@ def significance_test_pointer(data, bins, impurity, stopping, significance):
 
     from .permutation import node_is_significant, node_test_skipped
 
+    enabled = significance.level > 0.0
+    function = node_is_significant if enabled else node_test_skipped
+    if not isinstance(function, Dispatcher):  # NUMBA_DISABLE_JIT
+        return function
     record_types = tuple(numba.typeof(record)
                          for record in (data, bins, impurity, stopping, significance))
 
@@ -218,6 +278,4 @@ def significance_test_pointer(data, bins, impurity, stopping, significance):
         return types.boolean(data_type, types.int64, types.int64, types.int64, bins_type,
                              impurity_type, stopping_type, significance_type, types.int64)
 
-    enabled = significance.level > 0.0
-    function = node_is_significant if enabled else node_test_skipped
     return _cached_pointer(_SIGNIFICANCE_TESTS, record_types + (enabled,), function, signature)

@@ -73,12 +73,14 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: functions the growth loop calls through function pointers
 #: (``treesmith._kernels.pointers``), each compiled once, and only by the fits that use it:
 #: the per-feature scan, the small-node scan, the feature sampler ``choose_features``
-#: (``growth.choose_features``, or a stand-in without sampling) and the S-pruning
-#: ``significance_test`` (``permutation.node_is_significant``, or a stand-in without it).
+#: (``growth.choose_features``, or a stand-in without sampling), the S-pruning
+#: ``significance_test`` (``permutation.node_is_significant``, or a stand-in without it) and
+#: ``build_histogram`` (``histogram.build_histogram``, or its serial twin when no node
+#: reaches ``parallel_threshold``).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
-     "small_node_scan", "choose_features", "significance_test"])
+     "small_node_scan", "choose_features", "significance_test", "build_histogram"])
 
 #: Where one growth starts and where it stops, so that independent subtrees can be grown apart
 #: (``treesmith.grower``, docs/methods.md §4): the root's depth ``root_depth``; the training
