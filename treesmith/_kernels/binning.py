@@ -4,6 +4,10 @@ import numpy as np
 from numba import njit, prange
 
 
+#: Rows per task of ``map_to_bins``: a block of a C-ordered X stays in cache across features.
+ROWS_PER_TASK = 512
+
+
 @njit(cache=True, parallel=True)
 def map_to_bins(X, thresholds, offsets, missing_bin, out):
     """Bin every value of ``X`` (IN float32/float64, n x p, any order) into ``out`` (OUT uint8/uint16, Fortran order).
@@ -13,7 +17,7 @@ def map_to_bins(X, thresholds, offsets, missing_bin, out):
     NaN goes to ``missing_bin``.
     """
     n_samples = X.shape[0]
-    block = 512  # rows per task: a block of a C-ordered X stays in cache across features
+    block = ROWS_PER_TASK
     n_blocks = (n_samples + block - 1) // block
     for t in prange(n_blocks):
         first = t * block

@@ -1,4 +1,5 @@
-"""First-class function pointers to compiled kernels, and every cache of them.
+"""First-class function pointers to compiled kernels, every cache of them, and the serial
+twins of parallel kernels (``serial_twin``).
 
 The growth kernel calls some functions through pointers instead of directly: the impurity (so
 that one compiled kernel serves every criterion) and the per-feature split scan (Numba copies
@@ -83,16 +84,17 @@ def impurity_pointer(function):
     return pointer
 
 
-def serial_twin(dispatcher: Dispatcher, cache: dict):
+def serial_twin(dispatcher: Dispatcher):
     """The Python function of a ``parallel=True`` kernel compiled again without
     ``parallel``, where ``prange`` is ``range``: the same code on one thread, without the
     parallel region, whose compilation is the slow part (for fits too small to use threads).
 
     The twin is a copy of the function under the name ``<name>_serial``: Numba's cache files
     are named after the function, and two compilations of one function with different options
-    would overwrite each other's entries. Compiled with ``cache=True`` and ``nogil=True``;
-    ``cache`` keeps one twin per process.
+    would overwrite each other's entries. Compiled with ``cache=True`` and ``nogil=True``,
+    one twin per process.
     """
+    cache = _SERIAL_TWINS
     if not isinstance(dispatcher, Dispatcher):  # NUMBA_DISABLE_JIT: plain Python already
         return dispatcher
     if dispatcher not in cache:
@@ -111,6 +113,7 @@ def serial_twin(dispatcher: Dispatcher, cache: dict):
     return cache[dispatcher]
 
 
+#: Parallel kernel -> its serial twin.
 _SERIAL_TWINS: dict = {}
 
 
@@ -220,7 +223,7 @@ def histogram_pointer(data, parallel: bool):
         return types.void(data_type, types.int64, types.int64, types.float64[:, :, ::1],
                           types.int64)
 
-    function = build_histogram if parallel else serial_twin(build_histogram, _SERIAL_TWINS)
+    function = build_histogram if parallel else serial_twin(build_histogram)
     return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, bool(parallel)), function,
                            signature)
 
