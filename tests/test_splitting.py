@@ -167,3 +167,33 @@ def test_partition_is_stable_and_routes_missing_values():
     mid = partition(idx, 0, 7, column, 2, 9, True, np.empty(7, dtype=np.int64))
     assert mid == 5
     assert list(idx) == [0, 2, 3, 5, 6, 1, 4]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("skip", [False, True])
+def test_the_gain_rules_scan_twin_finds_the_scans_splits(seed, skip):
+    # fits whose rule's numerator is the gain get scan_feature compiled without the other
+    # rules' numerators (pointers.scan_pointer): same splits, bit for bit
+    from treesmith._kernels.split_rules import RULE_ECART, RULE_GAIN_RATIO
+
+    X_binned, y, w, missing_bin = sample_node(seed, n=80)
+    idx = np.arange(y.size, dtype=np.int64)
+    hist = build_histogram_naive(X_binned, idx, y, w, None, 3, missing_bin + 1)
+    criterion = Gini()
+    totals = hist[0].sum(axis=0)
+    node = node_scan(criterion, totals, w.sum() * criterion(totals[:3] / w.sum()), w.sum(),
+                     skip=skip)
+    full = scan_pointer()
+    gain_scan = scan_pointer(node.rule)
+    assert gain_scan is not full
+    assert scan_pointer(node.rule._replace(code=RULE_GAIN_RATIO)) is gain_scan
+    assert scan_pointer(node.rule._replace(code=RULE_ECART)) is full
+    outs = []
+    for scan in (full, gain_scan):
+        out = np.zeros(2, dtype=SPLIT_DTYPE)
+        for f in range(2):
+            scan(np.ascontiguousarray(hist[f]), missing_bin, missing_bin, node,
+                 scan_workspace(1, 6, 3)[0], out, f)
+        outs.append(out)
+    assert (outs[0]["bin_threshold"] != NO_SPLIT).any()
+    np.testing.assert_array_equal(outs[1], outs[0])

@@ -216,7 +216,7 @@ class TreeGrower:
         engine = EngineSettings(
             PARALLEL_THRESHOLD, small_node_size,
             n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
-            scan_pointer(), small_node_scan_pointer(
+            scan_pointer(rule), small_node_scan_pointer(
                 data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)),
             feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
             significance_test_pointer(data, bins, impurity, stopping, significance),
