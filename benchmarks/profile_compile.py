@@ -4,6 +4,7 @@ python benchmarks/profile_compile.py                 # classifier, then regresso
 python benchmarks/profile_compile.py --first regressor
 python benchmarks/profile_compile.py --passes 15     # also the 15 slowest compiler passes
 python benchmarks/profile_compile.py --signatures    # list each kernel's signatures
+python benchmarks/profile_compile.py --checkout /path/to/other/checkout   # profile another copy
 
 A fresh process with a new, empty ``NUMBA_CACHE_DIR`` imports treesmith and runs, in order,
 ``DecisionTreeClassifier().fit(X, y).predict(X)`` on iris and the same with
@@ -18,8 +19,9 @@ Compilations nest (typing a caller compiles its callees first), so each function
 compile events nested directly inside it); the self times add up to the phase's compile time,
 and ``share`` is self / that total. Compile times are CPU seconds of the compiling thread
 (``time.thread_time``), which other processes on a busy machine disturb less than wall time;
-the phase table also gives wall seconds. ``signatures`` counts the compilations of the function in
-the phase: more than one means the kernel was compiled again for other argument types.
+the phase table also gives wall seconds. ``signatures`` counts the compilations of the
+function in the phase: more than one means the kernel was compiled again for other argument
+types.
 """
 
 from __future__ import annotations
@@ -132,14 +134,14 @@ print(__MARKER__ + json.dumps({
 """
 
 
-def run_child(cache_dir, order):
+def run_child(cache_dir, order, checkout=REPO_ROOT):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir))
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO_ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        [str(checkout)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     code = (_CHILD.replace("__ORDER__", repr(list(order)))
             .replace("__MARKER__", repr(RESULT_MARKER)))
-    wall, result = run_snippet(code, env=env, cwd=REPO_ROOT, timeout=1800)
+    wall, result = run_snippet(code, env=env, cwd=checkout, timeout=1800)
     result["process_s"] = wall
     return result
 
@@ -210,7 +212,10 @@ def main(argv=None):
                         help="also print the N compiler passes with most self time")
     parser.add_argument("--signatures", action="store_true",
                         help="list the argument types of every compilation")
+    parser.add_argument("--checkout", type=Path, default=REPO_ROOT,
+                        help="the treesmith checkout to profile (default: this one)")
     args = parser.parse_args(argv)
+    checkout = args.checkout.resolve()
     order = ["classifier", "regressor"]
     if args.first == "regressor":
         order.reverse()
@@ -219,11 +224,11 @@ def main(argv=None):
           f"{' '.join(argv if argv is not None else sys.argv[1:])}".rstrip())
     for line in environment_lines():
         print(line)
-    print(git_revision_line(REPO_ROOT))
+    print(git_revision_line(checkout))
     print(load_average_line("start"))
     with tempfile.TemporaryDirectory(prefix="treesmith-numba-cache-") as cache_dir:
-        cold = run_child(cache_dir, order)
-        warm = run_child(cache_dir, order)
+        cold = run_child(cache_dir, order, checkout)
+        warm = run_child(cache_dir, order, checkout)
     print(load_average_line("end"))
     print()
     print(phase_table(cold, warm))
