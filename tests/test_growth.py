@@ -99,3 +99,29 @@ def test_a_tree_whose_node_statistics_cannot_fit_is_refused_before_allocating(mo
     # a leaf budget bounds the node count, and the same data fits
     model = treesmith.DecisionTreeClassifier(max_leaf_nodes=8).fit(X[:2000], y[:2000])
     assert model.get_n_leaves() == 8
+
+
+def test_the_best_first_heap_pops_in_pythons_tuple_order():
+    # growth.heap_push / heap_pop (reached through pointers.heap_pointers) against heapq on
+    # (key, node id), with ties on the key
+    import heapq
+
+    from treesmith._kernels.pointers import heap_pointers
+
+    push, pop = heap_pointers(True)
+    rng = np.random.default_rng(0)
+    keys, nodes = np.empty(200), np.empty(200, dtype=np.int64)
+    size, reference, popped, expected = 0, [], [], []
+    for node in range(200):
+        key = float(rng.integers(0, 8))
+        size = push(keys, nodes, size, key, node)
+        heapq.heappush(reference, (key, node))
+        if rng.random() < 0.4:
+            popped.append(pop(keys, nodes, size))
+            size -= 1
+            expected.append(heapq.heappop(reference)[1])
+    while size:
+        popped.append(pop(keys, nodes, size))
+        size -= 1
+        expected.append(heapq.heappop(reference)[1])
+    assert popped == expected

@@ -15,6 +15,7 @@ from ._dtypes import COST_PER_FEATURE, TREE_LEAF
 from ._kernels.growth import SMALL_NODE_PARALLEL_WORK, _preorder, grow, total_weight_of
 from ._kernels.pointers import (
     feature_sampling_pointer,
+    heap_pointers,
     histogram_pointer,
     impurity_pointer,
     scan_pointer,
@@ -221,7 +222,8 @@ class TreeGrower:
             feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
             significance_test_pointer(data, bins, impurity, stopping, significance),
             histogram_pointer(data, _histograms_in_parallel(data.sample_idx.shape[0],
-                                                            n_features, n_threads)))
+                                                            n_features, n_threads)),
+            *heap_pointers(stopping.max_leaf_nodes > 0))
         records = (bins, impurity, stopping, sampling, rule, test_costs, significance)
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),

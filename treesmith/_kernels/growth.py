@@ -99,13 +99,15 @@ def _acquire(pool, n_used, free, n_free, max_histograms):
     return n_used, pool, n_used + 1, free, n_free
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _heap_less(key_a, node_a, key_b, node_b):
     return key_a < key_b or (key_a == key_b and node_a < node_b)
 
 
-@njit(cache=True)
-def _heap_push(keys, nodes, size, key, node):
+# The best-first heap is reached through EngineSettings pointers (``pointers.heap_pointers``):
+# depth-first fits, the default, compile only the stand-ins below.
+@njit(cache=True, nogil=True)
+def heap_push(keys, nodes, size, key, node):
     """Push ``(key, node)`` on the binary min-heap ``keys[:size], nodes[:size]`` (ordered by key,
     then node id, as Python orders tuples); returns the new size."""
     i = size
@@ -121,8 +123,8 @@ def _heap_push(keys, nodes, size, key, node):
     return size + 1
 
 
-@njit(cache=True)
-def _heap_pop(keys, nodes, size):
+@njit(cache=True, nogil=True)
+def heap_pop(keys, nodes, size):
     """Remove the smallest entry of the min-heap of ``size`` entries; returns its node."""
     top = nodes[0]
     size -= 1
@@ -144,6 +146,18 @@ def _heap_pop(keys, nodes, size):
     keys[i] = key
     nodes[i] = node
     return top
+
+
+@njit(cache=True, nogil=True)
+def no_heap_push(keys, nodes, size, key, node):
+    """``heap_push``'s stand-in in depth-first growth, which never calls it."""
+    return size
+
+
+@njit(cache=True, nogil=True)
+def no_heap_pop(keys, nodes, size):
+    """``heap_pop``'s stand-in in depth-first growth, which never calls it."""
+    return nodes[size - 1]
 
 
 @njit(cache=True)
@@ -524,7 +538,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     held -= 1
             if splittable:
                 if best_first:
-                    n_pending = _heap_push(heap_keys, heap_nodes, n_pending, -score[node], node)
+                    n_pending = engine.heap_push(heap_keys, heap_nodes, n_pending, -score[node],
+                                                 node)
                 else:
                     pending[n_pending] = node
                     n_pending += 1
@@ -533,7 +548,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
         if n_pending == 0 or (best_first and n_leaves >= stopping.max_leaf_nodes):
             break
         if best_first:
-            node = _heap_pop(heap_keys, heap_nodes, n_pending)
+            node = engine.heap_pop(heap_keys, heap_nodes, n_pending)
         else:
             node = pending[n_pending - 1]
         n_pending -= 1

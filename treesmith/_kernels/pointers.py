@@ -246,6 +246,26 @@ def histogram_pointer(data, parallel: bool):
 
 
 # -- rarely used parts of the growth loop ------------------------------------------------------
+_HEAPS: dict = {}
+
+
+def heap_pointers(best_first: bool):
+    """``(push, pop)`` of the best-first growth's min-heap (``growth.heap_push``,
+    ``growth.heap_pop``) as first-class function pointers; for depth-first growth their
+    stand-ins ``growth.no_heap_push``, ``growth.no_heap_pop``, which it never calls."""
+    from numba import types
+
+    from .growth import heap_pop, heap_push, no_heap_pop, no_heap_push
+
+    push, pop = (heap_push, heap_pop) if best_first else (no_heap_push, no_heap_pop)
+    keys, nodes = types.float64[::1], types.int64[::1]
+    return (_cached_pointer(_HEAPS, (bool(best_first), "push"), push,
+                            lambda: types.int64(keys, nodes, types.int64, types.float64,
+                                                types.int64)),
+            _cached_pointer(_HEAPS, (bool(best_first), "pop"), pop,
+                            lambda: types.int64(keys, nodes, types.int64)))
+
+
 # Feature sampling and S-pruning are called through pointers so that a fit compiles them only
 # when it uses them; without them the loop gets a trivial stand-in of the same type, which it
 # never calls. The types are those of the grower's records, as Numba sees them in the loop.

@@ -76,11 +76,13 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: (``growth.choose_features``, or a stand-in without sampling), the S-pruning
 #: ``significance_test`` (``permutation.node_is_significant``, or a stand-in without it) and
 #: ``build_histogram`` (``histogram.build_histogram``, or its serial twin when no node
-#: reaches ``parallel_threshold``).
+#: reaches ``parallel_threshold``), and the best-first heap's ``heap_push`` and ``heap_pop``
+#: (stand-ins in depth-first growth).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
-     "small_node_scan", "choose_features", "significance_test", "build_histogram"])
+     "small_node_scan", "choose_features", "significance_test", "build_histogram",
+     "heap_push", "heap_pop"])
 
 #: Where one growth starts and where it stops, so that independent subtrees can be grown apart
 #: (``treesmith.grower``, docs/methods.md §4): the root's depth ``root_depth``; the training
