@@ -29,6 +29,28 @@ def test_transform_matches_searchsorted(max_bins):
     assert np.all(mapper.n_bins_non_missing_ <= mapper.missing_values_bin_idx_)
 
 
+@pytest.mark.parametrize("n_rows", [1, 511, 512, 513, 1500])
+def test_small_inputs_are_binned_by_the_serial_twin_like_the_parallel_kernel(n_rows):
+    # up to ROWS_PER_TASK rows (one task) transform uses map_to_bins' serial twin
+    from treesmith._kernels.binning import ROWS_PER_TASK, map_to_bins
+    from treesmith._kernels.pointers import serial_twin
+
+    assert ROWS_PER_TASK == 512
+    rng = np.random.default_rng(n_rows)
+    X = rng.normal(size=(n_rows, 3))
+    X[::4, 0] = np.nan
+    mapper = BinMapper(max_bins=50, random_state=0).fit(X)
+    binned = mapper.transform(X)
+    assert np.array_equal(binned, reference_bins(mapper, X))
+    offsets = np.zeros(4, dtype=np.int64)
+    offsets[1:] = np.cumsum([edges.size for edges in mapper.bin_thresholds_])
+    thresholds = np.concatenate(mapper.bin_thresholds_)
+    for mapper_kernel in (map_to_bins, serial_twin(map_to_bins)):
+        out = np.empty(X.shape, dtype=np.uint8, order="F")
+        mapper_kernel(X, thresholds, offsets, mapper.missing_values_bin_idx_, out)
+        assert np.array_equal(out, binned)
+
+
 def test_small_features_are_binned_exactly():
     X = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 3.0], [2.0, np.nan]])
     mapper = BinMapper(max_bins=255).fit(X)

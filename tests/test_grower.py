@@ -96,3 +96,50 @@ def test_splice_renumbers_in_preorder():
     np.testing.assert_array_equal(right, [2, leaf, 4, leaf, leaf])
     np.testing.assert_array_equal(feature, [7, -2, 8, -2, -2])
     np.testing.assert_array_equal(value, [10.0, 11.0, 20.0, 21.0, 22.0])
+
+
+@pytest.mark.parametrize("small_node_size,n_features,n_threads",
+                         [(256, 4, 2), (256, 257, 2), (256, 258, 2), (256, 258, 1),
+                          (300, 219, 4), (300, 220, 4), (2**62, 1, 2)])
+def test_small_nodes_in_parallel_iff_some_small_node_reaches_the_parallel_work(
+        small_node_size, n_features, n_threads):
+    from treesmith._kernels.growth import SMALL_NODE_PARALLEL_WORK
+
+    # the growth loop: a node of `count` < small_node_size samples scanning `width` features
+    # goes parallel when count * width >= SMALL_NODE_PARALLEL_WORK and there are threads
+    largest = min(small_node_size - 1, 10**6)
+    reachable = any(count * n_features >= SMALL_NODE_PARALLEL_WORK
+                    for count in range(1, largest + 1))
+    expected = reachable and n_threads > 1
+    assert grower._small_nodes_in_parallel(small_node_size, n_features, n_threads) == expected
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_wide_small_nodes_give_the_same_tree_with_and_without_the_parallel_scan(
+        task, monkeypatch):
+    # 250 samples x 300 features: every node is small, and the root is wide enough to be
+    # scanned on several threads when the parallel small-node scan is chosen
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(250, 300))
+    X[::9, 3] = np.nan
+    if task == "regression":
+        y, Estimator = X[:, 0] + rng.normal(size=250), treesmith.DecisionTreeRegressor
+    else:
+        y, Estimator = (X[:, 0] > 0) + (X[:, 1] > 0.5), treesmith.DecisionTreeClassifier
+    trees = []
+    for parallel in (True, False):
+        monkeypatch.setattr(grower, "_small_nodes_in_parallel", lambda *_, p=parallel: p)
+        trees.append(Estimator(random_state=0).fit(X, y).tree_)
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name),
+                                      err_msg=name)
+
+
+@pytest.mark.parametrize("n_samples,n_features,n_threads,expected",
+                         [(1000, 262, 2, False), (1000, 263, 2, True), (1000, 263, 1, False),
+                          (150, 4, 2, False), (2**18, 1, 4, True)])
+def test_histograms_in_parallel_iff_the_root_reaches_the_parallel_threshold(
+        n_samples, n_features, n_threads, expected):
+    # PARALLEL_THRESHOLD = 2**18 = 262144 sample-features; the root is the largest node
+    assert grower.PARALLEL_THRESHOLD == 2**18
+    assert grower._histograms_in_parallel(n_samples, n_features, n_threads) is expected

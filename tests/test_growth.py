@@ -155,3 +155,29 @@ def test_worst_case_nodes_follow_the_stopping_rules():
     assert worst_case_nodes(1000, StoppingRules(max_leaf_nodes=8)) == 15
     assert worst_case_nodes(1000, StoppingRules(max_depth=3)) == 15
     assert worst_case_nodes(1000, StoppingRules(max_depth=0)) == 1
+
+
+def test_the_best_first_heap_pops_in_pythons_tuple_order():
+    # growth.heap_push / heap_pop (reached through pointers.heap_pointers) against heapq on
+    # (key, node id), with ties on the key
+    import heapq
+
+    from treesmith._kernels.pointers import heap_pointers
+
+    push, pop = heap_pointers(True)
+    rng = np.random.default_rng(0)
+    keys, nodes = np.empty(200), np.empty(200, dtype=np.int64)
+    size, reference, popped, expected = 0, [], [], []
+    for node in range(200):
+        key = float(rng.integers(0, 8))
+        size = push(keys, nodes, size, key, node)
+        heapq.heappush(reference, (key, node))
+        if rng.random() < 0.4:
+            popped.append(pop(keys, nodes, size))
+            size -= 1
+            expected.append(heapq.heappop(reference)[1])
+    while size:
+        popped.append(pop(keys, nodes, size))
+        size -= 1
+        expected.append(heapq.heappop(reference)[1])
+    assert popped == expected

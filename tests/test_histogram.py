@@ -9,6 +9,7 @@ from treesmith._kernels.histogram import (
     has_unit_weights,
     subtract_histograms,
 )
+from treesmith._kernels.pointers import histogram_pointer
 from treesmith._kernels.records import TrainingData
 
 #: build_histogram's parallel_threshold: 0 spreads features over threads, a huge value builds
@@ -89,3 +90,24 @@ def test_subtraction_gives_the_sibling_and_clears_absent_classes():
     np.testing.assert_allclose(parent, right, atol=1e-12)
     absent = right[..., 3:] == 0
     assert np.all(parent[..., :3][absent] == 0.0)
+
+
+@pytest.mark.parametrize("n_classes", [0, 3])
+def test_the_serial_twin_builds_the_parallel_kernels_histogram(n_classes):
+    # what the growth loop gets from histogram_pointer for fits too small for threads
+    X_binned, y, w, stats = data(n_classes)
+    groups = (np.random.default_rng(2).integers(0, 4, size=400).astype(np.int64)
+              if n_classes else np.zeros(0, dtype=np.int64))
+    n_stats = 2 * n_classes + 4 if n_classes else 4
+    sample_idx = np.random.default_rng(1).permutation(400).astype(np.int64)
+    record = TrainingData(X_binned, sample_idx, y, w, stats, groups, n_classes)
+    serial = histogram_pointer(record, parallel=False)
+    assert serial is not histogram_pointer(record, parallel=True)
+    assert serial is histogram_pointer(record, parallel=False)  # compiled once
+    hists = []
+    for builder, threshold in ((build_histogram, 0), (serial, 0), (serial, 2**62)):
+        hist = np.full((5, 10, n_stats), 7.0)
+        builder(record, 50, 300, hist, threshold)
+        hists.append(hist)
+    np.testing.assert_array_equal(hists[1], hists[0])
+    np.testing.assert_array_equal(hists[2], hists[0])

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import treesmith
+import treesmith.tree as tree_module
 from treesmith._kernels.predict import LANES, leaf_reference
 from treesmith.tree import Tree
 
@@ -86,10 +87,14 @@ def sample_X(rng, n_rows, n_features, values, dtype, nan_fraction=0.1):
     return X
 
 
+@pytest.mark.parametrize("traversal", ["parallel", "serial"])
 @pytest.mark.parametrize("order", ["preorder", "breadth_first"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("seed", range(6))
-def test_leaves_match_the_reference(order, dtype, seed):
+def test_leaves_match_the_reference(order, dtype, seed, traversal, monkeypatch):
+    # the parallel kernels, or their serial twins (what inputs below PARALLEL_PREDICT_ROWS get)
+    monkeypatch.setattr(tree_module, "PARALLEL_PREDICT_ROWS",
+                        0 if traversal == "parallel" else 2**62)
     rng = np.random.default_rng(seed)
     # thresholds on grid values, so rows fall exactly on them; float32-exact grid
     grid = np.round(rng.normal(size=12), 2).astype(np.float32).astype(np.float64)

@@ -24,6 +24,7 @@ from treesmith._kernels.splitting import (
     scan_feature,
     scan_small_node,
     scan_small_node_features,
+    scan_small_node_serial,
     scan_workspace,
 )
 from treesmith.criteria import Entropy, Gini
@@ -176,7 +177,9 @@ def test_compact_histogram_holds_the_occupied_rows_in_order(n_bins, n, dtype, un
 
 
 @pytest.mark.parametrize("n_chunks", [1, 2, 3])
-def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks):
+@pytest.mark.parametrize("parallel_scan", [scan_small_node, scan_small_node_serial],
+                         ids=["parallel", "serial"])
+def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks, parallel_scan):
     X_binned, y, w, missing_bin = sample_node(7, n=50, n_bins=30)
     X_binned = np.asfortranarray(np.column_stack([X_binned, X_binned[:, ::-1]]))
     n_bins_non_missing = np.full(4, 30, dtype=np.int64)
@@ -191,7 +194,8 @@ def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks):
     for chunks in (1, n_chunks):
         out = np.zeros(4, dtype=SPLIT_DTYPE)
         out["bin_threshold"] = NO_SPLIT
-        scan_small_node(training_data(X_binned, idx, y, w),
+        scan = scan_small_node if chunks == 1 else parallel_scan
+        scan(training_data(X_binned, idx, y, w),
                         BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing,
                                        np.zeros(n_bins_non_missing.size, dtype=bool)), features,
                         0, y.size, node, small_node_workspace(chunks, missing_bin, 4), out,
@@ -207,3 +211,33 @@ def test_partition_is_stable_and_routes_missing_values():
     mid = partition(idx, 0, 7, column, 2, 9, True, np.empty(7, dtype=np.int64))
     assert mid == 5
     assert list(idx) == [0, 2, 3, 5, 6, 1, 4]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("skip", [False, True])
+def test_the_gain_rules_scan_twin_finds_the_scans_splits(seed, skip):
+    # fits whose rule's numerator is the gain get scan_feature compiled without the other
+    # rules' numerators (pointers.scan_pointer): same splits, bit for bit
+    from treesmith._kernels.split_rules import RULE_ECART, RULE_GAIN_RATIO
+
+    X_binned, y, w, missing_bin = sample_node(seed, n=80)
+    idx = np.arange(y.size, dtype=np.int64)
+    hist = build_histogram_naive(X_binned, idx, y, w, None, 3, missing_bin + 1)
+    criterion = Gini()
+    totals = hist[0].sum(axis=0)
+    node = node_scan(criterion, totals, w.sum() * criterion(totals[:3] / w.sum()), w.sum(),
+                     skip=skip)
+    full = scan_pointer()
+    gain_scan = scan_pointer(node.rule)
+    assert gain_scan is not full
+    assert scan_pointer(node.rule._replace(code=RULE_GAIN_RATIO)) is gain_scan
+    assert scan_pointer(node.rule._replace(code=RULE_ECART)) is full
+    outs = []
+    for scan in (full, gain_scan):
+        out = np.zeros(2, dtype=SPLIT_DTYPE)
+        for f in range(2):
+            scan(np.ascontiguousarray(hist[f]), missing_bin, missing_bin, node,
+                 scan_workspace(1, 6, 3)[0], out, f)
+        outs.append(out)
+    assert (outs[0]["bin_threshold"] != NO_SPLIT).any()
+    np.testing.assert_array_equal(outs[1], outs[0])

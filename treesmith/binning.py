@@ -8,13 +8,15 @@ quantile bins computed on a subsample. ``max_bins=None`` bins every feature exac
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._dtypes import MAX_BINS_LIMIT, X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
-from ._kernels.binning import first_infinite_column, map_to_bins
+from ._kernels.binning import ROWS_PER_TASK, first_infinite_column, map_to_bins
+from ._kernels.pointers import serial_twin
 from ._threading import map_in_threads
 
 #: Most categories of a categorical feature: one bit each in a split's 256-bit category set,
@@ -266,7 +268,12 @@ class BinMapper(TransformerMixin, BaseEstimator):
             np.concatenate(self.bin_thresholds_) if offsets[-1] else np.zeros(0, np.float64)
         )
         out = np.empty(X.shape, dtype=self.binned_dtype, order="F")
-        map_to_bins(X, thresholds, offsets, self.missing_values_bin_idx_, out)
+        mapper = map_to_bins
+        if X.shape[0] <= ROWS_PER_TASK or numba.get_num_threads() == 1:
+            # one task or one thread: the same code without the parallel region, which is
+            # most of map_to_bins' compile time in a first fit on small data
+            mapper = serial_twin(map_to_bins)
+        mapper(X, thresholds, offsets, self.missing_values_bin_idx_, out)
         return out
 
     def fit_transform(self, X, y=None, feature_names=None, sample_weight=None):

@@ -15,11 +15,14 @@ import numpy as np
 from ._criterion_failure import raise_criterion_failure
 from ._dtypes import COST_PER_FEATURE, TREE_LEAF
 from ._kernels.gather import gather_subtree
-from ._kernels.growth import _preorder, grow, total_weight_of
+from ._kernels.growth import SMALL_NODE_PARALLEL_WORK, _preorder, grow, total_weight_of
 from ._kernels.pointers import (
     categorical_scan_pointer,
+    feature_sampling_pointer,
+    heap_pointers,
+    histogram_pointer,
     impurity_pointer,
-    node_test_pointer,
+    significance_test_pointer,
     small_node_scan_pointer,
 )
 from ._kernels.records import (
@@ -108,6 +111,22 @@ def _small_node_size(n_bins: int, n_stats_: int, histogram_bytes: int,
         return int(np.iinfo(np.int64).max)
     rows = n_bins * n_stats_
     return max(SMALL_NODE_SIZE, -(-SMALL_NODE_SIZE * rows // REFERENCE_HISTOGRAM_ROWS))
+
+
+def _small_nodes_in_parallel(small_node_size: int, n_features: int, n_threads: int) -> bool:
+    """Whether a small node (fewer than ``small_node_size`` samples) can reach the
+    ``SMALL_NODE_PARALLEL_WORK`` sample-features above which the growth loop scans its
+    features on several threads. When none can, the loop gets the small-node scan without a
+    parallel region, which compiles faster (``pointers.small_node_scan_pointer``)."""
+    return n_threads > 1 and (small_node_size - 1) * n_features >= SMALL_NODE_PARALLEL_WORK
+
+
+def _histograms_in_parallel(n_samples: int, n_features: int, n_threads: int) -> bool:
+    """Whether a node can have the ``PARALLEL_THRESHOLD`` sample-features from which the
+    growth loop builds its histogram on several threads (the root has the most). When none
+    can, the loop gets the histogram build without a parallel region, which compiles faster
+    (``pointers.histogram_pointer``)."""
+    return n_threads > 1 and n_samples * n_features >= PARALLEL_THRESHOLD
 
 
 #: The per-node statistics rows (n_stats float64 per node: for classification the class weights
@@ -228,8 +247,7 @@ class StoppingRules:
     def significance_record(self) -> SignificanceTest:
         """The kernels' ``SignificanceTest`` record (S-pruning)."""
         return SignificanceTest(float(self.significance), int(self.n_permutations),
-                                bool(self.significance_over_features),
-                                node_test_pointer(self.significance > 0.0))
+                                bool(self.significance_over_features))
 
 
 class TreeGrower:
@@ -298,16 +316,23 @@ class TreeGrower:
         budget = node_stats_budget()
         histogram_bytes = n_features * bins.n_bins * row_width * 8
         n_threads = numba.get_num_threads()
+        small_node_size = int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
+                                               2 * sampling.max_features <= n_features))
+        stopping, significance = rules.record(), rules.significance_record()
         engine = EngineSettings(
-            PARALLEL_THRESHOLD,
-            int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
-                                 2 * sampling.max_features <= n_features)),
-            n_threads, int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
-            scan_pointer_for(self.rule), small_node_scan_pointer(data, bins), budget,
-            np.zeros(STATUS_SIZE, dtype=np.int64),
-            categorical_scan_pointer(bool(bins.is_categorical.any())))
-        records = (bins, impurity, rules.record(), sampling, rule, test_costs,
-                   rules.significance_record())
+            PARALLEL_THRESHOLD, small_node_size, n_threads,
+            int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
+            scan_pointer_for(self.rule, rule),
+            small_node_scan_pointer(
+                data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)),
+            budget, np.zeros(STATUS_SIZE, dtype=np.int64),
+            categorical_scan_pointer(bool(bins.is_categorical.any())),
+            feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
+            significance_test_pointer(data, bins, impurity, stopping, significance),
+            histogram_pointer(data, _histograms_in_parallel(data.sample_idx.shape[0],
+                                                            n_features, n_threads)),
+            *heap_pointers(stopping.max_leaf_nodes > 0))
+        records = (bins, impurity, stopping, sampling, rule, test_costs, significance)
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),
                             self._subtree_size(data.sample_idx.shape[0], n_features, sampling))

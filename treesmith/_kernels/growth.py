@@ -19,7 +19,7 @@ from .._dtypes import (
     TREE_UNDEFINED as UNDEFINED,
 )
 from .categorical import BITSET_WORDS, partition_categorical
-from .histogram import build_histogram, subtract_histograms
+from .histogram import subtract_histograms
 from .monotonic import child_bounds, node_value
 from .random import initial_state, next_below
 from .records import (
@@ -31,7 +31,6 @@ from .records import (
     STATUS_DEPTH,
     STATUS_END,
     STATUS_FEATURE,
-    STATUS_IN_PERMUTATION_TEST,
     STATUS_N_NODES,
     STATUS_NODE,
     STATUS_START,
@@ -117,13 +116,15 @@ def _acquire(pool, n_used, free, n_free, max_histograms):
     return n_used, pool, n_used + 1, free, n_free
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _heap_less(key_a, node_a, key_b, node_b):
     return key_a < key_b or (key_a == key_b and node_a < node_b)
 
 
-@njit(cache=True)
-def _heap_push(keys, nodes, size, key, node):
+# The best-first heap is reached through EngineSettings pointers (``pointers.heap_pointers``):
+# depth-first fits, the default, compile only the stand-ins below.
+@njit(cache=True, nogil=True)
+def heap_push(keys, nodes, size, key, node):
     """Push ``(key, node)`` on the binary min-heap ``keys[:size], nodes[:size]`` (ordered by key,
     then node id, as Python orders tuples); returns the new size."""
     i = size
@@ -139,8 +140,8 @@ def _heap_push(keys, nodes, size, key, node):
     return size + 1
 
 
-@njit(cache=True)
-def _heap_pop(keys, nodes, size):
+@njit(cache=True, nogil=True)
+def heap_pop(keys, nodes, size):
     """Remove the smallest entry of the min-heap of ``size`` entries; returns its node."""
     top = nodes[0]
     size -= 1
@@ -162,6 +163,18 @@ def _heap_pop(keys, nodes, size):
     keys[i] = key
     nodes[i] = node
     return top
+
+
+@njit(cache=True, nogil=True)
+def no_heap_push(keys, nodes, size, key, node):
+    """``heap_push``'s stand-in in depth-first growth, which never calls it."""
+    return size
+
+
+@njit(cache=True, nogil=True)
+def no_heap_pop(keys, nodes, size):
+    """``heap_pop``'s stand-in in depth-first growth, which never calls it."""
+    return nodes[size - 1]
 
 
 @njit(cache=True)
@@ -264,15 +277,17 @@ def _path_costs(node, parent, feature, costs, paid, root_paid, out):
         ancestor = parent[ancestor]
 
 
-@njit(cache=True)
-def _choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
-                     chosen):
+@njit(cache=True, nogil=True)
+def choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
+                    chosen):
     """Features examined at a node: the first ``sampling.max_features`` non-constant ones of a
     random permutation (constant features do not count, as in scikit-learn), in increasing
     order.
 
     ``state`` is the generator (``random.next_below``); ``order`` (int64) and ``chosen`` (bool,
-    all False on entry and exit) are scratch of length n_features. Returns a new array.
+    all False on entry and exit) are scratch of length n_features. Returns a new array. The
+    growth loop calls it through ``pointers.feature_sampling_pointer``: only fits that sample
+    features compile it.
     """
     n_features = order.shape[0]
     for i in range(n_features):
@@ -303,40 +318,15 @@ def _choose_features(sampling, has_histogram, hist, data, start, end, bins, stat
     return features
 
 
-@njit(cache=True)
-def _significant(data, start, end, f, bins, impurity, stopping, significance, seed, scan,
-                 status, node, depth):
-    """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
-    node's best gain over all features) significant at ``significance.level``?
-    ``significance.node_test`` computes the permutation p-value
-    (treesmith._kernels.permutation); a NaN p-value (the impurity failed on shuffled labels)
-    is reported in ``status`` like a failed scan."""
-    X_binned = data.X_binned
-    over_features = significance.over_features
-    n = end - start
-    n_columns = X_binned.shape[1] if over_features else 1
-    node_bins = np.empty((n_columns, n), dtype=np.int64).T  # Fortran order
-    n_bins = np.empty(n_columns, dtype=np.int64)
-    categorical = np.empty(n_columns, dtype=np.bool_)
-    labels = np.empty(n, dtype=np.int64)
-    weights = np.empty(n)
-    for c in range(n_columns):
-        n_bins[c] = bins.n_bins_non_missing[c if over_features else f]
-        categorical[c] = bins.is_categorical[c if over_features else f]
-    for t in range(n):
-        i = data.sample_idx[start + t]
-        labels[t] = data.y_code[i]
-        weights[t] = data.sample_weight[i]
-        for c in range(n_columns):
-            node_bins[t, c] = X_binned[i, c if over_features else f]
-    p_value = significance.node_test(
-        node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
-        impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
-        significance.n_permutations, seed, categorical, scan)
-    if p_value != p_value:
-        _record_failure(status, node, f, start, end, depth)
-        status[STATUS_IN_PERMUTATION_TEST] = 1
-    return p_value <= significance.level
+@njit(cache=True, nogil=True)
+def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, order, chosen):
+    """Without feature sampling every feature is examined: ``choose_features``' stand-in,
+    which the growth loop never calls (it scans all features itself) but whose pointer type
+    it needs. Writes 0 .. n_features - 1 into ``order`` and returns it (no ``np.arange``:
+    its compilation cost more than this whole function)."""
+    for f in range(order.shape[0]):
+        order[f] = f
+    return order
 
 
 @njit(cache=True)
@@ -519,7 +509,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     if root_has_histogram:
         root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                          max_histograms)
-        build_histogram(data, start[0], end[0], pool[root_slot], engine.parallel_threshold)
+        engine.build_histogram(data, start[0], end[0], pool[root_slot],
+                               engine.parallel_threshold)
         slot[0] = root_slot
         held += 1
     if scope.root_stats.shape[0] > 0:  # a subtree grown apart starts from its parent's split
@@ -565,9 +556,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 if scan_all:
                     features = all_features
                 else:
-                    features = _choose_features(sampling, has_histogram, hist, data,
-                                                start[node], end[node], bins, state,
-                                                feature_order, feature_chosen)
+                    features = engine.choose_features(sampling, has_histogram, hist, data,
+                                                      start[node], end[node], bins, state,
+                                                      feature_order, feature_chosen)
                 for f in range(n_features):
                     results[f]["bin_threshold"] = NO_SPLIT
                     results[f]["impurity_failed"] = False
@@ -595,7 +586,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 if (best < 0
                         or results[best]["gain"] + EPSILON < stopping.min_impurity_decrease):
                     splittable = False
-                elif significance.level > 0.0 and not _significant(
+                elif significance.level > 0.0 and not engine.significance_test(
                         data, start[node], end[node], best, bins, impurity, stopping,
                         significance, sampling.seed * 1000003 + node, engine.scan,
                         engine.status, node, depth[node]):
@@ -624,7 +615,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     held -= 1
             if splittable:
                 if best_first:
-                    n_pending = _heap_push(heap_keys, heap_nodes, n_pending, -score[node], node)
+                    n_pending = engine.heap_push(heap_keys, heap_nodes, n_pending, -score[node],
+                                                 node)
                 else:
                     pending[n_pending] = node
                     n_pending += 1
@@ -635,7 +627,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
         if n_pending == 0 or (best_first and n_leaves >= stopping.max_leaf_nodes):
             break
         if best_first:
-            node = _heap_pop(heap_keys, heap_nodes, n_pending)
+            node = engine.heap_pop(heap_keys, heap_nodes, n_pending)
         else:
             node = pending[n_pending - 1]
         n_pending -= 1
@@ -718,8 +710,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             small_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                               max_histograms)
             held += 1
-            build_histogram(data, start[small], end[small], pool[small_slot],
-                            engine.parallel_threshold)
+            engine.build_histogram(data, start[small], end[small], pool[small_slot],
+                                   engine.parallel_threshold)
             slot[small] = small_slot
             if slot[node] >= 0:
                 subtract_histograms(pool[slot[node]], pool[small_slot], n_classes)
@@ -729,8 +721,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 large_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
                                                                   max_histograms)
                 held += 1
-                build_histogram(data, start[large], end[large], pool[large_slot],
-                                engine.parallel_threshold)
+                engine.build_histogram(data, start[large], end[large], pool[large_slot],
+                                       engine.parallel_threshold)
                 slot[large] = large_slot
         # Regression: every node's totals are summed over its samples. The scan derives the
         # right child as totals - left, so inexact totals left a 1.6e-12 target sum in a child

@@ -23,13 +23,25 @@ seeded by ``seed``, so the result is reproducible and independent of Numba's glo
 """
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
-from .._dtypes import IMPURITY_FUNCTION_TYPE
 from .categorical import scan_categorical
 from .histogram import _accumulate_classification
 from .random import initial_state, next_below
-from .records import SPLIT_DTYPE, Impurity, Monotonicity, NodeScan
+from .records import (
+    GROWTH_CRITERION_FAILED,
+    SPLIT_DTYPE,
+    STATUS_CODE,
+    STATUS_DEPTH,
+    STATUS_END,
+    STATUS_FEATURE,
+    STATUS_IN_PERMUTATION_TEST,
+    STATUS_NODE,
+    STATUS_START,
+    Impurity,
+    Monotonicity,
+    NodeScan,
+)
 from .split_rules import NO_SPLIT, gain_rule
 from .splitting import scan_feature, scan_workspace
 
@@ -279,30 +291,56 @@ def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bin
 
 
 # -- the node test the growth kernel calls through a function pointer -------------------------
-#: p-value of a node's split: (node_bins int64 (n, k) Fortran, y_code, sample_weight, n_classes,
-#: n_bins per column, missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-#: n_permutations, seed, is_categorical per column, the numeric scan's pointer) -> p. With
-#: k = 1 column it is S-pruning's test of the chosen feature, with every column the
-#: max-over-features test.
-def node_test_signature():
-    from .pointers import scan_signature
+@njit(cache=True, nogil=True)
+def node_is_significant(data, start, end, f, bins, impurity, stopping, significance, seed, scan,
+                        status, node, depth):
+    """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
+    node's best gain over all features) significant at ``significance.level``? The node's
+    samples are ``data.sample_idx[start:end]``; the p-value is ``permutation_test_max``'s on
+    the node's bins of that one feature (S-pruning's test) or of every feature, a categorical
+    feature re-scored by sets of categories with ``scan``. A NaN p-value (the impurity failed on
+    shuffled labels) is reported in ``status`` (``records.STATUS_*``) like a failed scan.
 
-    return types.float64(
-        types.int64[::1, :], types.int64[::1], types.float64[::1], types.int64,
-        types.int64[::1], types.int64, IMPURITY_FUNCTION_TYPE, types.float64[::1], types.int64,
-        types.float64, types.int64, types.int64, types.boolean[::1],
-        types.FunctionType(scan_signature()))
+    The growth loop calls it through ``pointers.significance_test_pointer``, so that only fits
+    with S-pruning compile the permutation test.
+    """
+    X_binned = data.X_binned
+    over_features = significance.over_features
+    n = end - start
+    n_columns = X_binned.shape[1] if over_features else 1
+    node_bins = np.empty((n_columns, n), dtype=np.int64).T  # Fortran order
+    n_bins = np.empty(n_columns, dtype=np.int64)
+    categorical = np.empty(n_columns, dtype=np.bool_)
+    labels = np.empty(n, dtype=np.int64)
+    weights = np.empty(n)
+    for c in range(n_columns):
+        n_bins[c] = bins.n_bins_non_missing[c if over_features else f]
+        categorical[c] = bins.is_categorical[c if over_features else f]
+    for t in range(n):
+        i = data.sample_idx[start + t]
+        labels[t] = data.y_code[i]
+        weights[t] = data.sample_weight[i]
+        for c in range(n_columns):
+            node_bins[t, c] = X_binned[i, c if over_features else f]
+    p_value = permutation_test_max(
+        node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
+        impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
+        significance.n_permutations, seed, categorical, scan)[1]
+    if p_value != p_value:
+        status[STATUS_CODE] = GROWTH_CRITERION_FAILED
+        status[STATUS_NODE] = node
+        status[STATUS_FEATURE] = f
+        status[STATUS_START] = start
+        status[STATUS_END] = end
+        status[STATUS_DEPTH] = depth
+        status[STATUS_IN_PERMUTATION_TEST] = 1
+    return p_value <= significance.level
 
 
-def node_p_value(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
-                  h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
-                  is_categorical, scan):
-    return permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins,
-                                missing_bin, h, h_params, min_samples_leaf, min_weight_leaf,
-                                n_permutations, seed, is_categorical, scan)[1]
-
-
-def no_node_test(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
-                  h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
-                  is_categorical, scan):
-    return 0.0
+@njit(cache=True, nogil=True)
+def node_test_skipped(data, start, end, f, bins, impurity, stopping, significance, seed, scan,
+                      status, node, depth):
+    """Without S-pruning every split stands: ``node_is_significant``'s stand-in, which the
+    growth loop never calls (it tests ``significance.level > 0`` first) but whose pointer
+    type it needs."""
+    return True

@@ -1,4 +1,5 @@
-"""First-class function pointers to compiled kernels, and every cache of them.
+"""First-class function pointers to compiled kernels, every cache of them, and the twins of
+kernels compiled for narrower uses (``twin``, ``serial_twin``).
 
 The growth kernel calls some functions through pointers instead of directly: the impurity (so
 that one compiled kernel serves every criterion) and the per-feature split scan (Numba copies
@@ -83,6 +84,46 @@ def impurity_pointer(function):
     return pointer
 
 
+def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
+    """The Python function of kernel ``dispatcher`` compiled again as a kernel of its own,
+    with ``njit(cache=True, nogil=True)``: without ``parallel`` (``prange`` is ``range``
+    there) and with the module globals named in ``replaced_globals`` bound to other objects.
+
+    The twin is a copy of the function named ``<name>_<suffix>``: Numba's cache files are
+    named after the function, and two compilations of one function with different options
+    would overwrite each other's entries. One twin per (kernel, suffix) and process; under
+    ``NUMBA_DISABLE_JIT`` the kernel itself, which is plain Python then.
+    """
+    if not isinstance(dispatcher, Dispatcher):
+        return dispatcher
+    key = (dispatcher, suffix)
+    if key not in _TWINS:
+        import types as python_types
+
+        from numba import njit
+
+        function = dispatcher.py_func
+        copy = python_types.FunctionType(
+            function.__code__, dict(function.__globals__, **replaced_globals),
+            f"{function.__name__}_{suffix}", function.__defaults__, function.__closure__)
+        copy.__qualname__ = f"{function.__qualname__}_{suffix}"
+        copy.__module__ = function.__module__
+        copy.__doc__ = function.__doc__
+        _TWINS[key] = njit(cache=True, nogil=True)(copy)
+    return _TWINS[key]
+
+
+def serial_twin(dispatcher: Dispatcher):
+    """A ``parallel=True`` kernel compiled without ``parallel``: the same code on one thread,
+    without the parallel region, whose compilation is the slow part (for fits and inputs too
+    small to use threads)."""
+    return twin(dispatcher, "serial")
+
+
+#: (kernel, suffix) -> its twin.
+_TWINS: dict = {}
+
+
 # -- the split scans --------------------------------------------------------------------------
 def _node_scan_type():
     """Numba type of ``records.NodeScan`` as the growth loop builds it."""
@@ -122,16 +163,26 @@ def scan_signature():
 _SCAN_POINTERS: dict = {}
 
 
-def scan_pointer():
+def scan_pointer(rule=None):
     """The per-feature scan (``splitting.scan_feature``) as a first-class function pointer.
 
     The scan is the largest piece of compiled code; called directly it would be compiled again
     into every caller. Through the pointer it is compiled once, which took seconds off the
     first fit. The call costs nanoseconds against a scan's microseconds.
+
+    For a ``rule`` (``records.SplitRule``) whose numerator is the gain
+    (``split_rules.numerator_is_gain``: gain, gain ratio, cost-benefit) the scan never calls
+    ``rule_numerator``; it then gets the scan's twin compiled with
+    ``split_rules.gain_numerator`` in its place, without the other rules' numerators (ECART,
+    impure pairs, minimax...), a third of the scan's compile time. Same code, same results.
     """
+    from .split_rules import gain_numerator, numerator_is_gain
     from .splitting import scan_feature
 
-    return _cached_pointer(_SCAN_POINTERS, None, scan_feature, scan_signature)
+    gain_only = rule is not None and bool(numerator_is_gain(int(rule.code)))
+    function = (twin(scan_feature, "gain_numerator", rule_numerator=gain_numerator)
+                if gain_only else scan_feature)
+    return _cached_pointer(_SCAN_POINTERS, gain_only, function, scan_signature)
 
 
 def sampled_candidates_scan_pointer():
@@ -172,10 +223,14 @@ def categorical_scan_pointer(enabled: bool = True):
 _SMALL_NODE_SCAN_POINTERS: dict = {}
 
 
-def small_node_scan_pointer(data, bins):
+def small_node_scan_pointer(data, bins, parallel=True):
     """``splitting.scan_small_node`` as a first-class function pointer for the types of
     ``data`` (``records.TrainingData``) and ``bins`` (``records.BinLayout``): compiled once,
     not again inside the growth loop, like the scan itself.
+
+    With ``parallel`` False it is ``splitting.scan_small_node_serial`` instead, for fits in
+    which no small node is wide enough to be scanned on several threads: the parallel region,
+    a quarter of the small-node scan's compile time, is then never compiled.
 
     The pointer's type must be the one the growth loop sees, so it is compiled for Numba's
     types of the records: ``X_binned`` uint8 or uint16, Fortran order, or C order when the
@@ -185,7 +240,7 @@ def small_node_scan_pointer(data, bins):
     from numba import types
 
     from .records import SmallNodeWorkspace
-    from .splitting import scan_small_node
+    from .splitting import scan_small_node, scan_small_node_serial
 
     data_type, bins_type = numba.typeof(data), numba.typeof(bins)
 
@@ -200,25 +255,109 @@ def small_node_scan_pointer(data, bins):
                           _node_scan_type(), workspace, _results_type(), scan, types.int64,
                           categorical_scan)
 
-    return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type), scan_small_node,
+    function = scan_small_node if parallel else scan_small_node_serial
+    return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type, bool(parallel)),
+                           function, signature)
+
+
+# -- the histogram build --------------------------------------------------------------------
+_HISTOGRAM_BUILDERS: dict = {}
+
+
+def histogram_pointer(data, parallel: bool):
+    """``histogram.build_histogram`` as a first-class function pointer for the type of
+    ``data`` (``records.TrainingData``); with ``parallel`` False its serial twin
+    (``serial_twin``), for fits in which no node reaches the loop's ``parallel_threshold``:
+    the parallel region is about half of the histogram build's compile time."""
+    import numba
+    from numba import types
+
+    from .histogram import build_histogram
+
+    data_type = numba.typeof(data)
+
+    def signature():
+        return types.void(data_type, types.int64, types.int64, types.float64[:, :, ::1],
+                          types.int64)
+
+    function = build_histogram if parallel else serial_twin(build_histogram)
+    return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, bool(parallel)), function,
                            signature)
 
 
-# -- the S-pruning node test ------------------------------------------------------------------
-_NODE_TESTS: dict = {}
+# -- rarely used parts of the growth loop ------------------------------------------------------
+_HEAPS: dict = {}
 
 
-def node_test_pointer(enabled: bool):
-    """Function pointer of the S-pruning node test (or of a no-op when S-pruning is off).
+def heap_pointers(best_first: bool):
+    """``(push, pop)`` of the best-first growth's min-heap (``growth.heap_push``,
+    ``growth.heap_pop``) as first-class function pointers; for depth-first growth their
+    stand-ins ``growth.no_heap_push``, ``growth.no_heap_pop``, which it never calls."""
+    from numba import types
 
-    Passed to the growth kernel as a pointer so that the permutation machinery is compiled
-    only by fits that use it.
-    """
-    from numba import cfunc
+    from .growth import heap_pop, heap_push, no_heap_pop, no_heap_push
 
-    from .permutation import no_node_test, node_p_value, node_test_signature
+    push, pop = (heap_push, heap_pop) if best_first else (no_heap_push, no_heap_pop)
+    keys, nodes = types.float64[::1], types.int64[::1]
+    return (_cached_pointer(_HEAPS, (bool(best_first), "push"), push,
+                            lambda: types.int64(keys, nodes, types.int64, types.float64,
+                                                types.int64)),
+            _cached_pointer(_HEAPS, (bool(best_first), "pop"), pop,
+                            lambda: types.int64(keys, nodes, types.int64)))
 
-    if enabled not in _NODE_TESTS:
-        function = node_p_value if enabled else no_node_test
-        _NODE_TESTS[enabled] = cfunc(node_test_signature(), cache=True)(function)
-    return _NODE_TESTS[enabled]
+
+# Feature sampling and S-pruning are called through pointers so that a fit compiles them only
+# when it uses them; without them the loop gets a trivial stand-in of the same type, which it
+# never calls. The types are those of the grower's records, as Numba sees them in the loop.
+_FEATURE_SAMPLERS: dict = {}
+
+
+def feature_sampling_pointer(data, bins, sampling, enabled: bool):
+    """``growth.choose_features`` as a first-class function pointer for the types of the
+    records ``data``, ``bins`` and ``sampling`` (``growth.every_feature`` when ``enabled`` is
+    False)."""
+    import numba
+    from numba import types
+
+    from .growth import choose_features, every_feature
+
+    record_types = (numba.typeof(sampling), numba.typeof(data), numba.typeof(bins))
+
+    def signature():
+        sampling_type, data_type, bins_type = record_types
+        return types.int64[::1](sampling_type, types.boolean, types.float64[:, :, ::1],
+                                data_type, types.int64, types.int64, bins_type,
+                                types.uint64[::1], types.int64[::1], types.boolean[::1])
+
+    function = choose_features if enabled else every_feature
+    return _cached_pointer(_FEATURE_SAMPLERS, record_types + (bool(enabled),), function,
+                           signature)
+
+
+_SIGNIFICANCE_TESTS: dict = {}
+
+
+def significance_test_pointer(data, bins, impurity, stopping, significance):
+    """``permutation.node_is_significant`` (S-pruning, ``significance.level`` > 0) or its
+    stand-in ``permutation.node_test_skipped`` as a first-class function pointer for the
+    types of the records."""
+    import numba
+    from numba import types
+
+    from .permutation import node_is_significant, node_test_skipped
+
+    enabled = significance.level > 0.0
+    function = node_is_significant if enabled else node_test_skipped
+    if not isinstance(function, Dispatcher):  # NUMBA_DISABLE_JIT
+        return function
+    record_types = tuple(numba.typeof(record)
+                         for record in (data, bins, impurity, stopping, significance))
+
+    def signature():
+        data_type, bins_type, impurity_type, stopping_type, significance_type = record_types
+        return types.boolean(data_type, types.int64, types.int64, types.int64, bins_type,
+                             impurity_type, stopping_type, significance_type, types.int64,
+                             types.FunctionType(scan_signature()), types.int64[::1],
+                             types.int64, types.int64)
+
+    return _cached_pointer(_SIGNIFICANCE_TESTS, record_types + (enabled,), function, signature)

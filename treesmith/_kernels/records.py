@@ -47,11 +47,9 @@ Stopping = namedtuple(
      "min_weight_split", "min_impurity_decrease", "max_leaf_nodes"])
 
 #: S-pruning (docs/methods.md §6): a node whose best split's permutation p-value exceeds
-#: ``level`` becomes a leaf (``level`` 0: off); ``node_test`` is the p-value function pointer
-#: (``pointers.node_test_pointer``), testing the best gain over all features when
-#: ``over_features``.
-SignificanceTest = namedtuple(
-    "SignificanceTest", ["level", "n_permutations", "over_features", "node_test"])
+#: ``level`` becomes a leaf (``level`` 0: off), testing the best gain over all features when
+#: ``over_features`` (the test: ``EngineSettings.significance_test``).
+SignificanceTest = namedtuple("SignificanceTest", ["level", "n_permutations", "over_features"])
 
 #: Per-node feature sampling: ``max_features`` non-constant features of a random permutation
 #: drawn from a generator seeded with ``seed``.
@@ -77,13 +75,20 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: ones; ``n_threads``; at most ``max_histograms`` pooled histograms; the per-feature scan and
 #: the small-node scan as function pointers (``treesmith._kernels.pointers``); at most
 #: ``max_node_stats_bytes`` of per-node statistics rows; ``status``, an int64 array of
-#: ``STATUS_SIZE`` in which the growth loop reports why it stopped early (``STATUS_*``); and
-#: the scan of a categorical feature as a function pointer (a never-called stub when no feature
-#: is categorical).
+#: ``STATUS_SIZE`` in which the growth loop reports why it stopped early (``STATUS_*``); the
+#: scan of a categorical feature (a never-called stub when no feature is categorical); and the
+#: compiled functions the growth loop calls through pointers so that each is compiled once,
+#: and only by the fits that use it: the feature sampler ``choose_features``
+#: (``growth.choose_features``, or a stand-in without sampling), the S-pruning
+#: ``significance_test`` (``permutation.node_is_significant``, or a stand-in without it),
+#: ``build_histogram`` (``histogram.build_histogram``, or its serial twin when no node reaches
+#: ``parallel_threshold``), and the best-first heap's ``heap_push`` and ``heap_pop``
+#: (stand-ins in depth-first growth).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
-     "small_node_scan", "max_node_stats_bytes", "status", "categorical_scan"])
+     "small_node_scan", "max_node_stats_bytes", "status", "categorical_scan",
+     "choose_features", "significance_test", "build_histogram", "heap_push", "heap_pop"])
 
 #: ``EngineSettings.status[STATUS_CODE]``: the tree grew completely (``GROWTH_COMPLETE``); a
 #: candidate split's impurity was not finite or negative (``GROWTH_CRITERION_FAILED``: the

@@ -180,6 +180,16 @@ def rule_numerator(rule, gain, left, right, count_left, count_right, weight_left
     return gain  # gain, gain ratio, cost-benefit
 
 
+@njit(cache=True, nogil=True, inline="always")
+def gain_numerator(rule, gain, left, right, count_left, count_right, weight_left, weight_right,
+                   node_weight, node_pairs, total_weight, n_classes):
+    """``rule_numerator`` of the rules whose numerator is the gain (``numerator_is_gain``).
+    The per-feature scan of a fit with one of these rules is compiled with it in place of
+    ``rule_numerator``, which the scan then never calls (``pointers.scan_pointer``), so that
+    the first fit does not compile the other rules' numerators."""
+    return gain
+
+
 # -- selection across features --------------------------------------------------------------
 @njit(cache=True, nogil=True)
 def _split_information(weight_left, node_weight):

@@ -546,6 +546,20 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
 
 
 @njit(cache=True, nogil=True)
+def scan_small_node_serial(data, bins, features, start, end, node, workspace, results, scan,
+                           n_chunks, categorical_scan):
+    """``scan_small_node`` on the calling thread, whatever ``n_chunks`` says (same results:
+    they are per feature).
+
+    The growth loop gets it instead of ``scan_small_node`` when no small node can be wide
+    enough to be scanned on several threads (``pointers.small_node_scan_pointer``): the
+    parallel region is then never entered, and a first fit does not pay for compiling it.
+    """
+    scan_small_node_features(data, bins, features, start, end, node, workspace, np.int64(0),
+                             results, scan, categorical_scan)
+
+
+@njit(cache=True, nogil=True)
 def is_constant_in_node(column, sample_idx, start, end):
     """True when all samples of the node share one bin of this column."""
     first = column[sample_idx[start]]
