@@ -21,19 +21,14 @@ from .._dtypes import (
 from .categorical import BITSET_WORDS, partition_categorical
 from .histogram import subtract_histograms
 from .monotonic import child_bounds, node_value
+from .permutation import record_failure
 from .random import initial_state, next_below
 from .records import (
     GROWTH_COMPLETE,
-    GROWTH_CRITERION_FAILED,
     GROWTH_NODE_MEMORY,
     SPLIT_DTYPE,
     STATUS_CODE,
-    STATUS_DEPTH,
-    STATUS_END,
-    STATUS_FEATURE,
     STATUS_N_NODES,
-    STATUS_NODE,
-    STATUS_START,
     Monotonicity,
     NodeScan,
     SmallNodeWorkspace,
@@ -330,17 +325,6 @@ def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, 
 
 
 @njit(cache=True)
-def _record_failure(status, node, f, start, end, depth):
-    """``status``: the impurity failed at ``node`` (samples ``start:end``), feature ``f``."""
-    status[STATUS_CODE] = GROWTH_CRITERION_FAILED
-    status[STATUS_NODE] = node
-    status[STATUS_FEATURE] = f
-    status[STATUS_START] = start
-    status[STATUS_END] = end
-    status[STATUS_DEPTH] = depth
-
-
-@njit(cache=True)
 def _report_failed_scan(results, features, status, node, start, end, depth):
     """Whether the scan of some feature in ``features`` met a candidate whose impurity failed
     (``SPLIT_DTYPE["impurity_failed"]``); the first such feature and the node are written to
@@ -348,7 +332,7 @@ def _report_failed_scan(results, features, status, node, start, end, depth):
     for i in range(features.shape[0]):
         f = features[i]
         if results[f]["impurity_failed"]:
-            _record_failure(status, node, f, start, end, depth)
+            record_failure(status, node, f, start, end, depth)
             return True
     return False
 

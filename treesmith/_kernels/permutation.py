@@ -290,6 +290,18 @@ def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bin
     return observed, (1.0 + n_at_least) / (1.0 + n_permutations)
 
 
+@njit(cache=True, nogil=True)
+def record_failure(status, node, f, start, end, depth):
+    """``status`` (``records.STATUS_*``): the impurity failed at ``node`` (samples
+    ``start:end``, depth ``depth``), on feature ``f``; the grower explains and raises."""
+    status[STATUS_CODE] = GROWTH_CRITERION_FAILED
+    status[STATUS_NODE] = node
+    status[STATUS_FEATURE] = f
+    status[STATUS_START] = start
+    status[STATUS_END] = end
+    status[STATUS_DEPTH] = depth
+
+
 # -- the node test the growth kernel calls through a function pointer -------------------------
 @njit(cache=True, nogil=True)
 def node_is_significant(data, start, end, f, bins, impurity, stopping, significance, seed, scan,
@@ -327,12 +339,7 @@ def node_is_significant(data, start, end, f, bins, impurity, stopping, significa
         impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
         significance.n_permutations, seed, categorical, scan)[1]
     if p_value != p_value:
-        status[STATUS_CODE] = GROWTH_CRITERION_FAILED
-        status[STATUS_NODE] = node
-        status[STATUS_FEATURE] = f
-        status[STATUS_START] = start
-        status[STATUS_END] = end
-        status[STATUS_DEPTH] = depth
+        record_failure(status, node, f, start, end, depth)
         status[STATUS_IN_PERMUTATION_TEST] = 1
     return p_value <= significance.level
 
