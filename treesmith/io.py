@@ -689,8 +689,8 @@ def _check_estimator(estimator, where: str = "attributes"):
     elif tree.n_classes != 0:
         _fail(where, "a regressor needs a regression tree (n_classes = 0)")
     _check_cost_attributes(estimator, n_features, where)
-    if not hasattr(estimator, "c45_tree_"):  # C4.5's categories_ are its nominal levels,
-        _check_categorical_attributes(estimator, tree, n_features, where)  # checked below
+    if getattr(estimator, "_categories_are_split_codes", True):
+        _check_categorical_attributes(estimator, tree, n_features, where)
     _check_fitted_parameter_objects(estimator, n_features, where)
     check_own = getattr(estimator, "_check_loaded_attributes", None)
     if callable(check_own):  # the attributes only this estimator class carries

@@ -75,6 +75,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     error bound count them as objects.
     """
 
+    #: ``categories_`` are J48's nominal levels (checked by ``_check_loaded_attributes``), not
+    #: the category codes of split sets that ``treesmith.io`` checks for the other trees.
+    _categories_are_split_codes = False
+
     def __init__(self, confidence_factor=0.25, min_objects=2, unpruned=False,
                  subtree_raising=True, collapse=True, binary_splits=False, laplace=False,
                  reduced_error_pruning=False, n_folds=3, random_state=None,
