@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels.histogram import build_histogram_naive
-from ._kernels.stats import class_counts_slice, class_weights_slice
+from ._kernels.stats import REGRESSION_COUNT, class_counts_slice, class_weights_slice
 
 #: Failing proportion vectors quoted in the message, at most.
 MAX_QUOTED = 3
@@ -62,8 +62,8 @@ def _categorical_children(hist_f, n_bins_non_missing, missing_bin, n_classes):
     from ._kernels.categorical import EXHAUSTIVE_MAX_CATEGORIES
 
     missing = hist_f[missing_bin]
-    count = hist_f[:n_bins_non_missing, class_counts_slice(n_classes)].sum(axis=1) \
-        if n_classes else hist_f[:n_bins_non_missing].sum(axis=1)
+    count = (hist_f[:n_bins_non_missing, class_counts_slice(n_classes)].sum(axis=1)
+             if n_classes else hist_f[:n_bins_non_missing, REGRESSION_COUNT])
     present = np.flatnonzero(count > 0)
     non_missing = hist_f[present].sum(axis=0)
     if present.size <= EXHAUSTIVE_MAX_CATEGORIES:
