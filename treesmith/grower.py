@@ -397,6 +397,9 @@ class TreeGrower:
         depth, stats = top[7], top[8]
         lower_bound, upper_bound = top[11], top[12]
         root_paid = self._paid_above(top, deferred_node, test_costs)
+        # The n_threads subtrees grown at once share the pool's memory budget (a smaller pool
+        # only makes pending nodes rebuild histograms: same splits).
+        subtree_histograms = max(3, engine.max_histograms // n_threads)
         def grow_subtree(t):
             subtree_data = gather_subtree(data, deferred_start[t], deferred_end[t])
             node = deferred_node[t]
@@ -405,9 +408,13 @@ class TreeGrower:
             bounds = monotonicity._replace(lower=float(lower_bound[node]),
                                            upper=float(upper_bound[node]))
             subtree_engine = engine._replace(parallel_threshold=_NEVER, n_threads=1,
+                                             max_histograms=subtree_histograms,
                                              status=np.zeros(STATUS_SIZE, dtype=np.int64))
-            return (grow(subtree_data, *records, subtree_engine, scope, bounds)[:_N_NODE_ARRAYS],
-                    subtree_engine, subtree_data)
+            subtree = grow(subtree_data, *records, subtree_engine, scope, bounds)[:_N_NODE_ARRAYS]
+            # The gathered rows are kept only to explain a failed growth: a full-depth fit
+            # would otherwise hold a copy of the whole binned data until the splice.
+            failed = subtree_engine.status[STATUS_CODE] != GROWTH_COMPLETE
+            return subtree, subtree_engine, subtree_data if failed else None
 
         largest_first = np.argsort(deferred_start - deferred_end, kind="stable")
         grown = run_tasks(grow_subtree, largest_first, n_threads)
@@ -419,8 +426,10 @@ class TreeGrower:
         # error raised does not depend on the thread count.
         by_node = sorted(zip(largest_first, grown), key=lambda pair: -pair[0])
         for _, (_, subtree_engine, subtree_data) in by_node:
-            self._check_status(subtree_engine.status, subtree_data, records[0], budget,
-                               stats.shape[1])
+            if subtree_data is not None:
+                self._check_status(subtree_engine.status, subtree_data, records[0], budget,
+                                   stats.shape[1])
+        del grown, by_node  # ``subtrees`` holds the only references: _splice frees as it goes
         n_nodes = top[0].shape[0] + sum(subtree[0].shape[0] for subtree in subtrees)
         if n_nodes * stats.shape[1] * 8 > budget:
             raise _node_memory_error(data.sample_idx.size, stats.shape[1], self.n_classes,
@@ -510,7 +519,13 @@ class TreeGrower:
 def _splice(top, deferred_node, subtrees):
     """One tree from ``top`` (node arrays in preorder) and the subtree grown for each of its
     deferred leaves ``deferred_node``: the subtrees' nodes are appended, the pointers to each
-    deferred leaf redirected to its subtree's root, and the whole renumbered in preorder."""
+    deferred leaf redirected to its subtree's root, and the whole renumbered in preorder.
+
+    Each part is written straight to its place in the output (no concatenated copy of every
+    node array first), and ``subtrees`` is emptied as its parts are written, so the peak is
+    the parts plus the output: the node arrays are the largest allocation of a full-depth fit
+    after the binned data.
+    """
     n_top = top[0].shape[0]
     sizes = np.array([subtree[0].shape[0] for subtree in subtrees], dtype=np.int64)
     offsets = n_top + np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
@@ -522,12 +537,21 @@ def _splice(top, deferred_node, subtrees):
         parts += [np.where(subtree[column] != TREE_LEAF, subtree[column] + offset, TREE_LEAF)
                   for subtree, offset in zip(subtrees, offsets)]
         children.append(np.concatenate(parts).astype(np.int64))
-    fields = [np.concatenate([top[i]] + [subtree[i] for subtree in subtrees])
-              for i in range(2, len(top))]
     n_nodes = children[0].shape[0]
     order = _preorder(children[0], children[1], n_nodes)[:n_nodes - deferred_node.shape[0]]
     new_id = np.full(n_nodes, TREE_LEAF, dtype=np.int64)
     new_id[order] = np.arange(order.shape[0])
     renumbered = [np.where(column[order] != TREE_LEAF, new_id[column[order]], TREE_LEAF)
                   for column in children]
-    return tuple(renumbered + [field[order] for field in fields])
+    del children
+    n_kept = order.shape[0]
+    fields = [np.empty((n_kept,) + field.shape[1:], dtype=field.dtype) for field in top[2:]]
+    kept_top = new_id[:n_top] != TREE_LEAF  # the deferred leaves are replaced by subtrees
+    for out, field in zip(fields, top[2:]):
+        out[new_id[:n_top][kept_top]] = field[kept_top]
+    for t, offset in enumerate(offsets):
+        destination = new_id[offset:offset + sizes[t]]
+        for out, field in zip(fields, subtrees[t][2:]):
+            out[destination] = field
+        subtrees[t] = None
+    return tuple(renumbered + fields)
