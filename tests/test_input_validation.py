@@ -194,3 +194,50 @@ def test_multi_output_labels_are_rejected(data):
     X, y = data
     with pytest.raises(ValueError, match=r"(?i)\by\b|output|label|target"):
         DecisionTreeClassifier().fit(X, np.column_stack([y, y]))
+
+
+def _text_frame():
+    X = pd.DataFrame({"a": np.arange(20.0), "city": ["Nice", "Brest"] * 10})
+    return X, np.arange(20) % 2
+
+
+def test_text_column_hint_for_estimators_without_categorical_splits():
+    """Estimators without ``categorical_features`` name the column and say how to encode it,
+    without pointing at a parameter they do not have."""
+    import treesmith
+    from treesmith.ensemble import GreedyTreeClassifier
+
+    X, y = _text_frame()
+    for estimator in (treesmith.BayesianTreeClassifier(n_iter=10), GreedyTreeClassifier(),
+                      treesmith.BudgetForestClassifier(budget=2.0)):
+        with pytest.raises(ValueError, match="'city' \\(column 1\\)") as raised:
+            estimator.fit(X, y)
+        message = str(raised.value)
+        assert "has no categorical splits" in message and "OrdinalEncoder" in message
+        assert "name it in categorical_features" not in message
+
+
+def test_text_column_hint_for_trees_points_at_categorical_features():
+    X, y = _text_frame()
+    with pytest.raises(ValueError, match="name it in categorical_features"):
+        DecisionTreeClassifier(categorical_features=None).fit(X, y)
+
+
+def test_warning_and_error_classes_are_public():
+    """The classes users catch or filter are importable from the package root."""
+    import warnings
+
+    import treesmith
+    from treesmith._criterion_failure import CriterionFailure
+    from treesmith.grower import LargeTreeWarning
+
+    assert treesmith.CriterionFailure is CriterionFailure
+    assert treesmith.LargeTreeWarning is LargeTreeWarning
+    for name in ("CriterionFailure", "LargeTreeWarning", "UnseenLevelWarning",
+                 "ConcavityWarning", "ModelFileError"):
+        assert name in treesmith.__all__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", treesmith.ConcavityWarning)
+        with pytest.raises(treesmith.ConcavityWarning):
+            DecisionTreeClassifier(criterion=treesmith.criteria.Renyi(gamma=2.0)).fit(
+                np.arange(20.0)[:, None], np.arange(20) % 2)

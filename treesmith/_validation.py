@@ -470,11 +470,15 @@ def _some(rows: np.ndarray, limit: int = 5) -> str:
 
 
 # -- X and y ------------------------------------------------------------------------------------
+_ENCODE_FIRST = ("encode it first, e.g. with treesmith.datasets.encode_features or "
+                 "scikit-learn's OneHotEncoder / OrdinalEncoder")
 _ENCODE_HINT = ("To split on its categories, name it in categorical_features (e.g. "
                 "categorical_features=[...] with its name or index; the default 'from_dtype' "
                 "takes the pandas category, string, object and bool columns of a DataFrame), "
-                "or encode it first, e.g. with treesmith.datasets.encode_features or "
-                "scikit-learn's OneHotEncoder / OrdinalEncoder")
+                f"or {_ENCODE_FIRST}")
+_NO_CATEGORICAL_HINT = ("This estimator has no categorical splits: " + _ENCODE_FIRST
+                        + ", or use DecisionTreeClassifier / DecisionTreeRegressor / the random "
+                        "forests, which split on categories (categorical_features)")
 
 
 def _is_missing(value) -> bool:
@@ -501,17 +505,20 @@ def _text_cells(values: np.ndarray) -> np.ndarray:
     return np.asarray(bad, dtype=np.int64)
 
 
-def _describe_text_column(label: str, values: np.ndarray, bad: np.ndarray) -> str:
+def _describe_text_column(label: str, values: np.ndarray, bad: np.ndarray,
+                          categorical_supported: bool) -> str:
     shown = ", ".join(repr(values[k]) for k in bad[:3]) + (" …" if bad.size > 3 else "")
+    hint = _ENCODE_HINT if categorical_supported else _NO_CATEGORICAL_HINT
     return (f"Feature {label} holds non-numeric values ({shown}; {bad.size} of {values.size} "
-            f"rows). {_ENCODE_HINT}.")
+            f"rows). {hint}.")
 
 
-def check_X_frame(X, text_columns: bool = True) -> None:
+def check_X_frame(X, text_columns: bool = True, categorical_supported: bool = True) -> None:
     """Reject, with a message naming the column, what scikit-learn's conversion would turn into
     a numpy error or a silent change: duplicate column names, date/time columns and (unless
     ``text_columns`` is False) text columns, which reach here only when they are not
-    categorical features."""
+    categorical features. The hint for a text column points at ``categorical_features`` only
+    where the estimator has it (``categorical_supported``)."""
     columns = getattr(X, "columns", None)
     dtypes = getattr(X, "dtypes", None)
     if columns is not None and dtypes is not None and hasattr(X, "iloc"):
@@ -537,7 +544,8 @@ def check_X_frame(X, text_columns: bool = True) -> None:
                 values = np.asarray(X.iloc[:, j].astype(object))
                 bad = _text_cells(values)
                 if bad.size:
-                    raise ValueError(_describe_text_column(label, values, bad))
+                    raise ValueError(_describe_text_column(label, values, bad,
+                                                            categorical_supported))
         return
     if isinstance(X, (str, bytes)) or X is None:
         return  # scikit-learn's own message ("Expected 2D array, got scalar …") is clear
@@ -547,7 +555,8 @@ def check_X_frame(X, text_columns: bool = True) -> None:
     for j in range(array.shape[1]):
         bad = _text_cells(array[:, j])
         if bad.size:
-            raise ValueError(_describe_text_column(f"x{j} (column {j})", array[:, j], bad))
+            raise ValueError(_describe_text_column(f"x{j} (column {j})", array[:, j], bad,
+                                                  categorical_supported))
 
 
 def check_y_values(y, task: str):

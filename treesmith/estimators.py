@@ -215,9 +215,14 @@ class BaseDecisionTree(BaseEstimator):
 
         return encode_categories(self, X, fitting)
 
+    def _splits_categories(self) -> bool:
+        """Whether this estimator takes ``categorical_features`` (the Bayesian and greedy
+        trees, built on this class, do not)."""
+        return "categorical_features" in self.get_params(deep=False)
+
     def _validate_X_y(self, X, y):
         X = self._encode_categories(X, fitting=True)
-        check_X_frame(X)
+        check_X_frame(X, categorical_supported=self._splits_categories())
         y = check_y_values(y, self._task)
         X, y = self._finite_or_named(lambda: validate_data(
             self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite="allow-nan",
@@ -234,7 +239,7 @@ class BaseDecisionTree(BaseEstimator):
         a depth-8 predict on 1e6 x 50) is not needed."""
         check_is_fitted(self, "tree_")
         X = self._encode_categories(X, fitting=False)
-        check_X_frame(X)
+        check_X_frame(X, categorical_supported=self._splits_categories())
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
 

@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._gc import pauses_collector
-from .._validation import check_fraction, check_sample_weight
+from .._validation import check_X_frame, check_fraction, check_sample_weight
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..costs import group_costs
 from .costs import leaf_path_groups
@@ -133,6 +133,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
 
     # -- fitting ----------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
+        check_X_frame(X, categorical_supported=False)
         try:
             X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES,
                                  ensure_all_finite="allow-nan")
@@ -300,6 +301,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
     # -- prediction -------------------------------------------------------------------------
     def _validate_X_predict(self, X):
         check_is_fitted(self, "estimators_")
+        check_X_frame(X, categorical_supported=False)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
 
