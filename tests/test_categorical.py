@@ -583,3 +583,96 @@ def test_categories_without_a_json_form_refuse_to_save(tmp_path):
     model = DecisionTreeClassifier(max_depth=1).fit(X, [0, 1] * 10)
     with pytest.raises(ValueError, match="categories_"):
         treesmith.save(model, tmp_path / "model.json")
+
+
+# -- polars input -----------------------------------------------------------------------------
+def _polars_and_pandas(n=500, seed=3):
+    """The same table as a polars and a pandas DataFrame: a String column with nulls, a
+    Float64 column with nulls, an Int64 column, a Boolean column."""
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(seed)
+    city = rng.choice(["Nice", "Lyon", "Paris", "Lille", "Brest", "Rome"], n).astype(object)
+    x = rng.normal(size=n)
+    flag = rng.random(n) > 0.5
+    y = (np.isin(city, ["Nice", "Brest", "Rome"]) ^ (x > 0.8) ^ (flag & (x < -1))).astype(int)
+    city[::9] = None
+    x[::7] = np.nan
+    count = rng.integers(0, 5, n)
+    polars_frame = pl.DataFrame({"city": list(city), "x": [None if v != v else v for v in x],
+                                 "count": count, "flag": flag})
+    pandas_frame = pd.DataFrame({"city": pd.Series(city, dtype="string"), "x": x,
+                                 "count": count, "flag": flag})
+    return polars_frame, pandas_frame, y
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_polars_frame_gives_the_tree_of_the_same_pandas_frame(estimator_class):
+    """String and Boolean columns are categorical from their polars dtype, numeric ones stay
+    numeric, nulls are missing values: the same tree, predictions and feature names as from
+    pandas, and predictions on polars input."""
+    polars_frame, pandas_frame, y = _polars_and_pandas()
+    from_polars = estimator_class(max_depth=5, random_state=0).fit(polars_frame, y)
+    from_pandas = estimator_class(max_depth=5, random_state=0).fit(pandas_frame, y)
+    assert from_polars.feature_names_in_.tolist() == ["city", "x", "count", "flag"]
+    np.testing.assert_array_equal(from_polars.is_categorical_, [True, False, False, True])
+    assert from_polars.categories_[0].tolist() == from_pandas.categories_[0].tolist()
+    assert from_polars.categories_[3].tolist() == [False, True]
+    for name in ("feature", "children_left", "left_categories", "missing_go_left", "value"):
+        np.testing.assert_array_equal(getattr(from_polars.tree_, name),
+                                      getattr(from_pandas.tree_, name))
+    assert from_polars.tree_.is_categorical_split.any()
+    expected = from_pandas.predict(pandas_frame)
+    np.testing.assert_array_equal(from_polars.predict(polars_frame), expected)
+    np.testing.assert_array_equal(from_polars.predict(pandas_frame), expected)
+    np.testing.assert_array_equal(from_pandas.predict(polars_frame), expected)
+
+
+def test_polars_categorical_enum_and_unseen_levels():
+    """A polars Categorical column's categories are sorted, an Enum keeps its order (as a
+    pandas category dtype does), unobserved levels dropped; at prediction a level never seen
+    in training warns and takes the missing-value side."""
+    pl = pytest.importorskip("polars")
+    polars_frame, _, y = _polars_and_pandas()
+    keep = polars_frame["city"].to_numpy() != "Rome"  # nulls kept
+    observed = polars_frame.filter(pl.Series(keep)).select("city", "x")
+    y = y[keep]
+    enum = pl.Enum(["Paris", "Rome", "Nice", "Lyon", "Lille", "Brest", "Oslo"])
+    as_categorical = observed.with_columns(pl.col("city").cast(pl.Categorical))
+    as_enum = observed.with_columns(pl.col("city").cast(enum))
+    model = DecisionTreeClassifier(max_depth=4, random_state=0).fit(as_categorical, y)
+    assert model.categories_[0].tolist() == ["Brest", "Lille", "Lyon", "Nice", "Paris"]
+    ordered = DecisionTreeClassifier(max_depth=4, random_state=0).fit(as_enum, y)
+    assert ordered.categories_[0].tolist() == ["Paris", "Nice", "Lyon", "Lille", "Brest"]
+    new = pl.DataFrame({"city": ["Rome", None], "x": [0.3, 0.3]})
+    with pytest.warns(UnseenLevelWarning, match="Rome"):
+        unseen, missing = model.predict_proba(new)
+    np.testing.assert_array_equal(unseen, missing)
+
+
+def test_polars_text_and_dates_without_categorical_support_are_named():
+    pl = pytest.importorskip("polars")
+    polars_frame, _, y = _polars_and_pandas()
+    with pytest.raises(ValueError, match=r"'city' \(column 0\).*categorical_features"):
+        DecisionTreeClassifier(categorical_features=None).fit(polars_frame, y)
+    model = DecisionTreeClassifier(categorical_features=["city"]).fit(polars_frame, y)
+    with pytest.raises(ValueError, match=r"'flag'.*categorical_features"):
+        model.predict(polars_frame.with_columns(pl.col("flag").cast(pl.String)))
+    dated = polars_frame.with_columns(pl.date_range(
+        pl.date(2020, 1, 1), pl.date(2021, 12, 31), eager=True)[:len(y)].alias("count"))
+    with pytest.raises(ValueError, match=r"'count' \(column 2\).*Date"):
+        DecisionTreeClassifier().fit(dated, y)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(polars_frame.rename({"x": "z"}))
+
+
+@pytest.mark.parametrize("forest_class", ["RandomForestClassifier", "RandomForestRegressor"])
+def test_forests_on_polars_frames(forest_class):
+    from treesmith import ensemble
+
+    polars_frame, pandas_frame, y = _polars_and_pandas(400, seed=4)
+    make = getattr(ensemble, forest_class)
+    from_polars = make(n_estimators=4, random_state=0).fit(polars_frame, y)
+    from_pandas = make(n_estimators=4, random_state=0).fit(pandas_frame, y)
+    assert from_polars.feature_names_in_.tolist() == ["city", "x", "count", "flag"]
+    np.testing.assert_array_equal(from_polars.predict(polars_frame),
+                                  from_pandas.predict(pandas_frame))
