@@ -27,11 +27,11 @@ Candidates, with m the categories present in the node:
   classes), the mean (regression) or, for K > 2 classes, by each class's proportion (K
   orderings): a heuristic.
 
-Cost (``benchmarks/bench_categorical.py``): an ordering is laid out by a bucket sort of the
-keys straight into the compact histogram (``_lay_out_in_key_order``), after one pass over the
-bins that finds the present categories, their weights and the first ordering's keys; on top
-of the numeric scan of the ordered rows this costs about a third of a numeric scan of 255
-bins. The K orderings of K > 2 classes are K numeric scans.
+Cost (``benchmarks/bench_categorical.py``): an ordering is a bucket sort of the keys
+(``_sort_by_key``) and a copy of the rows in that order, after one pass over the bins that
+finds the present categories, their weights and the first ordering's keys; on top of the
+numeric scan of the ordered rows this costs about a third of a numeric scan of 255 bins.
+The K orderings of K > 2 classes are K numeric scans.
 
 The chosen set is a 256-bit bitset (four uint64 words, bit ``c & 63`` of word ``c >> 6`` for
 code c), stored per node by the growth loop and read by ``partition_categorical`` and the
@@ -41,7 +41,7 @@ prediction walk.
 import numpy as np
 from numba import njit
 
-from .records import SPLIT_DTYPE, Monotonicity, NodeScan
+from .records import SPLIT_DTYPE, Monotonicity
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
     REGRESSION_COUNT,
@@ -82,55 +82,69 @@ def has_category(bits, code):
 #: Shell sort gaps (Ciura's sequence) for at most 255 categories; the last pass, gap 1, is an
 #: insertion sort.
 _GAPS = np.array([132, 57, 23, 10, 4, 1], dtype=np.int64)
-#: Moves per category after which ``_lay_out_in_key_order`` leaves its insertion sort (keys
+#: Moves per category after which ``_sort_by_key`` leaves its insertion sort (keys
 #: crowded into a sliver of their range) to the Shell sort.
 _MAX_SHIFTS_PER_KEY = 4
 
 
 @njit(cache=True, nogil=True)
-def _precedes(key_a, code_a, key_b, code_b):
-    """(key, code) order: by key, ties by category code."""
-    return key_a < key_b or (key_a == key_b and code_a < code_b)
+def _insertion_sort(keys, order, m, budget):
+    """Sort ``order[:m]`` and ``keys[:m]`` in place by (key, code), moving entries by one place
+    at a time; gives up (returns False, the arrays then still a permutation of the input)
+    once more than ``budget`` moves were made."""
+    shifts = 0
+    for i in range(1, m):
+        code = order[i]
+        key = keys[i]
+        j = i
+        while j > 0 and (key < keys[j - 1] or (key == keys[j - 1] and code < order[j - 1])):
+            keys[j] = keys[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        keys[j] = key
+        order[j] = code
+        shifts += i - j
+        if shifts > budget:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
 def _shell_sort(keys, order, m):
-    """Sort ``order[:m]`` and ``keys[:m]`` in place by (key, code): Ciura's gaps, ending with
-    an insertion sort (``np.sort`` costs more compile time than this whole module)."""
-    for g in range(_GAPS.shape[0]):
+    """Sort ``order[:m]`` and ``keys[:m]`` in place by (key, code): insertion sorts with
+    Ciura's gaps, the last one with gap 1 (``np.sort`` costs more compile time than this
+    whole module)."""
+    for g in range(_GAPS.shape[0] - 1):
         gap = _GAPS[g]
         for i in range(gap, m):
             code = order[i]
             key = keys[i]
             j = i
-            while j >= gap and _precedes(key, code, keys[j - gap], order[j - gap]):
+            while j >= gap and (key < keys[j - gap]
+                                or (key == keys[j - gap] and code < order[j - gap])):
                 keys[j] = keys[j - gap]
                 order[j] = order[j - gap]
                 j -= gap
             keys[j] = key
             order[j] = code
+    _insertion_sort(keys, order, m, m * m)
 
 
 @njit(cache=True, nogil=True)
-def _lay_out_in_key_order(hist_f, present, keys, m, low, high, sorted_keys, order, compact,
-                          bucket_start, bucket_of):
-    """The rows of the ``m`` present categories (codes ``present[:m]``, increasing) in
-    (``keys``, code) order: ``order[:m]`` the codes, ``compact[:m]`` their rows of ``hist_f``,
-    ``sorted_keys[:m]`` their keys; ``low``/``high`` bound the keys; ``bucket_start`` (m + 1
-    entries) and ``bucket_of`` (m) are scratch; ``compact[m]`` is overwritten.
+def _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of):
+    """The ``m`` present categories (codes ``present[:m]``, increasing) in (``keys``, code)
+    order: ``order[:m]`` the codes, ``sorted_keys[:m]`` their keys; ``low``/``high`` bound
+    the keys; ``bucket_start`` (m + 1 entries) and ``bucket_of`` (m) are scratch.
 
     A bucket sort: key k goes to bucket floor((k - low) m / (high - low)), a non-decreasing
     function of k, so the buckets are in key order and, filled in code order, hold their ties
-    in code order; rows are written straight to their bucket's place, and an insertion sort
-    then orders each bucket, one step per category plus one per inversion (equal keys, e.g.
-    pure categories, cost nothing). With keys spread over their range (proportions, means) a
-    bucket holds about one category: ~5 m steps, against ~m^1.3 compare-and-moves for the
-    Shell sort that takes over when the insertion sort passes ``_MAX_SHIFTS_PER_KEY`` m moves
-    (distinct keys crowded into a sliver of their range) or the range is not finite (NaN or
-    infinite keys from a failing criterion). Loops over rows are written out: a helper call
-    that passes the arrays costs an NRT incref/decref pair each, 3x the copy of a row.
+    in code order; an insertion sort then orders each bucket, one step per category plus one
+    per inversion (equal keys, e.g. pure categories, cost nothing). With keys spread over
+    their range (proportions, means) a bucket holds about one category: ~5 m steps, against
+    ~m^1.3 compare-and-moves for the Shell sort that takes over when the insertion sort
+    passes ``_MAX_SHIFTS_PER_KEY`` m moves (distinct keys crowded into a sliver of their
+    range) or the range is not finite (NaN or infinite keys from a failing criterion).
     """
-    n_stats = hist_f.shape[1]
     span = high - low
     scale = m / span if span > 0.0 else 0.0
     if scale < np.inf and low == low and high < np.inf and low > -np.inf:
@@ -143,46 +157,16 @@ def _lay_out_in_key_order(hist_f, present, keys, m, low, high, sorted_keys, orde
         for i in range(m):
             bucket_start[i + 1] += bucket_start[i]
         for j in range(m):
-            bucket = bucket_of[j]
-            position = bucket_start[bucket]
-            bucket_start[bucket] = position + 1
+            position = bucket_start[bucket_of[j]]
+            bucket_start[bucket_of[j]] = position + 1
             sorted_keys[position] = keys[j]
-            b = present[j]
-            order[position] = b
-            for s in range(n_stats):
-                compact[position, s] = hist_f[b, s]
-        shifts = 0
-        budget = _MAX_SHIFTS_PER_KEY * m
-        for i in range(1, m):
-            code = order[i]
-            key = sorted_keys[i]
-            if not _precedes(key, code, sorted_keys[i - 1], order[i - 1]):
-                continue
-            j = i
-            while j > 0 and _precedes(key, code, sorted_keys[j - 1], order[j - 1]):
-                sorted_keys[j] = sorted_keys[j - 1]
-                order[j] = order[j - 1]
-                j -= 1
-            sorted_keys[j] = key
-            order[j] = code
-            for s in range(n_stats):  # the row moves once, to where its code went
-                compact[m, s] = compact[i, s]
-                for r in range(i, j, -1):
-                    compact[r, s] = compact[r - 1, s]
-                compact[j, s] = compact[m, s]
-            shifts += i - j
-            if shifts > budget:
-                break
-        if shifts <= budget:
+            order[position] = present[j]
+        if _insertion_sort(sorted_keys, order, m, _MAX_SHIFTS_PER_KEY * m):
             return
     for j in range(m):
         sorted_keys[j] = keys[j]
         order[j] = present[j]
     _shell_sort(sorted_keys, order, m)
-    for j in range(m):
-        b = order[j]
-        for s in range(n_stats):
-            compact[j, s] = hist_f[b, s]
 
 
 @njit(cache=True, nogil=True)
@@ -203,37 +187,28 @@ def _copy_row(source, b, target, r):
 
 
 @njit(cache=True, nogil=True)
-def _keep_if_better(trial, best, best_score, scale):
-    """Copy ``trial[0]`` over ``best[0]`` when its score beats ``best_score``; returns the best
-    score (the bitset of ``best`` is filled by the caller)."""
-    if trial[0]["bin_threshold"] == NO_SPLIT or not beats(trial[0]["score"], best_score, scale):
+def _keep_if_better(results, f, best, best_score, scale):
+    """Copy the numeric scan's result ``results[f]`` over ``best[0]`` when its score beats
+    ``best_score``; returns the best score and whether it changed (the bitset of ``best`` is
+    filled by the caller)."""
+    trial = results[f]
+    if trial["bin_threshold"] == NO_SPLIT or not beats(trial["score"], best_score, scale):
         return best_score, False
     record = best[0]
-    record["score"] = trial[0]["score"]
-    record["gain"] = trial[0]["gain"]
-    record["weight_left"] = trial[0]["weight_left"]
-    record["missing_go_left"] = trial[0]["missing_go_left"]
+    record["score"] = trial["score"]
+    record["gain"] = trial["gain"]
+    record["weight_left"] = trial["weight_left"]
+    record["missing_go_left"] = trial["missing_go_left"]
     record["bin_threshold"] = CATEGORICAL_SPLIT
-    return trial[0]["score"], True
+    return trial["score"], True
 
 
 @njit(cache=True, nogil=True)
-def _without_monotonicity(node):
-    """``node`` without monotonic constraints, for the numeric scan of a compact histogram:
-    that scan reads the direction of the feature index it is given (0 here), which is not
-    this feature's; a categorical feature has no direction (constraints on one are refused)."""
-    monotonicity = node.monotonicity
-    return NodeScan(node.n_classes, node.impurity, node.rule, node.min_samples_leaf,
-                    node.min_weight_leaf, node.weighted_parent_impurity, node.total_weight,
-                    node.totals, Monotonicity(monotonicity.direction[:0], monotonicity.lower,
-                                              monotonicity.upper))
-
-
-@njit(cache=True, nogil=True)
-def _scan_exhaustive(hist_f, present, m, missing_bin, node, work, scan, scale, trial, best):
+def _scan_exhaustive(hist_f, present, m, missing_bin, node, work, results, f, scan, scale,
+                     best):
     """Every partition of the ``m`` present categories (codes ``present[:m]``), each scored
-    as a two-row histogram by the numeric scan; the best in ``best[0]`` (bitset included).
-    Returns ``(best score, failed)``."""
+    as a two-row histogram by the numeric scan (into ``results[f]``); the best in ``best[0]``
+    (bitset included). Returns ``(best score, failed)``."""
     n_stats = hist_f.shape[1]
     best_bits = best[0]["left_categories"]
     best_score = -np.inf
@@ -242,9 +217,9 @@ def _scan_exhaustive(hist_f, present, m, missing_bin, node, work, scan, scale, t
     _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
     if m == 1:  # the only candidate: the category on one side, missing values on the other
         _copy_row(hist_f, present[0], compact, np.int64(0))
-        scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, trial, np.int64(0))
-        failed = failed or trial[0]["impurity_failed"]
-        best_score, better = _keep_if_better(trial, best, best_score, scale)
+        scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, results, f)
+        failed = failed or results[f]["impurity_failed"]
+        best_score, better = _keep_if_better(results, f, best, best_score, scale)
         if better:
             _set_bit(best_bits, present[0])
     for mask in range(1, 1 << (m - 1)):
@@ -255,12 +230,12 @@ def _scan_exhaustive(hist_f, present, m, missing_bin, node, work, scan, scale, t
             row = 0 if (mask >> j) & 1 else 1
             for s in range(n_stats):
                 compact[row, s] += hist_f[present[j], s]
-        scan(compact, np.int64(2), np.int64(2), node, work, trial, np.int64(0))
-        failed = failed or trial[0]["impurity_failed"]
-        best_score, better = _keep_if_better(trial, best, best_score, scale)
+        scan(compact, np.int64(2), np.int64(2), node, work, results, f)
+        failed = failed or results[f]["impurity_failed"]
+        best_score, better = _keep_if_better(results, f, best, best_score, scale)
         if better:
             _clear_bits(best_bits)
-            everything = trial[0]["bin_threshold"] == 1  # all present left, missing right
+            everything = results[f]["bin_threshold"] == 1  # all present left, missing right
             for j in range(m):
                 if everything or (mask >> j) & 1:
                     _set_bit(best_bits, present[j])
@@ -278,14 +253,14 @@ def _key_column(n_classes, ordering):
 
 
 @njit(cache=True, nogil=True)
-def _scan_orderings(hist_f, present, weights, keys, m, low, high, missing_bin, node, work, scan,
-                    scale, trial, best, scratch_floats, scratch_ints):
+def _scan_orderings(hist_f, present, weights, keys, m, low, high, missing_bin, node, work,
+                    results, f, scan, scale, best, scratch_floats, scratch_ints):
     """The best prefix of the ``m`` present categories (codes ``present[:m]``, weights
     ``weights[:m]``) over the orderings by key (the class-1 proportion for two classes, the
     mean target for regression, each class's proportion for K > 2 classes: K orderings; ties
-    by code), each laid out as a compact histogram and scanned by the numeric scan; the best
-    in ``best[0]`` (bitset included). ``keys[:m]`` holds the keys of ordering 0, within
-    [``low``, ``high``]. Returns ``(best score, failed)``.
+    by code), each laid out as a compact histogram and scanned by the numeric scan (into
+    ``results[f]``); the best in ``best[0]`` (bitset included). ``keys[:m]`` holds the keys
+    of ordering 0, within [``low``, ``high``]. Returns ``(best score, failed)``.
 
     The orderings share the weights (the keys' denominators) and the scratch; the numeric
     scans are the cost that remains, K of them.
@@ -312,15 +287,17 @@ def _scan_orderings(hist_f, present, weights, keys, m, low, high, missing_bin, n
                 keys[j] = key
                 low = min(low, key)
                 high = max(high, key)
-        _lay_out_in_key_order(hist_f, present, keys, m, low, high, sorted_keys, order, compact,
-                              bucket_start, bucket_of)
-        _copy_row(hist_f, np.int64(missing_bin), compact, m)  # over the insertion's spare row
-        scan(compact, m, m, node, work, trial, np.int64(0))
-        failed = failed or trial[0]["impurity_failed"]
-        best_score, better = _keep_if_better(trial, best, best_score, scale)
+        _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
+        for j in range(m + 1):  # written out: a helper call per row that passes the arrays
+            b = order[j] if j < m else missing_bin  # costs an NRT incref/decref pair each
+            for s in range(n_stats):
+                compact[j, s] = hist_f[b, s]
+        scan(compact, m, m, node, work, results, f)
+        failed = failed or results[f]["impurity_failed"]
+        best_score, better = _keep_if_better(results, f, best, best_score, scale)
         if better:
             _clear_bits(best_bits)
-            for j in range(trial[0]["bin_threshold"] + 1):
+            for j in range(results[f]["bin_threshold"] + 1):
                 _set_bit(best_bits, order[j])
     return best_score, failed
 
@@ -336,9 +313,10 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     scores every candidate; ``work`` its scratch block.
 
     One pass over the bins finds the present categories, their weights and their keys for
-    the first ordering; the scratch of every step is two allocations. Measured on one
-    255-category feature (``benchmarks/bench_categorical.py``): the layout in key order costs
-    about a quarter of a numeric scan of the same bins, which is what remains on top of it.
+    the first ordering; the scratch of every step is three allocations. Measured on one
+    255-category feature (``benchmarks/bench_categorical.py``): finding, sorting and laying
+    out the categories costs about a third of a numeric scan of the same bins, which is what
+    an ordering adds to its numeric scan.
     """
     n_classes = node.n_classes
     n_stats = hist_f.shape[1]
@@ -385,21 +363,24 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     totals = node.totals
     scale = tie_scale(node.rule, node.weighted_parent_impurity, stats_weight(totals, n_classes),
                       pairs_of(totals, n_classes) if n_classes > 0 else 0.0, node.total_weight)
-    split = np.empty(2, dtype=SPLIT_DTYPE)
-    trial = split[:1]
-    best = split[1:]
+    best = np.empty(1, dtype=SPLIT_DTYPE)
     _clear_bits(best[0]["left_categories"])
-    if node.monotonicity.direction.shape[0] > 0:
-        node = _without_monotonicity(node)
+    # The numeric scan scores the candidates into results[f], with this feature's index: it
+    # reads the feature's monotonic direction, 0 for a categorical feature (constraints on
+    # one are refused), so category sets are never restricted by another feature's.
     if m <= EXHAUSTIVE_MAX_CATEGORIES and not _ordering_is_exact(node):
-        best_score, failed = _scan_exhaustive(hist_f, present, m, missing_bin, node, work, scan,
-                                              scale, trial, best)
+        best_score, failed = _scan_exhaustive(hist_f, present, m, missing_bin, node, work,
+                                              results, f, scan, scale, best)
     else:
         best_score, failed = _scan_orderings(hist_f, present, weights, keys, m, low, high,
-                                             missing_bin, node, work, scan, scale, trial, best,
-                                             scratch_floats[2 * n:], scratch_ints[n:])
+                                             missing_bin, node, work, results, f, scan, scale,
+                                             best, scratch_floats[2 * n:], scratch_ints[n:])
     out["impurity_failed"] = failed
+    out["next_bin"] = NO_SPLIT
     if best_score == -np.inf:
+        out["bin_threshold"] = NO_SPLIT
+        out["score"] = -np.inf
+        out["gain"] = -np.inf
         return
     out["score"] = best[0]["score"]
     out["gain"] = best[0]["gain"]
