@@ -663,6 +663,8 @@ def test_polars_text_and_dates_without_categorical_support_are_named():
         DecisionTreeClassifier().fit(dated, y)
     with pytest.raises(ValueError, match="feature names should match"):
         model.predict(polars_frame.rename({"x": "z"}))
+    with pytest.raises(TypeError, match=r"LazyFrame.*collect\(\)"):
+        DecisionTreeClassifier().fit(polars_frame.lazy(), y)
 
 
 @pytest.mark.parametrize("forest_class", ["RandomForestClassifier", "RandomForestRegressor"])

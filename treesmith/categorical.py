@@ -335,6 +335,9 @@ def encode_categories(estimator, X, fitting: bool):
     at fit time the columns its ``categorical_features`` selects and their categories are
     found and stored (``is_categorical_``, ``categories_``); X is returned as it is when no
     column is categorical."""
+    if type(X).__module__.split(".")[0] == "polars" and type(X).__name__ == "LazyFrame":
+        raise TypeError("X is a polars LazyFrame, a query that has not run; pass the "
+                        "DataFrame it computes, X.collect().")
     if getattr(X, "shape", None) is None and isinstance(X, (list, tuple)):
         try:
             X = np.asarray(X)
