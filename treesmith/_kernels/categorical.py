@@ -297,8 +297,9 @@ def _scan_orderings(hist_f, present, weights, keys, m, low, high, missing_bin, n
         best_score, better = _keep_if_better(results, f, best, best_score, scale)
         if better:
             _clear_bits(best_bits)
-            for j in range(results[f]["bin_threshold"] + 1):
-                _set_bit(best_bits, order[j])
+            for j in range(results[f]["bin_threshold"] + 1):  # _set_bit written out: a call
+                code = order[j]  # per category passing the bitset costs an incref/decref pair
+                best_bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
     return best_score, failed
 
 
