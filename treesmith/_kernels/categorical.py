@@ -204,45 +204,6 @@ def _keep_if_better(results, f, best, best_score, scale):
 
 
 @njit(cache=True, nogil=True)
-def _scan_exhaustive(hist_f, present, m, missing_bin, node, work, results, f, scan, scale,
-                     best):
-    """Every partition of the ``m`` present categories (codes ``present[:m]``), each scored
-    as a two-row histogram by the numeric scan (into ``results[f]``); the best in ``best[0]``
-    (bitset included). Returns ``(best score, failed)``."""
-    n_stats = hist_f.shape[1]
-    best_bits = best[0]["left_categories"]
-    best_score = -np.inf
-    failed = False  # h failed on some candidate (a failing user criterion)
-    compact = np.empty((3, n_stats))
-    _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
-    if m == 1:  # the only candidate: the category on one side, missing values on the other
-        _copy_row(hist_f, present[0], compact, np.int64(0))
-        scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, results, f)
-        failed = failed or results[f]["impurity_failed"]
-        best_score, better = _keep_if_better(results, f, best, best_score, scale)
-        if better:
-            _set_bit(best_bits, present[0])
-    for mask in range(1, 1 << (m - 1)):
-        for s in range(n_stats):
-            compact[0, s] = 0.0
-            compact[1, s] = 0.0
-        for j in range(m):
-            row = 0 if (mask >> j) & 1 else 1
-            for s in range(n_stats):
-                compact[row, s] += hist_f[present[j], s]
-        scan(compact, np.int64(2), np.int64(2), node, work, results, f)
-        failed = failed or results[f]["impurity_failed"]
-        best_score, better = _keep_if_better(results, f, best, best_score, scale)
-        if better:
-            _clear_bits(best_bits)
-            everything = results[f]["bin_threshold"] == 1  # all present left, missing right
-            for j in range(m):
-                if everything or (mask >> j) & 1:
-                    _set_bit(best_bits, present[j])
-    return best_score, failed
-
-
-@njit(cache=True, nogil=True)
 def _key_column(n_classes, ordering):
     """Column of a row whose ratio to the row's weight is the key of ordering ``ordering``:
     class 1's weight (two classes), class ``ordering``'s (K > 2 classes, K orderings) or the
@@ -250,57 +211,6 @@ def _key_column(n_classes, ordering):
     if n_classes == 0:
         return np.int64(REGRESSION_WEIGHTED_TARGET)
     return weight_column(n_classes, ordering if n_classes > 2 else np.int64(1))
-
-
-@njit(cache=True, nogil=True)
-def _scan_orderings(hist_f, present, weights, keys, m, low, high, missing_bin, node, work,
-                    results, f, scan, scale, best, scratch_floats, scratch_ints):
-    """The best prefix of the ``m`` present categories (codes ``present[:m]``, weights
-    ``weights[:m]``) over the orderings by key (the class-1 proportion for two classes, the
-    mean target for regression, each class's proportion for K > 2 classes: K orderings; ties
-    by code), each laid out as a compact histogram and scanned by the numeric scan (into
-    ``results[f]``); the best in ``best[0]`` (bitset included). ``keys[:m]`` holds the keys
-    of ordering 0, within [``low``, ``high``]. Returns ``(best score, failed)``.
-
-    The orderings share the weights (the keys' denominators) and the scratch; the numeric
-    scans are the cost that remains, K of them.
-    """
-    n_stats = hist_f.shape[1]
-    n_classes = node.n_classes
-    best_bits = best[0]["left_categories"]
-    best_score = -np.inf
-    failed = False
-    compact = scratch_floats[:(m + 1) * n_stats].reshape((m + 1, n_stats))
-    sorted_keys = scratch_floats[(m + 1) * n_stats:(m + 1) * n_stats + m]
-    order = scratch_ints[:m]
-    bucket_start = scratch_ints[m:2 * m + 1]
-    bucket_of = scratch_ints[2 * m + 1:3 * m + 1]
-    n_orderings = n_classes if n_classes > 2 else 1
-    for ordering in range(n_orderings):
-        if ordering > 0:
-            key_column = _key_column(n_classes, ordering)
-            low = np.inf
-            high = -np.inf
-            for j in range(m):
-                weight = weights[j]
-                key = hist_f[present[j], key_column] / weight if weight > 0.0 else 0.0
-                keys[j] = key
-                low = min(low, key)
-                high = max(high, key)
-        _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
-        for j in range(m + 1):  # written out: a helper call per row that passes the arrays
-            b = order[j] if j < m else missing_bin  # costs an NRT incref/decref pair each
-            for s in range(n_stats):
-                compact[j, s] = hist_f[b, s]
-        scan(compact, m, m, node, work, results, f)
-        failed = failed or results[f]["impurity_failed"]
-        best_score, better = _keep_if_better(results, f, best, best_score, scale)
-        if better:
-            _clear_bits(best_bits)
-            for j in range(results[f]["bin_threshold"] + 1):  # _set_bit written out: a call
-                code = order[j]  # per category passing the bitset costs an incref/decref pair
-                best_bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
-    return best_score, failed
 
 
 @njit(cache=True, nogil=True)
@@ -365,17 +275,78 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     scale = tie_scale(node.rule, node.weighted_parent_impurity, stats_weight(totals, n_classes),
                       pairs_of(totals, n_classes) if n_classes > 0 else 0.0, node.total_weight)
     best = np.empty(1, dtype=SPLIT_DTYPE)
-    _clear_bits(best[0]["left_categories"])
+    best_bits = best[0]["left_categories"]
+    _clear_bits(best_bits)
+    best_score = -np.inf
+    failed = False  # h failed on some candidate (a failing user criterion)
     # The numeric scan scores the candidates into results[f], with this feature's index: it
     # reads the feature's monotonic direction, 0 for a categorical feature (constraints on
-    # one are refused), so category sets are never restricted by another feature's.
+    # one are refused), so category sets are never restricted by another feature's. Both
+    # paths stay in this one function: as separate functions they cost 0.6 s more compile.
     if m <= EXHAUSTIVE_MAX_CATEGORIES and not _ordering_is_exact(node):
-        best_score, failed = _scan_exhaustive(hist_f, present, m, missing_bin, node, work,
-                                              results, f, scan, scale, best)
+        # every partition, each a two-row histogram (then the missing row)
+        compact = np.empty((3, n_stats))
+        _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
+        if m == 1:  # the only candidate: the category on one side, missing values on the other
+            _copy_row(hist_f, present[0], compact, np.int64(0))
+            scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, results, f)
+            failed = failed or results[f]["impurity_failed"]
+            best_score, better = _keep_if_better(results, f, best, best_score, scale)
+            if better:
+                _set_bit(best_bits, present[0])
+        for mask in range(1, 1 << (m - 1)):
+            for s in range(n_stats):
+                compact[0, s] = 0.0
+                compact[1, s] = 0.0
+            for j in range(m):
+                row = 0 if (mask >> j) & 1 else 1
+                for s in range(n_stats):
+                    compact[row, s] += hist_f[present[j], s]
+            scan(compact, np.int64(2), np.int64(2), node, work, results, f)
+            failed = failed or results[f]["impurity_failed"]
+            best_score, better = _keep_if_better(results, f, best, best_score, scale)
+            if better:
+                _clear_bits(best_bits)
+                everything = results[f]["bin_threshold"] == 1  # all present left, missing right
+                for j in range(m):
+                    if everything or (mask >> j) & 1:
+                        _set_bit(best_bits, present[j])
     else:
-        best_score, failed = _scan_orderings(hist_f, present, weights, keys, m, low, high,
-                                             missing_bin, node, work, results, f, scan, scale,
-                                             best, scratch_floats[2 * n:], scratch_ints[n:])
+        # the best prefix over the orderings (one; K for K > 2 classes), each laid out as a
+        # compact histogram in key order; they share the weights and the scratch
+        floats = scratch_floats[2 * n:]
+        ints = scratch_ints[n:]
+        compact = floats[:(m + 1) * n_stats].reshape((m + 1, n_stats))
+        sorted_keys = floats[(m + 1) * n_stats:(m + 1) * n_stats + m]
+        order = ints[:m]
+        bucket_start = ints[m:2 * m + 1]
+        bucket_of = ints[2 * m + 1:3 * m + 1]
+        n_orderings = n_classes if n_classes > 2 else 1
+        for ordering in range(n_orderings):
+            if ordering > 0:
+                key_column = _key_column(n_classes, ordering)
+                low = np.inf
+                high = -np.inf
+                for j in range(m):
+                    weight = weights[j]
+                    key = hist_f[present[j], key_column] / weight if weight > 0.0 else 0.0
+                    keys[j] = key
+                    low = min(low, key)
+                    high = max(high, key)
+            _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start,
+                         bucket_of)
+            for j in range(m + 1):  # written out: a helper call per row that passes the arrays
+                b = order[j] if j < m else missing_bin  # costs an NRT incref/decref pair each
+                for s in range(n_stats):
+                    compact[j, s] = hist_f[b, s]
+            scan(compact, m, m, node, work, results, f)
+            failed = failed or results[f]["impurity_failed"]
+            best_score, better = _keep_if_better(results, f, best, best_score, scale)
+            if better:
+                _clear_bits(best_bits)
+                for j in range(results[f]["bin_threshold"] + 1):  # _set_bit written out: a
+                    code = order[j]  # call per category passing the bitset costs an NRT pair
+                    best_bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
     out["impurity_failed"] = failed
     out["next_bin"] = NO_SPLIT
     if best_score == -np.inf:
