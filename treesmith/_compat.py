@@ -10,6 +10,7 @@ _EXTRAS = {
     "rich": "cli",
     "dask": "dask",
     "distributed": "dask",
+    "polars": "test",  # read only when X is a polars DataFrame, so polars is there
 }
 
 

@@ -1,10 +1,11 @@
 """Categorical features of the tree estimators: which columns, their categories, their codes.
 
 ``categorical_features`` (docs/methods.md §11) says which columns are categorical:
-``"from_dtype"`` (pandas category, string/object and bool columns), a boolean mask, column
-indices or column names; ``None`` or ``False`` switches categorical splits off. At fit time
-each categorical column's categories are the values observed in training, sorted (a pandas
-category column keeps its dtype's order), and become the codes 0..k-1 the tree splits on by
+``"from_dtype"`` (pandas category, string/object and bool columns; polars Categorical, Enum,
+String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
+``False`` switches categorical splits off. At fit time each categorical column's categories
+are the values observed in training, sorted (a pandas category column and a polars Enum keep
+their dtype's order), and become the codes 0..k-1 the tree splits on by
 sets (``treesmith._kernels.categorical``); at most 255 per column, one bin each. Missing
 values, and at prediction time categories never seen in training, become NaN: the tree sends
 them to the side it learned for missing values.
@@ -28,13 +29,53 @@ def _is_frame(X) -> bool:
     return hasattr(X, "iloc") and hasattr(X, "columns")
 
 
+def _is_polars_frame(X) -> bool:
+    """A polars DataFrame, recognised without importing polars."""
+    return (type(X).__module__.split(".")[0] == "polars" and hasattr(X, "get_column")
+            and hasattr(X, "schema"))
+
+
+#: polars dtypes whose values are categories (``"from_dtype"``).
+_POLARS_CATEGORICAL = ("Categorical", "Enum", "String", "Utf8", "Boolean", "Object")
+#: polars dtypes of dates and times, which a tree cannot split on as they are.
+_POLARS_TEMPORAL = ("Date", "Datetime", "Duration", "Time")
+
+
+def _polars_dtype_name(dtype):
+    """Name of a polars dtype (an instance, or a class such as ``pl.String``), None for any
+    other dtype."""
+    kind = dtype if isinstance(dtype, type) else type(dtype)
+    return kind.__name__ if kind.__module__.split(".")[0] == "polars" else None
+
+
 def is_categorical_dtype(dtype) -> bool:
-    """A pandas/numpy column dtype whose values are categories: category, string, object or
-    bool (the ``"from_dtype"`` rule)."""
+    """A pandas/numpy/polars column dtype whose values are categories: category, string,
+    object or bool; polars Categorical, Enum, String or Boolean (the ``"from_dtype"`` rule)."""
+    polars_name = _polars_dtype_name(dtype)
+    if polars_name is not None:
+        return polars_name in _POLARS_CATEGORICAL
     text = str(dtype)
     return (getattr(dtype, "kind", "O") in "OSUb" or text in ("category", "string", "str",
                                                                "boolean")
             or text.startswith("string"))
+
+
+def check_polars_columns(X, mask: np.ndarray, names) -> None:
+    """Reject, naming the column, a polars column the numeric conversion cannot take: text
+    (String, Categorical, Enum, Object) outside ``mask`` (the categorical columns) and
+    dates/times; the messages of ``_validation.check_X_frame`` for pandas."""
+    from ._validation import _ENCODE_HINT
+
+    for j, dtype in enumerate(X.dtypes):
+        polars_name = _polars_dtype_name(dtype)
+        label = f"{names[j]!r} (column {j})"
+        if polars_name in _POLARS_TEMPORAL:
+            raise ValueError(
+                f"Feature {label} has polars dtype {dtype}; treesmith needs numbers. Convert "
+                "it, e.g. to days since a reference date or to its year, month and weekday.")
+        if not mask[j] and polars_name in _POLARS_CATEGORICAL and polars_name != "Boolean":
+            raise ValueError(f"Feature {label} holds non-numeric values (polars dtype "
+                             f"{dtype}). {_ENCODE_HINT}.")
 
 
 def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
@@ -47,7 +88,7 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
         if spec != FROM_DTYPE:
             raise ValueError(f"categorical_features must be 'from_dtype', None, a boolean mask, "
                              f"column indices or column names, got {spec!r}.")
-        if _is_frame(X):
+        if _is_frame(X) or _is_polars_frame(X):
             for j, dtype in enumerate(X.dtypes):
                 mask[j] = is_categorical_dtype(dtype)
         return mask
@@ -83,7 +124,22 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
 
 
 def _column(X, j, frame: bool):
+    """Column ``j`` of ``X``: a pandas Series, or for a polars frame its values as a numpy
+    array (object for text, None for nulls; NaN for a float column's nulls)."""
+    if _is_polars_frame(X):
+        return X.to_series(j).to_numpy()
     return X.iloc[:, j] if frame else np.asarray(X)[:, j]
+
+
+def _polars_enum_order(X, j):
+    """The categories of column ``j`` of a polars frame in its Enum dtype's order, None when
+    the column is not an Enum (its observed values are then sorted)."""
+    if not _is_polars_frame(X):
+        return None
+    dtype = X.schema[X.columns[j]]
+    if _polars_dtype_name(dtype) != "Enum":
+        return None
+    return list(dtype.categories.to_list())
 
 
 def _pandas_if_loaded():
@@ -118,11 +174,15 @@ def _object_array(items) -> np.ndarray:
     return array
 
 
-def _observed_categories(column, missing: np.ndarray, name: str, j: int) -> np.ndarray:
-    """Observed categories of a column in order: a pandas category dtype's order, else sorted
-    (by type name then text when the values do not compare). More than 255 is a ValueError
-    naming the column."""
-    if _is_category_column(column):
+def _observed_categories(column, missing: np.ndarray, name: str, j: int,
+                         order=None) -> np.ndarray:
+    """Observed categories of a column in order: a pandas category dtype's order (or
+    ``order``, a polars Enum's categories), else sorted (by type name then text when the
+    values do not compare). More than 255 is a ValueError naming the column."""
+    if order is not None:
+        observed = set(np.asarray(column, dtype=object)[~missing].tolist())
+        found = _object_array([value for value in order if value in observed])
+    elif _is_category_column(column):
         codes = column.cat.codes.to_numpy()
         counts = np.bincount(codes[codes >= 0], minlength=len(column.cat.categories))
         found = _object_array(column.cat.categories[counts > 0])
@@ -157,7 +217,8 @@ def fit_categories(X, mask: np.ndarray, names) -> list:
             continue
         column = _column(X, j, frame)
         name = str(names[j]) if names is not None else f"x{j}"
-        categories.append(_observed_categories(column, _missing(column), name, j))
+        categories.append(_observed_categories(column, _missing(column), name, j,
+                                               _polars_enum_order(X, j)))
     return categories
 
 
@@ -196,7 +257,10 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
     ``fit_mask``, the categories of the columns it marks are found first, in the same pass
     (``categories[j]`` is set; see :func:`fit_categories`)."""
     frame = _is_frame(X)
-    if not frame:
+    polars_frame = _is_polars_frame(X)
+    if polars_frame:
+        encoded = {}
+    elif not frame:
         X = np.asarray(X)
         if X.ndim != 2:
             return X  # the estimator's validation says what shape it expected
@@ -205,10 +269,13 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
         encoded = {}
     unseen_report = []
     for j, found in enumerate(categories):
+        if polars_frame and found is None and (fit_mask is None or not fit_mask[j]):
+            continue  # a numeric polars column stays as it is
         column = _column(X, j, frame)
         if fit_mask is not None and fit_mask[j]:
             name = str(names[j]) if names is not None else f"x{j}"
-            found = categories[j] = _observed_categories(column, _missing(column), name, j)
+            found = categories[j] = _observed_categories(column, _missing(column), name, j,
+                                                         _polars_enum_order(X, j))
         if found is None:
             if frame:
                 encoded[j] = column
@@ -235,7 +302,7 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
                 f"column {str(name)!r} has {int(unseen.sum())} value(s) not seen at fit time: "
                 f"{shown}{' …' if len(values) > _SHOWN else ''} (training categories: {known}"
                 f"{' …' if len(found) > 8 else ''})")
-        if frame:
+        if frame or polars_frame:
             encoded[j] = codes
         else:
             encoded[:, j] = codes
@@ -244,6 +311,12 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
 
         warnings.warn("; ".join(unseen_report) + "; they are treated as missing values (each "
                       "split's missing-value side).", UnseenLevelWarning, stacklevel=5)
+    if polars_frame:  # the codes replace their columns; names and order stay
+        from ._compat import optional_import
+
+        polars = optional_import("polars")
+        return X.with_columns([polars.Series(X.columns[j], codes, dtype=polars.Float64)
+                               for j, codes in encoded.items()])
     if frame:
         pandas = _pandas_if_loaded()
         result = pandas.DataFrame(encoded, index=X.index)
@@ -262,6 +335,9 @@ def encode_categories(estimator, X, fitting: bool):
     at fit time the columns its ``categorical_features`` selects and their categories are
     found and stored (``is_categorical_``, ``categories_``); X is returned as it is when no
     column is categorical."""
+    if type(X).__module__.split(".")[0] == "polars" and type(X).__name__ == "LazyFrame":
+        raise TypeError("X is a polars LazyFrame, a query that has not run; pass the "
+                        "DataFrame it computes, X.collect().")
     if getattr(X, "shape", None) is None and isinstance(X, (list, tuple)):
         try:
             X = np.asarray(X)
@@ -272,7 +348,8 @@ def encode_categories(estimator, X, fitting: bool):
         if fitting:
             estimator.is_categorical_, estimator.categories_ = None, None
         return X  # the estimator's validation says what it expected
-    names = [str(c) for c in X.columns] if _is_frame(X) else None
+    polars_frame = _is_polars_frame(X)
+    names = [str(c) for c in X.columns] if _is_frame(X) or polars_frame else None
     if fitting:
         if _is_frame(X):
             from ._validation import check_X_frame
@@ -280,6 +357,8 @@ def encode_categories(estimator, X, fitting: bool):
             check_X_frame(X, text_columns=False)  # duplicate names, dates
         mask = resolve_mask(getattr(estimator, "categorical_features", None), X, shape[1],
                             names)
+        if polars_frame:
+            check_polars_columns(X, mask, names)
         estimator.is_categorical_ = mask
         estimator.categories_ = [None] * shape[1]
         if mask.any():  # the categories are found in the same pass over X as the codes
@@ -288,6 +367,10 @@ def encode_categories(estimator, X, fitting: bool):
             return encoded
         return X
     categories = getattr(estimator, "categories_", None)
+    if polars_frame:
+        fitted_mask = getattr(estimator, "is_categorical_", None)
+        if fitted_mask is not None and len(fitted_mask) == shape[1]:
+            check_polars_columns(X, fitted_mask, names)
     if categories is None or len(categories) != shape[1] or all(c is None for c in categories):
         return X
     return encode(X, categories, names, warn_unseen=not fitting)

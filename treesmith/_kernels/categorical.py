@@ -27,6 +27,12 @@ Candidates, with m the categories present in the node:
   classes), the mean (regression) or, for K > 2 classes, by each class's proportion (K
   orderings): a heuristic.
 
+Cost (``benchmarks/bench_categorical.py``): an ordering is a bucket sort of the keys
+(``_sort_by_key``) and a copy of the rows in that order, after one pass over the bins that
+finds the present categories, their weights and the first ordering's keys; on top of the
+numeric scan of the ordered rows this costs about a third of a numeric scan of 255 bins.
+The K orderings of K > 2 classes are K numeric scans.
+
 The chosen set is a 256-bit bitset (four uint64 words, bit ``c & 63`` of word ``c >> 6`` for
 code c), stored per node by the growth loop and read by ``partition_categorical`` and the
 prediction walk.
@@ -35,12 +41,13 @@ prediction walk.
 import numpy as np
 from numba import njit
 
-from .records import SPLIT_DTYPE
+from .records import SPLIT_DTYPE, Monotonicity
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
+    REGRESSION_COUNT,
     REGRESSION_WEIGHT,
     REGRESSION_WEIGHTED_TARGET,
-    bin_count,
+    count_column,
     pairs_of,
     stats_weight,
     weight_column,
@@ -72,44 +79,94 @@ def has_category(bits, code):
     return (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != np.uint64(0)
 
 
-@njit(cache=True, nogil=True)
-def _sort_key(hist_f, b, n_classes, ordering):
-    """The key categories are ordered by: the weight proportion of class ``ordering`` (class 1
-    for two classes), or the mean target (regression)."""
-    if n_classes > 0:
-        weight = 0.0
-        for k in range(n_classes):
-            weight += hist_f[b, weight_column(n_classes, k)]
-        if weight <= 0.0:
-            return 0.0
-        return hist_f[b, weight_column(n_classes, ordering)] / weight
-    weight = hist_f[b, REGRESSION_WEIGHT]
-    return hist_f[b, REGRESSION_WEIGHTED_TARGET] / weight if weight > 0.0 else 0.0
-
-
 #: Shell sort gaps (Ciura's sequence) for at most 255 categories; the last pass, gap 1, is an
 #: insertion sort.
 _GAPS = np.array([132, 57, 23, 10, 4, 1], dtype=np.int64)
+#: Moves per category after which ``_sort_by_key`` leaves its insertion sort (keys
+#: crowded into a sliver of their range) to the Shell sort.
+_MAX_SHIFTS_PER_KEY = 4
 
 
 @njit(cache=True, nogil=True)
-def _sort_by_key(keys, order, m):
-    """Sort ``order[:m]`` (category codes) by ``keys``, ties by code, in place: a Shell sort
-    (an insertion sort of 255 categories took longer than the numeric scan itself; ``np.sort``
-    costs more compile time than this whole module)."""
-    for g in range(_GAPS.shape[0]):
+def _insertion_sort(keys, order, m, budget):
+    """Sort ``order[:m]`` and ``keys[:m]`` in place by (key, code), moving entries by one place
+    at a time; gives up (returns False, the arrays then still a permutation of the input)
+    once more than ``budget`` moves were made."""
+    shifts = 0
+    for i in range(1, m):
+        code = order[i]
+        key = keys[i]
+        j = i
+        while j > 0 and (key < keys[j - 1] or (key == keys[j - 1] and code < order[j - 1])):
+            keys[j] = keys[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        keys[j] = key
+        order[j] = code
+        shifts += i - j
+        if shifts > budget:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _shell_sort(keys, order, m):
+    """Sort ``order[:m]`` and ``keys[:m]`` in place by (key, code): insertion sorts with
+    Ciura's gaps, the last one with gap 1 (``np.sort`` costs more compile time than this
+    whole module)."""
+    for g in range(_GAPS.shape[0] - 1):
         gap = _GAPS[g]
         for i in range(gap, m):
             code = order[i]
             key = keys[i]
             j = i
-            while j >= gap and (keys[j - gap] > key
-                                or (keys[j - gap] == key and order[j - gap] > code)):
+            while j >= gap and (key < keys[j - gap]
+                                or (key == keys[j - gap] and code < order[j - gap])):
                 keys[j] = keys[j - gap]
                 order[j] = order[j - gap]
                 j -= gap
             keys[j] = key
             order[j] = code
+    _insertion_sort(keys, order, m, m * m)
+
+
+@njit(cache=True, nogil=True)
+def _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of):
+    """The ``m`` present categories (codes ``present[:m]``, increasing) in (``keys``, code)
+    order: ``order[:m]`` the codes, ``sorted_keys[:m]`` their keys; ``low``/``high`` bound
+    the keys; ``bucket_start`` (m + 1 entries) and ``bucket_of`` (m) are scratch.
+
+    A bucket sort: key k goes to bucket floor((k - low) m / (high - low)), a non-decreasing
+    function of k, so the buckets are in key order and, filled in code order, hold their ties
+    in code order; an insertion sort then orders each bucket, one step per category plus one
+    per inversion (equal keys, e.g. pure categories, cost nothing). With keys spread over
+    their range (proportions, means) a bucket holds about one category: ~5 m steps, against
+    ~m^1.3 compare-and-moves for the Shell sort that takes over when the insertion sort
+    passes ``_MAX_SHIFTS_PER_KEY`` m moves (distinct keys crowded into a sliver of their
+    range) or the range is not finite (NaN or infinite keys from a failing criterion).
+    """
+    span = high - low
+    scale = m / span if span > 0.0 else 0.0
+    if scale < np.inf and low == low and high < np.inf and low > -np.inf:
+        for i in range(m + 1):
+            bucket_start[i] = 0
+        for j in range(m):
+            bucket = min(np.int64((keys[j] - low) * scale), m - 1)
+            bucket_of[j] = bucket
+            bucket_start[bucket + 1] += 1
+        for i in range(m):
+            bucket_start[i + 1] += bucket_start[i]
+        for j in range(m):
+            position = bucket_start[bucket_of[j]]
+            bucket_start[bucket_of[j]] = position + 1
+            sorted_keys[position] = keys[j]
+            order[position] = present[j]
+        if _insertion_sort(sorted_keys, order, m, _MAX_SHIFTS_PER_KEY * m):
+            return
+    for j in range(m):
+        sorted_keys[j] = keys[j]
+        order[j] = present[j]
+    _shell_sort(sorted_keys, order, m)
 
 
 @njit(cache=True, nogil=True)
@@ -130,18 +187,30 @@ def _copy_row(source, b, target, r):
 
 
 @njit(cache=True, nogil=True)
-def _keep_if_better(trial, best, best_score, scale):
-    """Copy ``trial[0]`` over ``best[0]`` when its score beats ``best_score``; returns the best
-    score (the bitset of ``best`` is filled by the caller)."""
-    if trial[0]["bin_threshold"] == NO_SPLIT or not beats(trial[0]["score"], best_score, scale):
+def _keep_if_better(results, f, best, best_score, scale):
+    """Copy the numeric scan's result ``results[f]`` over ``best[0]`` when its score beats
+    ``best_score``; returns the best score and whether it changed (the bitset of ``best`` is
+    filled by the caller)."""
+    trial = results[f]
+    if trial["bin_threshold"] == NO_SPLIT or not beats(trial["score"], best_score, scale):
         return best_score, False
     record = best[0]
-    record["score"] = trial[0]["score"]
-    record["gain"] = trial[0]["gain"]
-    record["weight_left"] = trial[0]["weight_left"]
-    record["missing_go_left"] = trial[0]["missing_go_left"]
+    record["score"] = trial["score"]
+    record["gain"] = trial["gain"]
+    record["weight_left"] = trial["weight_left"]
+    record["missing_go_left"] = trial["missing_go_left"]
     record["bin_threshold"] = CATEGORICAL_SPLIT
-    return trial[0]["score"], True
+    return trial["score"], True
+
+
+@njit(cache=True, nogil=True)
+def _key_column(n_classes, ordering):
+    """Column of a row whose ratio to the row's weight is the key of ordering ``ordering``:
+    class 1's weight (two classes), class ``ordering``'s (K > 2 classes, K orderings) or the
+    weighted target sum (regression: the mean)."""
+    if n_classes == 0:
+        return np.int64(REGRESSION_WEIGHTED_TARGET)
+    return weight_column(n_classes, ordering if n_classes > 2 else np.int64(1))
 
 
 @njit(cache=True, nogil=True)
@@ -153,9 +222,15 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     ``left_categories`` the bitset of the row indices of ``hist_f`` sent left and ``next_bin``
     ``NO_SPLIT``. ``scan`` is the numeric per-feature scan (``pointers.scan_pointer``), which
     scores every candidate; ``work`` its scratch block.
+
+    One pass over the bins finds the present categories, their weights and their keys for
+    the first ordering; the scratch of every step is three allocations. Measured on one
+    255-category feature (``benchmarks/bench_categorical.py``): finding, sorting and laying
+    out the categories costs about a third of a numeric scan of the same bins, which is what
+    an ordering adds to its numeric scan.
     """
-    n_stats = hist_f.shape[1]
     n_classes = node.n_classes
+    n_stats = hist_f.shape[1]
     out = results[f]
     out["bin_threshold"] = NO_SPLIT
     out["next_bin"] = NO_SPLIT
@@ -163,32 +238,60 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     out["gain"] = -np.inf
     out["impurity_failed"] = False
     _clear_bits(out["left_categories"])
-    present = np.empty(max(n_bins_non_missing, 1), dtype=np.int64)
+    n = max(n_bins_non_missing, 1)
+    scratch_ints = np.empty(4 * n + 1, dtype=np.int64)
+    scratch_floats = np.empty(2 * n + (n + 1) * n_stats + n)
+    present = scratch_ints[:n]
+    weights = scratch_floats[:n]
+    keys = scratch_floats[n:2 * n]
+    key_column = _key_column(n_classes, np.int64(0))
+    low = np.inf
+    high = -np.inf
     # Indices are np.int64 throughout: a literal argument would compile a callee once more.
     m = np.int64(0)
     for b in range(n_bins_non_missing):
-        if bin_count(hist_f, b, n_classes) > 0.0:
+        # stats.bin_count and stats_weight written out: a helper call per row that passes
+        # the histogram costs an NRT incref/decref pair, as much as the sums
+        if n_classes == 0:
+            count = hist_f[b, REGRESSION_COUNT]
+            weight = hist_f[b, REGRESSION_WEIGHT]
+        else:
+            count = 0.0
+            weight = 0.0
+            for k in range(n_classes):
+                count += hist_f[b, count_column(n_classes, k)]
+                weight += hist_f[b, weight_column(n_classes, k)]
+        if count > 0.0:
             present[m] = b
+            weights[m] = weight
+            key = hist_f[b, key_column] / weight if weight > 0.0 else 0.0
+            keys[m] = key
+            low = min(low, key)
+            high = max(high, key)
             m += 1
     if m == 0:
         return
     totals = node.totals
     scale = tie_scale(node.rule, node.weighted_parent_impurity, stats_weight(totals, n_classes),
                       pairs_of(totals, n_classes) if n_classes > 0 else 0.0, node.total_weight)
-    trial = np.empty(1, dtype=SPLIT_DTYPE)
     best = np.empty(1, dtype=SPLIT_DTYPE)
     best_bits = best[0]["left_categories"]
     _clear_bits(best_bits)
     best_score = -np.inf
     failed = False  # h failed on some candidate (a failing user criterion)
+    # The numeric scan scores the candidates into results[f], with this feature's index: it
+    # reads the feature's monotonic direction, 0 for a categorical feature (constraints on
+    # one are refused), so category sets are never restricted by another feature's. Both
+    # paths stay in this one function: as separate functions they cost 0.6 s more compile.
     if m <= EXHAUSTIVE_MAX_CATEGORIES and not _ordering_is_exact(node):
+        # every partition, each a two-row histogram (then the missing row)
         compact = np.empty((3, n_stats))
         _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
         if m == 1:  # the only candidate: the category on one side, missing values on the other
             _copy_row(hist_f, present[0], compact, np.int64(0))
-            scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, trial, np.int64(0))
-            failed = failed or trial[0]["impurity_failed"]
-            best_score, better = _keep_if_better(trial, best, best_score, scale)
+            scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, results, f)
+            failed = failed or results[f]["impurity_failed"]
+            best_score, better = _keep_if_better(results, f, best, best_score, scale)
             if better:
                 _set_bit(best_bits, present[0])
         for mask in range(1, 1 << (m - 1)):
@@ -199,38 +302,57 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 row = 0 if (mask >> j) & 1 else 1
                 for s in range(n_stats):
                     compact[row, s] += hist_f[present[j], s]
-            scan(compact, np.int64(2), np.int64(2), node, work, trial, np.int64(0))
-            failed = failed or trial[0]["impurity_failed"]
-            best_score, better = _keep_if_better(trial, best, best_score, scale)
+            scan(compact, np.int64(2), np.int64(2), node, work, results, f)
+            failed = failed or results[f]["impurity_failed"]
+            best_score, better = _keep_if_better(results, f, best, best_score, scale)
             if better:
                 _clear_bits(best_bits)
-                everything = trial[0]["bin_threshold"] == 1  # all present left, missing right
+                everything = results[f]["bin_threshold"] == 1  # all present left, missing right
                 for j in range(m):
                     if everything or (mask >> j) & 1:
                         _set_bit(best_bits, present[j])
     else:
-        compact = np.empty((m + 1, n_stats))
-        keys = np.empty(m)
-        order = np.empty(m, dtype=np.int64)
+        # the best prefix over the orderings (one; K for K > 2 classes), each laid out as a
+        # compact histogram in key order; they share the weights and the scratch
+        floats = scratch_floats[2 * n:]
+        ints = scratch_ints[n:]
+        compact = floats[:(m + 1) * n_stats].reshape((m + 1, n_stats))
+        sorted_keys = floats[(m + 1) * n_stats:(m + 1) * n_stats + m]
+        order = ints[:m]
+        bucket_start = ints[m:2 * m + 1]
+        bucket_of = ints[2 * m + 1:3 * m + 1]
         n_orderings = n_classes if n_classes > 2 else 1
         for ordering in range(n_orderings):
-            key_class = ordering if n_classes > 2 else 1
-            for j in range(m):
-                order[j] = present[j]
-                keys[j] = _sort_key(hist_f, present[j], n_classes, key_class)
-            _sort_by_key(keys, order, np.int64(m))
-            for j in range(m):
-                _copy_row(hist_f, order[j], compact, np.int64(j))
-            _copy_row(hist_f, np.int64(missing_bin), compact, m)
-            scan(compact, np.int64(m), np.int64(m), node, work, trial, np.int64(0))
-            failed = failed or trial[0]["impurity_failed"]
-            best_score, better = _keep_if_better(trial, best, best_score, scale)
+            if ordering > 0:
+                key_column = _key_column(n_classes, ordering)
+                low = np.inf
+                high = -np.inf
+                for j in range(m):
+                    weight = weights[j]
+                    key = hist_f[present[j], key_column] / weight if weight > 0.0 else 0.0
+                    keys[j] = key
+                    low = min(low, key)
+                    high = max(high, key)
+            _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start,
+                         bucket_of)
+            for j in range(m + 1):  # written out: a helper call per row that passes the arrays
+                b = order[j] if j < m else missing_bin  # costs an NRT incref/decref pair each
+                for s in range(n_stats):
+                    compact[j, s] = hist_f[b, s]
+            scan(compact, m, m, node, work, results, f)
+            failed = failed or results[f]["impurity_failed"]
+            best_score, better = _keep_if_better(results, f, best, best_score, scale)
             if better:
                 _clear_bits(best_bits)
-                for j in range(trial[0]["bin_threshold"] + 1):
-                    _set_bit(best_bits, order[j])
+                for j in range(results[f]["bin_threshold"] + 1):  # _set_bit written out: a
+                    code = order[j]  # call per category passing the bitset costs an NRT pair
+                    best_bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
     out["impurity_failed"] = failed
+    out["next_bin"] = NO_SPLIT
     if best_score == -np.inf:
+        out["bin_threshold"] = NO_SPLIT
+        out["score"] = -np.inf
+        out["gain"] = -np.inf
         return
     out["score"] = best[0]["score"]
     out["gain"] = best[0]["gain"]
@@ -238,7 +360,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     out["missing_go_left"] = best[0]["missing_go_left"]
     out["bin_threshold"] = CATEGORICAL_SPLIT
     for w in range(BITSET_WORDS):
-        out["left_categories"][w] = best_bits[w]
+        out["left_categories"][w] = best[0]["left_categories"][w]
 
 
 @njit(cache=True, nogil=True)
@@ -296,4 +418,43 @@ def scan_categorical_reference(hist_f, n_bins_non_missing, missing_bin, score_of
                 continue
             if best[0] == -np.inf or score > best[0] + 1e-12 * max(1.0, abs(best[0])):
                 best = (score, left_codes, missing_left)
+    return best
+
+
+def scan_orderings_reference(hist_f, n_bins_non_missing, missing_bin, node, scan):
+    """Naive reference of ``scan_categorical``'s ordered-prefix path for the tests: for each
+    ordering, the present categories sorted by (key, code) with Python's sort, laid out as a
+    compact histogram and scanned by ``scan`` (the numeric scan) without monotonic
+    constraints; the best ordering by ``beats``, the first on ties. Returns ``(score, gain,
+    set of left codes, missing left)``, or None when no split is valid."""
+    n_classes = node.n_classes
+    columns = (np.arange(n_classes, 2 * n_classes) if n_classes else [0])
+    present = [b for b in range(n_bins_non_missing) if hist_f[b, columns].sum() > 0.0]
+    if not present:
+        return None
+    weights = {b: (hist_f[b, :n_classes].sum() if n_classes else hist_f[b, REGRESSION_WEIGHT])
+               for b in present}
+    node = node._replace(monotonicity=Monotonicity(np.zeros(0, dtype=np.int64), -np.inf,
+                                                   np.inf))
+    totals = node.totals
+    scale = tie_scale(node.rule, node.weighted_parent_impurity, stats_weight(totals, n_classes),
+                      pairs_of(totals, n_classes) if n_classes > 0 else 0.0, node.total_weight)
+    work = np.zeros((7, max(hist_f.shape[1], n_classes, 1)))
+    best = None
+    for ordering in range(n_classes if n_classes > 2 else 1):
+        column = (REGRESSION_WEIGHTED_TARGET if n_classes == 0
+                  else ordering if n_classes > 2 else 1)
+        key = {b: hist_f[b, column] / weights[b] if weights[b] > 0.0 else 0.0 for b in present}
+        order = sorted(present, key=lambda b: (key[b], b))
+        compact = np.ascontiguousarray(np.vstack([hist_f[order], hist_f[missing_bin:missing_bin
+                                                                         + 1]]))
+        trial = np.zeros(1, dtype=SPLIT_DTYPE)
+        m = np.int64(len(order))
+        scan(compact, m, m, node, work, trial, np.int64(0))
+        split = trial[0]
+        if split["bin_threshold"] == NO_SPLIT:
+            continue
+        if best is None or beats(split["score"], best[0], scale):
+            best = (split["score"], split["gain"], set(order[:split["bin_threshold"] + 1]),
+                    bool(split["missing_go_left"]))
     return best
