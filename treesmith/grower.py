@@ -330,7 +330,8 @@ class TreeGrower:
             feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
             significance_test_pointer(data, bins, impurity, stopping, significance),
             histogram_pointer(data, _histograms_in_parallel(data.sample_idx.shape[0],
-                                                            n_features, n_threads)),
+                                                            n_features, n_threads),
+                              needed=data.sample_idx.shape[0] >= small_node_size),
             *heap_pointers(stopping.max_leaf_nodes > 0))
         records = (bins, impurity, stopping, sampling, rule, test_costs, significance)
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))

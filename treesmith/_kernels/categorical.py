@@ -35,6 +35,7 @@ prediction walk.
 import numpy as np
 from numba import njit
 
+from .decorators import internal_kernel
 from .records import SPLIT_DTYPE
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
@@ -66,7 +67,7 @@ def _set_bit(bits, code):
     bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def has_category(bits, code):
     """Whether category ``code`` (0 <= code < 256) is in the bitset ``bits``."""
     return (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != np.uint64(0)
@@ -249,7 +250,7 @@ def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, res
     results[f]["bin_threshold"] = NO_SPLIT
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def partition_categorical(sample_idx, start, end, column, left_categories, missing_bin,
                           missing_go_left, buffer):
     """``splitting.partition`` for a split by a set of categories: stable, in place, left

@@ -264,15 +264,18 @@ def small_node_scan_pointer(data, bins, parallel=True):
 _HISTOGRAM_BUILDERS: dict = {}
 
 
-def histogram_pointer(data, parallel: bool):
+def histogram_pointer(data, parallel: bool, needed: bool = True):
     """``histogram.build_histogram`` as a first-class function pointer for the type of
     ``data`` (``records.TrainingData``); with ``parallel`` False its serial twin
     (``serial_twin``), for fits in which no node reaches the loop's ``parallel_threshold``:
-    the parallel region is about half of the histogram build's compile time."""
+    the parallel region is about half of the histogram build's compile time. With ``needed``
+    False (no node of the fit gets a pooled histogram: the root is a small node) the stand-in
+    ``histogram.no_histogram_build``, which the loop never calls: small fits, such as the
+    first fit after install on a toy data set, do not compile the histogram build (1.1 s)."""
     import numba
     from numba import types
 
-    from .histogram import build_histogram
+    from .histogram import build_histogram, no_histogram_build
 
     data_type = numba.typeof(data)
 
@@ -280,6 +283,9 @@ def histogram_pointer(data, parallel: bool):
         return types.void(data_type, types.int64, types.int64, types.float64[:, :, ::1],
                           types.int64)
 
+    if not needed:
+        return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, "none"), no_histogram_build,
+                               signature)
     function = build_histogram if parallel else serial_twin(build_histogram)
     return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, bool(parallel)), function,
                            signature)
