@@ -35,7 +35,7 @@ prediction walk.
 import numpy as np
 from numba import njit
 
-from .decorators import internal_kernel
+from .decorators import internal_kernel, pointer_kernel
 from .records import SPLIT_DTYPE
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
@@ -242,7 +242,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         out["left_categories"][w] = best_bits[w]
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scan):
     """Stand-in for ``scan_categorical`` in fits without categorical features (never
     called): the growth loop's pointer needs a function of that type, and this one compiles

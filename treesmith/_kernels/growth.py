@@ -19,7 +19,7 @@ from .._dtypes import (
     TREE_UNDEFINED as UNDEFINED,
 )
 from .categorical import BITSET_WORDS, partition_categorical
-from .decorators import internal_kernel
+from .decorators import internal_kernel, pointer_kernel
 from .histogram import subtract_histograms
 from .monotonic import child_bounds, node_value
 from .permutation import record_failure
@@ -165,7 +165,7 @@ def _heap_less(key_a, node_a, key_b, node_b):
 
 # The best-first heap is reached through EngineSettings pointers (``pointers.heap_pointers``):
 # depth-first fits, the default, compile only the stand-ins below.
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def heap_push(keys, nodes, size, key, node):
     """Push ``(key, node)`` on the binary min-heap ``keys[:size], nodes[:size]`` (ordered by key,
     then node id, as Python orders tuples); returns the new size."""
@@ -182,7 +182,7 @@ def heap_push(keys, nodes, size, key, node):
     return size + 1
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def heap_pop(keys, nodes, size):
     """Remove the smallest entry of the min-heap of ``size`` entries; returns its node."""
     top = nodes[0]
@@ -207,13 +207,13 @@ def heap_pop(keys, nodes, size):
     return top
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def no_heap_push(keys, nodes, size, key, node):
     """``heap_push``'s stand-in in depth-first growth, which never calls it."""
     return size
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def no_heap_pop(keys, nodes, size):
     """``heap_pop``'s stand-in in depth-first growth, which never calls it."""
     return nodes[size - 1]
@@ -319,7 +319,7 @@ def _path_costs(node, parent, feature, costs, paid, root_paid, out):
         ancestor = parent[ancestor]
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
                     chosen):
     """Features examined at a node: the first ``sampling.max_features`` non-constant ones of a
@@ -360,7 +360,7 @@ def choose_features(sampling, has_histogram, hist, data, start, end, bins, state
     return features
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, order, chosen):
     """Without feature sampling every feature is examined: ``choose_features``' stand-in,
     which the growth loop never calls (it scans all features itself) but whose pointer type

@@ -11,7 +11,7 @@ the smaller (``subtract_histograms``). ``build_histogram_naive`` is the referenc
 import numpy as np
 from numba import njit, prange
 
-from .decorators import internal_kernel
+from .decorators import internal_kernel, pointer_kernel
 from .stats import count_column, group_column, weight_column
 
 
@@ -135,7 +135,7 @@ def subtract_histograms(parent, child, n_classes):
                     parent[f, b, count_column(n_classes, k)] = 0.0
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def no_histogram_build(data, start, end, hist, parallel_threshold):
     """``build_histogram``'s stand-in for fits in which no node gets a pooled histogram (the
     root has fewer than ``EngineSettings.small_node_size`` samples, so every node has): the

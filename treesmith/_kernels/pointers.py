@@ -18,6 +18,8 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 from numba.core.types import WrapperAddressProtocol
 
+from .decorators import POINTER_OPTIONS
+
 
 class FunctionPointer(WrapperAddressProtocol):
     """The C entry point of ``dispatcher`` compiled for ``signature`` (compiled now, or loaded
@@ -84,10 +86,16 @@ def impurity_pointer(function):
     return pointer
 
 
-def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
+def twin(dispatcher: Dispatcher, suffix: str, python_entry: bool = False, options=None,
+         **replaced_globals):
     """The Python function of kernel ``dispatcher`` compiled again as a kernel of its own,
-    with ``njit(cache=True, nogil=True)``: without ``parallel`` (``prange`` is ``range``
-    there) and with the module globals named in ``replaced_globals`` bound to other objects.
+    without ``parallel`` (``prange`` is ``range`` there) and with the module globals named in
+    ``replaced_globals`` bound to other objects.
+
+    The twin is compiled with the target ``options`` (``decorators.POINTER_OPTIONS``...), by
+    default as the kernel is (a pointer kernel's twin is a pointer kernel); a kernel compiled
+    by ``njit``, and any kernel with ``python_entry``, gets ``njit(cache=True, nogil=True)``,
+    callable from Python.
 
     The twin is a copy of the function named ``<name>_<suffix>``: Numba's cache files are
     named after the function, and two compilations of one function with different options
@@ -102,6 +110,8 @@ def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
 
         from numba import njit
 
+        from .decorators import KernelDispatcher, compiled
+
         function = dispatcher.py_func
         copy = python_types.FunctionType(
             function.__code__, dict(function.__globals__, **replaced_globals),
@@ -109,7 +119,13 @@ def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
         copy.__qualname__ = f"{function.__qualname__}_{suffix}"
         copy.__module__ = function.__module__
         copy.__doc__ = function.__doc__
-        _TWINS[key] = njit(cache=True, nogil=True)(copy)
+        if options is None and isinstance(dispatcher, KernelDispatcher):
+            options = dispatcher.targetoptions
+        if options is not None and not python_entry:
+            _TWINS[key] = compiled(copy, {name: value for name, value in options.items()
+                                          if name != "parallel"})
+        else:
+            _TWINS[key] = njit(cache=True, nogil=True)(copy)
     return _TWINS[key]
 
 
@@ -286,7 +302,8 @@ def histogram_pointer(data, parallel: bool, needed: bool = True):
     if not needed:
         return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, "none"), no_histogram_build,
                                signature)
-    function = build_histogram if parallel else serial_twin(build_histogram)
+    function = (build_histogram if parallel
+                else twin(build_histogram, "serial", options=POINTER_OPTIONS))
     return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, bool(parallel)), function,
                            signature)
 

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from .categorical import has_category
-from .decorators import internal_kernel
+from .decorators import internal_kernel, pointer_kernel
 from .histogram import has_unit_weights
 from .monotonic import is_admissible, node_value
 from .records import (
@@ -66,7 +66,7 @@ def _next_occupied(hist_f, b, n_bins_non_missing, n_classes):
     return b if b < n_bins_non_missing else NO_SPLIT
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
     """Best split of one feature from its histogram ``hist_f[bin, stat]`` under the node's rule.
 
@@ -546,7 +546,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
             np.int64(c), results, scan, categorical_scan)
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def scan_small_node_serial(data, bins, features, start, end, node, workspace, results, scan,
                            n_chunks, categorical_scan):
     """``scan_small_node`` on the calling thread, whatever ``n_chunks`` says (same results:
