@@ -461,7 +461,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     state = np.empty(1, dtype=np.uint64)
     state[0] = initial_state(sampling.seed)
     scan_all = sampling.max_features >= n_features
-    all_features = np.arange(n_features)
+    all_features = np.empty(n_features, dtype=np.int64)  # (no np.arange: compile time)
+    for f in range(n_features):
+        all_features[f] = f
     feature_order = np.empty(n_features, dtype=np.int64)
     feature_chosen = np.zeros(n_features, dtype=np.bool_)
 
@@ -485,8 +487,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
      end, slot, pending, heap_nodes) = _int_fields(int_block)
     node_impurity, score, lower_bound, upper_bound, heap_keys = _float_fields(float_block)
     missing_go_left, deferred = _bool_fields(bool_block)
-    stats = np.zeros((capacity, n_stats))
-    left_categories = np.zeros((capacity, BITSET_WORDS), dtype=np.uint64)
+    stats = np.empty((capacity, n_stats))
+    left_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
     direction = monotonicity.direction
     constrained = direction.shape[0] > 0
     n_pending = np.int64(0)
@@ -509,11 +511,19 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     buffer = np.empty(n_samples, dtype=np.int64)
     n_chunks = max(engine.n_threads, 1)
     work = scan_workspace(n_chunks, n_stats, n_classes)  # one scratch block per thread chunk
+    # The small-node scan's scratch and bitmap start zeroed (np.empty and loops: each np.zeros
+    # signature compiles np.zeros, np.empty and a fill of its own).
+    scratch = np.empty((n_chunks, bins.n_bins, n_stats))
+    occupied = np.empty((n_chunks, (bins.n_bins + 63) // 64), dtype=np.uint64)
+    for c in range(n_chunks):
+        for b in range(bins.n_bins):
+            for s in range(n_stats):
+                scratch[c, b, s] = 0.0
+        for w in range(occupied.shape[1]):
+            occupied[c, w] = 0
     small_node_workspace = SmallNodeWorkspace(
-        np.zeros((n_chunks, bins.n_bins, n_stats)),
-        np.empty((n_chunks, bins.n_bins), dtype=np.int64),
-        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work,
-        np.zeros((n_chunks, (bins.n_bins + 63) // 64), dtype=np.uint64))
+        scratch, np.empty((n_chunks, bins.n_bins), dtype=np.int64),
+        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work, occupied)
 
     total_weight = scope.total_weight
     if total_weight <= 0.0:
@@ -530,6 +540,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     missing_go_left[0] = False
     score[0] = 0.0
     node_impurity[0] = 0.0
+    for w in range(BITSET_WORDS):
+        left_categories[0, w] = 0
     slot[0] = -1
     deferred[0] = False
     start[0] = 0
@@ -553,7 +565,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     else:
         _sum_samples(data, start[0], end[0], stats, np.int64(0))
     n_nodes = np.int64(1)
-    new_nodes = np.zeros(2, dtype=np.int64)
+    new_nodes = np.empty(2, dtype=np.int64)
+    new_nodes[0] = 0
     n_new = np.int64(1)
     n_leaves = np.int64(1)
 
