@@ -439,13 +439,15 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     negative value) or when the per-node statistics would outgrow
     ``engine.max_node_stats_bytes``; the arrays returned then describe a partial tree.
 
-    Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
-    (best-first): children_left, children_right, feature, bin_threshold, next_bin,
-    missing_go_left, impurity, depth, stats, score, left_categories (the category bitset of a
-    categorical split, ``treesmith._kernels.categorical``; zeros elsewhere), lower_bound,
-    upper_bound (the bounds on each node's value; -inf, inf without constraints); then the
-    deferred leaves' node ids and
-    their sample ranges ``data.sample_idx[start:end]`` (start, end).
+    Returns the node arrays in creation order (node 0 the root, children after their parent):
+    children_left, children_right, feature, bin_threshold, next_bin, missing_go_left,
+    impurity, depth, stats, score, left_categories (the category bitset of a categorical
+    split, ``treesmith._kernels.categorical``; zeros elsewhere), lower_bound, upper_bound (the
+    bounds on each node's value; -inf, inf without constraints), deferred (bool: a leaf whose
+    subtree is grown apart), start, end (each node's samples ``data.sample_idx[start:end]``).
+    They are views of the loop's node storage; ``treesmith.grower.in_growth_order`` numbers
+    them in preorder (depth-first) and lists the deferred leaves, in numpy: a renumbering
+    kernel compiled into the loop cost 0.4 s of every first fit.
     """
     X_binned = data.X_binned
     sample_idx = data.sample_idx
@@ -528,7 +530,6 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     total_weight = scope.total_weight
     if total_weight <= 0.0:
         total_weight = total_weight_of(data.sample_weight, sample_idx)
-    n_deferred = np.int64(0)
 
     # Root.
     children_left[0] = LEAF
@@ -578,7 +579,6 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             count = stats_count(node_stats, n_classes)
             if node > 0 and engine.small_node_size <= count < scope.defer_below:
                 deferred[node] = True
-                n_deferred += 1
                 if slot[node] >= 0:
                     free[n_free] = slot[node]
                     n_free += 1
@@ -802,72 +802,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             for w in range(BITSET_WORDS):
                 left_categories[i, w] = 0
 
-    if best_first:
-        order = np.empty(n_nodes, dtype=np.int64)  # creation order (no np.arange: compile time)
-        for i in range(n_nodes):
-            order[i] = i
-    else:
-        order = _preorder(children_left, children_right, n_nodes)
-    deferred_node = np.empty(n_deferred, dtype=np.int64)
-    deferred_start = np.empty(n_deferred, dtype=np.int64)
-    deferred_end = np.empty(n_deferred, dtype=np.int64)
-    j = 0
-    for i in range(n_nodes):
-        if deferred[order[i]]:
-            deferred_node[j] = i
-            deferred_start[j] = start[order[i]]
-            deferred_end[j] = end[order[i]]
-            j += 1
-    return (_renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                        missing_go_left, node_impurity, depth, stats, score, left_categories,
-                        lower_bound, upper_bound)
-            + (deferred_node, deferred_start, deferred_end))
-
-
-@internal_kernel
-def _renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                missing_go_left, node_impurity, depth, stats, score, left_categories,
-                lower_bound, upper_bound):
-    """The node arrays with node ``order[i]`` as node ``i`` (children renumbered to match)."""
-    n_nodes = order.shape[0]
-    n_stats = stats.shape[1]
-    new_id = np.empty(n_nodes, dtype=np.int64)
-    for i in range(n_nodes):
-        new_id[order[i]] = i
-    out_left = np.empty(n_nodes, dtype=np.int64)
-    out_right = np.empty(n_nodes, dtype=np.int64)
-    out_feature = np.empty(n_nodes, dtype=np.int64)
-    out_bin_threshold = np.empty(n_nodes, dtype=np.int64)
-    out_next_bin = np.empty(n_nodes, dtype=np.int64)
-    out_missing_go_left = np.empty(n_nodes, dtype=np.bool_)
-    out_impurity = np.empty(n_nodes)
-    out_depth = np.empty(n_nodes, dtype=np.int64)
-    out_stats = np.empty((n_nodes, n_stats))
-    out_score = np.empty(n_nodes)
-    out_left_categories = np.empty((n_nodes, BITSET_WORDS), dtype=np.uint64)
-    out_lower_bound = np.empty(n_nodes)
-    out_upper_bound = np.empty(n_nodes)
-    for i in range(n_nodes):
-        old = order[i]
-        if children_left[old] != LEAF:
-            out_left[i] = new_id[children_left[old]]
-            out_right[i] = new_id[children_right[old]]
-        else:
-            out_left[i] = LEAF
-            out_right[i] = LEAF
-        out_feature[i] = feature[old]
-        out_bin_threshold[i] = bin_threshold[old]
-        out_next_bin[i] = next_bin[old]
-        out_missing_go_left[i] = missing_go_left[old]
-        out_impurity[i] = node_impurity[old]
-        out_depth[i] = depth[old]
-        out_score[i] = score[old]
-        out_lower_bound[i] = lower_bound[old]
-        out_upper_bound[i] = upper_bound[old]
-        for s in range(n_stats):
-            out_stats[i, s] = stats[old, s]
-        for w in range(BITSET_WORDS):
-            out_left_categories[i, w] = left_categories[old, w]
-    return (out_left, out_right, out_feature, out_bin_threshold, out_next_bin,
-            out_missing_go_left, out_impurity, out_depth, out_stats, out_score,
-            out_left_categories, out_lower_bound, out_upper_bound)
+    # Views of the first n_nodes columns: the caller renumbers them (grower.in_growth_order).
+    return (children_left[:n_nodes], children_right[:n_nodes], feature[:n_nodes],
+            bin_threshold[:n_nodes], next_bin[:n_nodes], missing_go_left[:n_nodes],
+            node_impurity[:n_nodes], depth[:n_nodes], stats[:n_nodes], score[:n_nodes],
+            left_categories[:n_nodes], lower_bound[:n_nodes], upper_bound[:n_nodes],
+            deferred[:n_nodes], start[:n_nodes], end[:n_nodes])
