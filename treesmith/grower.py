@@ -17,6 +17,7 @@ from ._dtypes import COST_PER_FEATURE, TREE_LEAF
 from ._kernels.gather import gather_subtree
 from ._kernels.growth import SMALL_NODE_PARALLEL_WORK, _preorder, grow, total_weight_of
 from ._kernels.pointers import (
+    categorical_partition_pointer,
     categorical_scan_pointer,
     feature_sampling_pointer,
     heap_pointers,
@@ -332,7 +333,8 @@ class TreeGrower:
             histogram_pointer(data, _histograms_in_parallel(data.sample_idx.shape[0],
                                                             n_features, n_threads),
                               needed=data.sample_idx.shape[0] >= small_node_size),
-            *heap_pointers(stopping.max_leaf_nodes > 0))
+            *heap_pointers(stopping.max_leaf_nodes > 0),
+            categorical_partition_pointer(data, bool(bins.is_categorical.any())))
         records = (bins, impurity, stopping, sampling, rule, test_costs, significance)
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),

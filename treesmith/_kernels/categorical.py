@@ -250,12 +250,14 @@ def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, res
     results[f]["bin_threshold"] = NO_SPLIT
 
 
-@internal_kernel
+@pointer_kernel
 def partition_categorical(sample_idx, start, end, column, left_categories, missing_bin,
                           missing_go_left, buffer):
     """``splitting.partition`` for a split by a set of categories: stable, in place, left
     samples (category in ``left_categories``, or missing and ``missing_go_left``) first.
-    Returns the position of the first right sample."""
+    Returns the position of the first right sample. The growth loop calls it through
+    ``pointers.categorical_partition_pointer``: fits without categorical features do not
+    compile it."""
     n_left = start
     n_right = 0
     for position in range(start, end):

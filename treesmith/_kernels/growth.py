@@ -18,7 +18,7 @@ from .._dtypes import (
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
-from .categorical import BITSET_WORDS, partition_categorical
+from .categorical import BITSET_WORDS
 from .decorators import internal_kernel, pointer_kernel
 from .histogram import subtract_histograms
 from .monotonic import child_bounds, node_value
@@ -219,6 +219,14 @@ def no_heap_push(keys, nodes, size, key, node):
 def no_heap_pop(keys, nodes, size):
     """``heap_pop``'s stand-in in depth-first growth, which never calls it."""
     return nodes[size - 1]
+
+
+@pointer_kernel
+def no_categorical_partition(sample_idx, start, end, column, left_categories, missing_bin,
+                             missing_go_left, buffer):
+    """``categorical.partition_categorical``'s stand-in when no feature is categorical: the
+    growth loop never calls it. Returns ``end`` (every sample right), were it called."""
+    return end
 
 
 @internal_kernel
@@ -709,9 +717,10 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
 
         f = feature[node]
         if bins.is_categorical[f]:
-            mid = partition_categorical(sample_idx, start[node], end[node], X_binned[:, f],
-                                        left_categories[node], bins.missing_bin,
-                                        missing_go_left[node], buffer)
+            mid = engine.partition_categorical(sample_idx, start[node], end[node],
+                                               X_binned[:, f], left_categories[node],
+                                               bins.missing_bin, missing_go_left[node],
+                                               buffer)
         else:
             mid = partition(sample_idx, start[node], end[node], X_binned[:, f],
                             bin_threshold[node], bins.missing_bin, missing_go_left[node],

@@ -236,6 +236,40 @@ def categorical_scan_pointer(enabled: bool = True):
                            categorical_scan_signature)
 
 
+_CATEGORICAL_PARTITIONS: dict = {}
+
+
+def categorical_partition_pointer(data, enabled: bool = True):
+    """The partition of a node's samples by a categorical split
+    (``categorical.partition_categorical``) as a function pointer for the type of ``data``
+    (``records.TrainingData``), or (``enabled`` False: no feature is categorical) the stand-in
+    ``growth.no_categorical_partition``, never called: fits without categorical features do
+    not compile it, and nobody compiles it into the growth loop."""
+    import operator
+
+    import numba
+    from numba import types
+    from numba.core.registry import cpu_target
+
+    from .categorical import partition_categorical
+    from .growth import no_categorical_partition
+
+    matrix_type = numba.typeof(data.X_binned)
+
+    def signature():
+        # the type of X_binned[:, f] in the loop: (n, 1d, F), or 'A' when X_binned is C order
+        column_type = cpu_target.typing_context.resolve_function_type(
+            operator.getitem, (matrix_type, types.Tuple((types.slice2_type, types.int64))),
+            {}).return_type
+        int_1d = types.int64[::1]
+        return types.int64(int_1d, types.int64, types.int64, column_type, types.uint64[::1],
+                           types.int64, types.boolean, int_1d)
+
+    function = partition_categorical if enabled else no_categorical_partition
+    return _cached_pointer(_CATEGORICAL_PARTITIONS, (matrix_type, bool(enabled)), function,
+                           signature)
+
+
 _SMALL_NODE_SCAN_POINTERS: dict = {}
 
 
