@@ -82,27 +82,19 @@ _MISSING_GO_LEFT, _DEFERRED, _N_BOOL_FIELDS = range(3)
 
 
 @internal_kernel
-def _int_fields(block):
-    """The rows of the int64 node block: children_left, children_right, parent, feature,
-    bin_threshold, next_bin, depth, start, end, slot (histogram pool slot, -1: none), pending
-    (depth-first: stack of node ids), heap_nodes (best-first: the heap's node ids)."""
-    return (block[_CHILDREN_LEFT], block[_CHILDREN_RIGHT], block[_PARENT], block[_FEATURE],
-            block[_BIN_THRESHOLD], block[_NEXT_BIN], block[_DEPTH], block[_START], block[_END],
-            block[_SLOT], block[_PENDING], block[_HEAP_NODES])
-
-
-@internal_kernel
-def _float_fields(block):
-    """The rows of the float64 node block: impurity, score, lower_bound, upper_bound (bounds on
-    the node's value, monotonic constraints), heap_keys (best-first: the heap's -score)."""
-    return (block[_IMPURITY], block[_SCORE], block[_LOWER_BOUND], block[_UPPER_BOUND],
-            block[_HEAP_KEYS])
-
-
-@internal_kernel
-def _bool_fields(block):
-    """The rows of the bool node block: missing_go_left, deferred."""
-    return block[_MISSING_GO_LEFT], block[_DEFERRED]
+def _node_fields(int_block, float_block, bool_block):
+    """The rows of the node blocks (one helper: each compiled helper costs a compilation).
+    int64: children_left, children_right, parent, feature, bin_threshold, next_bin, depth,
+    start, end, slot (histogram pool slot, -1: none), pending (depth-first: stack of node
+    ids), heap_nodes (best-first: the heap's node ids); float64: impurity, score,
+    lower_bound, upper_bound (bounds on the node's value, monotonic constraints), heap_keys
+    (best-first: the heap's -score); bool: missing_go_left, deferred."""
+    return (int_block[_CHILDREN_LEFT], int_block[_CHILDREN_RIGHT], int_block[_PARENT],
+            int_block[_FEATURE], int_block[_BIN_THRESHOLD], int_block[_NEXT_BIN],
+            int_block[_DEPTH], int_block[_START], int_block[_END], int_block[_SLOT],
+            int_block[_PENDING], int_block[_HEAP_NODES], float_block[_IMPURITY],
+            float_block[_SCORE], float_block[_LOWER_BOUND], float_block[_UPPER_BOUND],
+            float_block[_HEAP_KEYS], bool_block[_MISSING_GO_LEFT], bool_block[_DEFERRED])
 
 
 @internal_kernel
@@ -490,15 +482,14 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     # caller raises, rather than outgrow it.
     budget_nodes = max(engine.max_node_stats_bytes // max(8 * n_stats, 1), 3)
     capacity = np.int64(min(64, max_nodes, budget_nodes))
-    # The node fields (see _int_fields, _float_fields, _bool_fields), written for each node
-    # when it is created; stats and left_categories (categorical splits) are rows per node.
+    # The node fields (see _node_fields), written for each node when it is created; stats and
+    # left_categories (categorical splits) are rows per node.
     int_block = np.empty((_N_INT_FIELDS, capacity), dtype=np.int64)
     float_block = np.empty((_N_FLOAT_FIELDS, capacity))
     bool_block = np.empty((_N_BOOL_FIELDS, capacity), dtype=np.bool_)
     (children_left, children_right, parent, feature, bin_threshold, next_bin, depth, start,
-     end, slot, pending, heap_nodes) = _int_fields(int_block)
-    node_impurity, score, lower_bound, upper_bound, heap_keys = _float_fields(float_block)
-    missing_go_left, deferred = _bool_fields(bool_block)
+     end, slot, pending, heap_nodes, node_impurity, score, lower_bound, upper_bound,
+     heap_keys, missing_go_left, deferred) = _node_fields(int_block, float_block, bool_block)
     stats = np.empty((capacity, n_stats))
     left_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
     direction = monotonicity.direction
@@ -704,10 +695,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             _copy_bytes_into(bool_block.view(np.uint8), grown_bool.view(np.uint8))
             bool_block = grown_bool
             (children_left, children_right, parent, feature, bin_threshold, next_bin, depth,
-             start, end, slot, pending, heap_nodes) = _int_fields(int_block)
-            node_impurity, score, lower_bound, upper_bound, heap_keys = _float_fields(
-                float_block)
-            missing_go_left, deferred = _bool_fields(bool_block)
+             start, end, slot, pending, heap_nodes, node_impurity, score, lower_bound,
+             upper_bound, heap_keys, missing_go_left, deferred) = _node_fields(
+                int_block, float_block, bool_block)
             grown_stats = np.empty((capacity, n_stats))
             _copy_bytes_into(stats.view(np.uint8), grown_stats.view(np.uint8))
             stats = grown_stats
