@@ -36,8 +36,9 @@ print(json.dumps(compiled))
 
 
 def _scalar_kind(type_name):
-    """The signature type with literals and unsigned scalars folded into int64 / bool."""
-    type_name = re.sub(r"Literal\[int\]\(.*?\)|uint64", "int64", type_name)
+    """The signature type with literals and unsigned scalars folded into int64 / bool (an
+    array's dtype is left as it is: ``array(uint64, ...)`` is another signature)."""
+    type_name = re.sub(r"Literal\[int\]\(.*?\)|(?<!array\()uint64", "int64", type_name)
     return re.sub(r"Literal\[bool\]\(.*?\)", "bool", type_name)
 
 

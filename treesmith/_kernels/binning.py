@@ -3,6 +3,8 @@
 import numpy as np
 from numba import njit, prange
 
+from .decorators import internal_kernel
+
 
 #: Rows binned together: their binary searches run interleaved, one search step for all rows
 #: at a time, so the CPU overlaps their loads instead of waiting on one dependent chain per
@@ -33,7 +35,7 @@ def map_to_bins(X, thresholds, offsets, missing_bin, out):
                        out)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _map_block(X, j, first, last, thresholds, offsets, missing_bin, values, position, out):
     """Bins of rows ``first:last`` of feature ``j``: a branch-free lower bound (index of the
     first edge >= value) per row, all rows advancing one halving step at a time."""

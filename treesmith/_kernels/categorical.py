@@ -41,6 +41,7 @@ prediction walk.
 import numpy as np
 from numba import njit
 
+from .decorators import internal_kernel, pointer_kernel
 from .records import SPLIT_DTYPE, Monotonicity
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
@@ -73,7 +74,7 @@ def _set_bit(bits, code):
     bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def has_category(bits, code):
     """Whether category ``code`` (0 <= code < 256) is in the bitset ``bits``."""
     return (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != np.uint64(0)
@@ -363,7 +364,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         out["left_categories"][w] = best[0]["left_categories"][w]
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scan):
     """Stand-in for ``scan_categorical`` in fits without categorical features (never
     called): the growth loop's pointer needs a function of that type, and this one compiles
@@ -371,12 +372,14 @@ def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, res
     results[f]["bin_threshold"] = NO_SPLIT
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def partition_categorical(sample_idx, start, end, column, left_categories, missing_bin,
                           missing_go_left, buffer):
     """``splitting.partition`` for a split by a set of categories: stable, in place, left
     samples (category in ``left_categories``, or missing and ``missing_go_left``) first.
-    Returns the position of the first right sample."""
+    Returns the position of the first right sample. The growth loop calls it through
+    ``pointers.categorical_partition_pointer``: fits without categorical features do not
+    compile it."""
     n_left = start
     n_right = 0
     for position in range(start, end):

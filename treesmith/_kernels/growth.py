@@ -18,7 +18,8 @@ from .._dtypes import (
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
-from .categorical import BITSET_WORDS, partition_categorical
+from .categorical import BITSET_WORDS
+from .decorators import internal_kernel, pointer_kernel
 from .histogram import subtract_histograms
 from .monotonic import child_bounds, node_value
 from .permutation import record_failure
@@ -66,24 +67,64 @@ SMALL_NODE_PARALLEL_WORK = 1 << 16
 # compile time than the whole function around it.
 
 
-@njit(cache=True)
-def _resize_1d(array, size):
-    out = np.empty(size, dtype=array.dtype)
-    for i in range(array.shape[0]):
-        out[i] = array[i]
+# The per-node fields of the growing tree live in three blocks, one per dtype, with a row per
+# field and a column per node: a field is a row, a C-contiguous 1-D view (the type every kernel
+# takes), and the tree grows by reallocating three blocks (plus the statistics and category
+# rows) instead of twenty-one arrays. Every reallocation site is compiled, optimised and
+# emitted again inside the growth loop, which is compiled by every first fit.
+#: Rows of the int64 block.
+(_CHILDREN_LEFT, _CHILDREN_RIGHT, _PARENT, _FEATURE, _BIN_THRESHOLD, _NEXT_BIN, _DEPTH, _START,
+ _END, _SLOT, _PENDING, _HEAP_NODES, _N_INT_FIELDS) = range(13)
+#: Rows of the float64 block.
+_IMPURITY, _SCORE, _LOWER_BOUND, _UPPER_BOUND, _HEAP_KEYS, _N_FLOAT_FIELDS = range(6)
+#: Rows of the bool block.
+_MISSING_GO_LEFT, _DEFERRED, _N_BOOL_FIELDS = range(3)
+
+
+@internal_kernel
+def _node_fields(int_block, float_block, bool_block):
+    """The rows of the node blocks (one helper: each compiled helper costs a compilation).
+    int64: children_left, children_right, parent, feature, bin_threshold, next_bin, depth,
+    start, end, slot (histogram pool slot, -1: none), pending (depth-first: stack of node
+    ids), heap_nodes (best-first: the heap's node ids); float64: impurity, score,
+    lower_bound, upper_bound (bounds on the node's value, monotonic constraints), heap_keys
+    (best-first: the heap's -score); bool: missing_go_left, deferred."""
+    return (int_block[_CHILDREN_LEFT], int_block[_CHILDREN_RIGHT], int_block[_PARENT],
+            int_block[_FEATURE], int_block[_BIN_THRESHOLD], int_block[_NEXT_BIN],
+            int_block[_DEPTH], int_block[_START], int_block[_END], int_block[_SLOT],
+            int_block[_PENDING], int_block[_HEAP_NODES], float_block[_IMPURITY],
+            float_block[_SCORE], float_block[_LOWER_BOUND], float_block[_UPPER_BOUND],
+            float_block[_HEAP_KEYS], bool_block[_MISSING_GO_LEFT], bool_block[_DEFERRED])
+
+
+@internal_kernel
+def _copy_bytes_into(source, out):
+    """Copy ``source`` into the leading rows and columns of ``out`` (both 2-D uint8).
+
+    The growth loop grows its node storage by copying each old array into a larger one it
+    allocates (Numba compiles ``np.empty`` once per dtype and per flags of the calling
+    function, and the loop's allocations are compiled anyway), through uint8 views: one
+    compiled copy serves every dtype (four dtypes cost four vectorised copies in the loop,
+    0.3 s of a first fit). A node block (fields, capacity) keeps its nodes' columns; the
+    statistics and category rows (capacity, width) keep their nodes' rows. The rest of
+    ``out`` is left uninitialised (a node's fields are all written when it is created)."""
+    for i in range(source.shape[0]):
+        source_row = source[i]
+        out_row = out[i]
+        for j in range(source.shape[1]):
+            out_row[j] = source_row[j]
+
+
+@internal_kernel
+def _grown_stack(stack, size):
+    """An int64 stack of ``size`` entries holding those of ``stack`` first."""
+    out = np.empty(size, dtype=np.int64)
+    for i in range(stack.shape[0]):
+        out[i] = stack[i]
     return out
 
 
-@njit(cache=True)
-def _resize_2d(array, size):
-    out = np.empty((size, array.shape[1]), dtype=array.dtype)
-    for i in range(array.shape[0]):
-        for j in range(array.shape[1]):
-            out[i, j] = array[i, j]
-    return out
-
-
-@njit(cache=True)
+@internal_kernel
 def _resize_pool(pool, size):
     """A histogram pool with room for ``size`` histograms, holding those of ``pool``."""
     out = np.empty((size, pool.shape[1], pool.shape[2], pool.shape[3]))
@@ -95,7 +136,7 @@ def _resize_pool(pool, size):
     return out
 
 
-@njit(cache=True)
+@internal_kernel
 def _acquire(pool, n_used, free, n_free, max_histograms):
     """A histogram slot: a freed one, else a new one (the pool doubles when full).
 
@@ -107,18 +148,18 @@ def _acquire(pool, n_used, free, n_free, max_histograms):
     if n_used == pool.shape[0]:
         size = min(max(2 * pool.shape[0], 1), max_histograms)
         pool = _resize_pool(pool, size)
-        free = _resize_1d(free, size)
+        free = _grown_stack(free, size)
     return n_used, pool, n_used + 1, free, n_free
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _heap_less(key_a, node_a, key_b, node_b):
     return key_a < key_b or (key_a == key_b and node_a < node_b)
 
 
 # The best-first heap is reached through EngineSettings pointers (``pointers.heap_pointers``):
 # depth-first fits, the default, compile only the stand-ins below.
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def heap_push(keys, nodes, size, key, node):
     """Push ``(key, node)`` on the binary min-heap ``keys[:size], nodes[:size]`` (ordered by key,
     then node id, as Python orders tuples); returns the new size."""
@@ -135,7 +176,7 @@ def heap_push(keys, nodes, size, key, node):
     return size + 1
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def heap_pop(keys, nodes, size):
     """Remove the smallest entry of the min-heap of ``size`` entries; returns its node."""
     top = nodes[0]
@@ -160,19 +201,27 @@ def heap_pop(keys, nodes, size):
     return top
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def no_heap_push(keys, nodes, size, key, node):
     """``heap_push``'s stand-in in depth-first growth, which never calls it."""
     return size
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def no_heap_pop(keys, nodes, size):
     """``heap_pop``'s stand-in in depth-first growth, which never calls it."""
     return nodes[size - 1]
 
 
-@njit(cache=True)
+@pointer_kernel
+def no_categorical_partition(sample_idx, start, end, column, left_categories, missing_bin,
+                             missing_go_left, buffer):
+    """``categorical.partition_categorical``'s stand-in when no feature is categorical: the
+    growth loop never calls it. Returns ``end`` (every sample right), were it called."""
+    return end
+
+
+@internal_kernel
 def _histogram_totals(hist, stats, node):
     """``stats[node]``: the node's histogram summed over the bins of feature 0."""
     for s in range(stats.shape[1]):
@@ -182,7 +231,7 @@ def _histogram_totals(hist, stats, node):
             stats[node, s] += hist[0, b, s]
 
 
-@njit(cache=True)
+@internal_kernel
 def _sum_samples(data, start, end, stats, node):
     """Statistics of a node summed over its samples (the root, the smaller child of a split,
     and a larger child whose parent - sibling difference cancels)."""
@@ -199,7 +248,7 @@ def _sum_samples(data, start, end, stats, node):
                    group_code, n_classes)
 
 
-@njit(cache=True)
+@internal_kernel
 def _larger_child_totals(data, start, end, stats, node, small, large):
     """``stats[large] = stats[node] - stats[small]``, or the sum over the larger child's
     samples when a statistic cancels (``|difference| <= 1e-9 |parent|``).
@@ -220,7 +269,7 @@ def _larger_child_totals(data, start, end, stats, node, small, large):
         _sum_samples(data, start, end, stats, large)
 
 
-@njit(cache=True)
+@internal_kernel
 def _is_pure(stats, n_classes, impurity):
     if n_classes > 0:
         present = 0
@@ -234,7 +283,7 @@ def _is_pure(stats, n_classes, impurity):
     return impurity <= 1e-14 * max(1.0, mean)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def total_weight_of(sample_weight, sample_idx):
     """Total weight of the samples ``sample_idx``, summed in order (the growth loop's sum: a
     subtree grown apart must see the same float)."""
@@ -244,7 +293,7 @@ def total_weight_of(sample_weight, sample_idx):
     return total
 
 
-@njit(cache=True)
+@internal_kernel
 def _path_costs(node, parent, feature, costs, paid, root_paid, out):
     """Cost of testing each feature at ``node`` (docs/methods.md §5), ``costs`` a
     ``records.TestCosts``.
@@ -272,7 +321,7 @@ def _path_costs(node, parent, feature, costs, paid, root_paid, out):
         ancestor = parent[ancestor]
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
                     chosen):
     """Features examined at a node: the first ``sampling.max_features`` non-constant ones of a
@@ -313,7 +362,7 @@ def choose_features(sampling, has_histogram, hist, data, start, end, bins, state
     return features
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, order, chosen):
     """Without feature sampling every feature is examined: ``choose_features``' stand-in,
     which the growth loop never calls (it scans all features itself) but whose pointer type
@@ -324,7 +373,7 @@ def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, 
     return order
 
 
-@njit(cache=True)
+@internal_kernel
 def _report_failed_scan(results, features, status, node, start, end, depth):
     """Whether the scan of some feature in ``features`` met a candidate whose impurity failed
     (``SPLIT_DTYPE["impurity_failed"]``); the first such feature and the node are written to
@@ -337,7 +386,7 @@ def _report_failed_scan(results, features, status, node, start, end, depth):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _preorder(children_left, children_right, n_nodes):
     """Permutation listing node ids in depth-first preorder (scikit-learn's numbering)."""
     order = np.empty(n_nodes, dtype=np.int64)
@@ -392,13 +441,15 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     negative value) or when the per-node statistics would outgrow
     ``engine.max_node_stats_bytes``; the arrays returned then describe a partial tree.
 
-    Returns the node arrays, nodes numbered in preorder (depth-first) or creation order
-    (best-first): children_left, children_right, feature, bin_threshold, next_bin,
-    missing_go_left, impurity, depth, stats, score, left_categories (the category bitset of a
-    categorical split, ``treesmith._kernels.categorical``; zeros elsewhere), lower_bound,
-    upper_bound (the bounds on each node's value; -inf, inf without constraints); then the
-    deferred leaves' node ids and
-    their sample ranges ``data.sample_idx[start:end]`` (start, end).
+    Returns the node arrays in creation order (node 0 the root, children after their parent):
+    children_left, children_right, feature, bin_threshold, next_bin, missing_go_left,
+    impurity, depth, stats, score, left_categories (the category bitset of a categorical
+    split, ``treesmith._kernels.categorical``; zeros elsewhere), lower_bound, upper_bound (the
+    bounds on each node's value; -inf, inf without constraints), deferred (bool: a leaf whose
+    subtree is grown apart), start, end (each node's samples ``data.sample_idx[start:end]``).
+    They are views of the loop's node storage; ``treesmith.grower.in_growth_order`` numbers
+    them in preorder (depth-first) and lists the deferred leaves, in numpy: a renumbering
+    kernel compiled into the loop cost 0.4 s of every first fit.
     """
     X_binned = data.X_binned
     sample_idx = data.sample_idx
@@ -414,7 +465,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     state = np.empty(1, dtype=np.uint64)
     state[0] = initial_state(sampling.seed)
     scan_all = sampling.max_features >= n_features
-    all_features = np.arange(n_features)
+    all_features = np.empty(n_features, dtype=np.int64)  # (no np.arange: compile time)
+    for f in range(n_features):
+        all_features[f] = f
     feature_order = np.empty(n_features, dtype=np.int64)
     feature_chosen = np.zeros(n_features, dtype=np.bool_)
 
@@ -429,28 +482,18 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     # caller raises, rather than outgrow it.
     budget_nodes = max(engine.max_node_stats_bytes // max(8 * n_stats, 1), 3)
     capacity = np.int64(min(64, max_nodes, budget_nodes))
-    children_left = np.full(capacity, LEAF, dtype=np.int64)
-    children_right = np.full(capacity, LEAF, dtype=np.int64)
-    parent = np.full(capacity, -1, dtype=np.int64)
-    feature = np.full(capacity, UNDEFINED, dtype=np.int64)
-    bin_threshold = np.full(capacity, NO_SPLIT, dtype=np.int64)
-    next_bin = np.full(capacity, NO_SPLIT, dtype=np.int64)
-    missing_go_left = np.zeros(capacity, dtype=np.bool_)
-    node_impurity = np.zeros(capacity)
-    depth = np.zeros(capacity, dtype=np.int64)
-    score = np.zeros(capacity)
-    start = np.zeros(capacity, dtype=np.int64)
-    end = np.zeros(capacity, dtype=np.int64)
-    slot = np.full(capacity, -1, dtype=np.int64)  # histogram pool slot, -1: none
-    stats = np.zeros((capacity, n_stats))
-    lower_bound = np.full(capacity, -np.inf)  # bounds on node values (monotonic constraints)
-    upper_bound = np.full(capacity, np.inf)
+    # The node fields (see _node_fields), written for each node when it is created; stats and
+    # left_categories (categorical splits) are rows per node.
+    int_block = np.empty((_N_INT_FIELDS, capacity), dtype=np.int64)
+    float_block = np.empty((_N_FLOAT_FIELDS, capacity))
+    bool_block = np.empty((_N_BOOL_FIELDS, capacity), dtype=np.bool_)
+    (children_left, children_right, parent, feature, bin_threshold, next_bin, depth, start,
+     end, slot, pending, heap_nodes, node_impurity, score, lower_bound, upper_bound,
+     heap_keys, missing_go_left, deferred) = _node_fields(int_block, float_block, bool_block)
+    stats = np.empty((capacity, n_stats))
+    left_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
     direction = monotonicity.direction
     constrained = direction.shape[0] > 0
-    left_categories = np.zeros((capacity, BITSET_WORDS), dtype=np.uint64)  # categorical splits
-    pending = np.empty(capacity, dtype=np.int64)  # depth-first: stack of node ids
-    heap_keys = np.empty(capacity)  # best-first: min-heap of (-score, node id)
-    heap_nodes = np.empty(capacity, dtype=np.int64)
     n_pending = np.int64(0)
 
     # Histograms are allocated when a node needs one (the pool doubles, up to max_histograms):
@@ -471,19 +514,38 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     buffer = np.empty(n_samples, dtype=np.int64)
     n_chunks = max(engine.n_threads, 1)
     work = scan_workspace(n_chunks, n_stats, n_classes)  # one scratch block per thread chunk
+    # The small-node scan's scratch and bitmap start zeroed (np.empty and loops: each np.zeros
+    # signature compiles np.zeros, np.empty and a fill of its own).
+    scratch = np.empty((n_chunks, bins.n_bins, n_stats))
+    occupied = np.empty((n_chunks, (bins.n_bins + 63) // 64), dtype=np.uint64)
+    for c in range(n_chunks):
+        for b in range(bins.n_bins):
+            for s in range(n_stats):
+                scratch[c, b, s] = 0.0
+        for w in range(occupied.shape[1]):
+            occupied[c, w] = 0
     small_node_workspace = SmallNodeWorkspace(
-        np.zeros((n_chunks, bins.n_bins, n_stats)),
-        np.empty((n_chunks, bins.n_bins), dtype=np.int64),
-        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work,
-        np.zeros((n_chunks, (bins.n_bins + 63) // 64), dtype=np.uint64))
+        scratch, np.empty((n_chunks, bins.n_bins), dtype=np.int64),
+        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work, occupied)
 
     total_weight = scope.total_weight
     if total_weight <= 0.0:
         total_weight = total_weight_of(data.sample_weight, sample_idx)
-    deferred = np.zeros(capacity, dtype=np.bool_)
-    n_deferred = np.int64(0)
 
     # Root.
+    children_left[0] = LEAF
+    children_right[0] = LEAF
+    parent[0] = -1
+    feature[0] = UNDEFINED
+    bin_threshold[0] = NO_SPLIT
+    next_bin[0] = NO_SPLIT
+    missing_go_left[0] = False
+    score[0] = 0.0
+    node_impurity[0] = 0.0
+    for w in range(BITSET_WORDS):
+        left_categories[0, w] = 0
+    slot[0] = -1
+    deferred[0] = False
     start[0] = 0
     end[0] = n_samples
     depth[0] = scope.root_depth
@@ -505,7 +567,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     else:
         _sum_samples(data, start[0], end[0], stats, np.int64(0))
     n_nodes = np.int64(1)
-    new_nodes = np.zeros(2, dtype=np.int64)
+    new_nodes = np.empty(2, dtype=np.int64)
+    new_nodes[0] = 0
     n_new = np.int64(1)
     n_leaves = np.int64(1)
 
@@ -517,7 +580,6 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             count = stats_count(node_stats, n_classes)
             if node > 0 and engine.small_node_size <= count < scope.defer_below:
                 deferred[node] = True
-                n_deferred += 1
                 if slot[node] >= 0:
                     free[n_free] = slot[node]
                     n_free += 1
@@ -623,33 +685,32 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 engine.status[STATUS_N_NODES] = n_nodes
                 break
             capacity = min(2 * capacity, max_nodes, budget_nodes)
-            children_left = _resize_1d(children_left, capacity)
-            children_right = _resize_1d(children_right, capacity)
-            parent = _resize_1d(parent, capacity)
-            feature = _resize_1d(feature, capacity)
-            bin_threshold = _resize_1d(bin_threshold, capacity)
-            next_bin = _resize_1d(next_bin, capacity)
-            missing_go_left = _resize_1d(missing_go_left, capacity)
-            node_impurity = _resize_1d(node_impurity, capacity)
-            depth = _resize_1d(depth, capacity)
-            score = _resize_1d(score, capacity)
-            start = _resize_1d(start, capacity)
-            end = _resize_1d(end, capacity)
-            slot = _resize_1d(slot, capacity)
-            stats = _resize_2d(stats, capacity)
-            lower_bound = _resize_1d(lower_bound, capacity)
-            upper_bound = _resize_1d(upper_bound, capacity)
-            left_categories = _resize_2d(left_categories, capacity)
-            deferred = _resize_1d(deferred, capacity)
-            pending = _resize_1d(pending, capacity)
-            heap_keys = _resize_1d(heap_keys, capacity)
-            heap_nodes = _resize_1d(heap_nodes, capacity)
+            grown_int = np.empty((_N_INT_FIELDS, capacity), dtype=np.int64)
+            _copy_bytes_into(int_block.view(np.uint8), grown_int.view(np.uint8))
+            int_block = grown_int
+            grown_float = np.empty((_N_FLOAT_FIELDS, capacity))
+            _copy_bytes_into(float_block.view(np.uint8), grown_float.view(np.uint8))
+            float_block = grown_float
+            grown_bool = np.empty((_N_BOOL_FIELDS, capacity), dtype=np.bool_)
+            _copy_bytes_into(bool_block.view(np.uint8), grown_bool.view(np.uint8))
+            bool_block = grown_bool
+            (children_left, children_right, parent, feature, bin_threshold, next_bin, depth,
+             start, end, slot, pending, heap_nodes, node_impurity, score, lower_bound,
+             upper_bound, heap_keys, missing_go_left, deferred) = _node_fields(
+                int_block, float_block, bool_block)
+            grown_stats = np.empty((capacity, n_stats))
+            _copy_bytes_into(stats.view(np.uint8), grown_stats.view(np.uint8))
+            stats = grown_stats
+            grown_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
+            _copy_bytes_into(left_categories.view(np.uint8), grown_categories.view(np.uint8))
+            left_categories = grown_categories
 
         f = feature[node]
         if bins.is_categorical[f]:
-            mid = partition_categorical(sample_idx, start[node], end[node], X_binned[:, f],
-                                        left_categories[node], bins.missing_bin,
-                                        missing_go_left[node], buffer)
+            mid = engine.partition_categorical(sample_idx, start[node], end[node],
+                                               X_binned[:, f], left_categories[node],
+                                               bins.missing_bin, missing_go_left[node],
+                                               buffer)
         else:
             mid = partition(sample_idx, start[node], end[node], X_binned[:, f],
                             bin_threshold[node], bins.missing_bin, missing_go_left[node],
@@ -670,6 +731,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             missing_go_left[child] = False
             depth[child] = depth[node] + 1
             score[child] = 0.0
+            node_impurity[child] = 0.0
             for w in range(BITSET_WORDS):
                 left_categories[child, w] = 0
             slot[child] = -1
@@ -748,65 +810,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
             for w in range(BITSET_WORDS):
                 left_categories[i, w] = 0
 
-    if best_first:
-        order = np.arange(n_nodes)
-    else:
-        order = _preorder(children_left, children_right, n_nodes)
-    new_id = np.empty(n_nodes, dtype=np.int64)
-    for i in range(n_nodes):
-        new_id[order[i]] = i
-    deferred_node = np.empty(n_deferred, dtype=np.int64)
-    deferred_start = np.empty(n_deferred, dtype=np.int64)
-    deferred_end = np.empty(n_deferred, dtype=np.int64)
-    j = 0
-    for i in range(n_nodes):
-        if deferred[order[i]]:
-            deferred_node[j] = i
-            deferred_start[j] = start[order[i]]
-            deferred_end[j] = end[order[i]]
-            j += 1
-    return (_renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                        missing_go_left, node_impurity, depth, stats, score, left_categories)
-            + (lower_bound[order], upper_bound[order])
-            + (deferred_node, deferred_start, deferred_end))
-
-
-@njit(cache=True)
-def _renumbered(order, children_left, children_right, feature, bin_threshold, next_bin,
-                missing_go_left, node_impurity, depth, stats, score, left_categories):
-    """The node arrays with node ``order[i]`` as node ``i`` (children renumbered to match)."""
-    n_nodes = order.shape[0]
-    n_stats = stats.shape[1]
-    new_id = np.empty(n_nodes, dtype=np.int64)
-    for i in range(n_nodes):
-        new_id[order[i]] = i
-    out_left = np.full(n_nodes, LEAF, dtype=np.int64)
-    out_right = np.full(n_nodes, LEAF, dtype=np.int64)
-    out_feature = np.empty(n_nodes, dtype=np.int64)
-    out_bin_threshold = np.empty(n_nodes, dtype=np.int64)
-    out_next_bin = np.empty(n_nodes, dtype=np.int64)
-    out_missing_go_left = np.empty(n_nodes, dtype=np.bool_)
-    out_impurity = np.empty(n_nodes)
-    out_depth = np.empty(n_nodes, dtype=np.int64)
-    out_stats = np.empty((n_nodes, n_stats))
-    out_score = np.empty(n_nodes)
-    out_left_categories = np.empty((n_nodes, BITSET_WORDS), dtype=np.uint64)
-    for i in range(n_nodes):
-        old = order[i]
-        if children_left[old] != LEAF:
-            out_left[i] = new_id[children_left[old]]
-            out_right[i] = new_id[children_right[old]]
-        out_feature[i] = feature[old]
-        out_bin_threshold[i] = bin_threshold[old]
-        out_next_bin[i] = next_bin[old]
-        out_missing_go_left[i] = missing_go_left[old]
-        out_impurity[i] = node_impurity[old]
-        out_depth[i] = depth[old]
-        out_score[i] = score[old]
-        for s in range(n_stats):
-            out_stats[i, s] = stats[old, s]
-        for w in range(BITSET_WORDS):
-            out_left_categories[i, w] = left_categories[old, w]
-    return (out_left, out_right, out_feature, out_bin_threshold, out_next_bin,
-            out_missing_go_left, out_impurity, out_depth, out_stats, out_score,
-            out_left_categories)
+    # Views of the first n_nodes columns: the caller renumbers them (grower.in_growth_order).
+    return (children_left[:n_nodes], children_right[:n_nodes], feature[:n_nodes],
+            bin_threshold[:n_nodes], next_bin[:n_nodes], missing_go_left[:n_nodes],
+            node_impurity[:n_nodes], depth[:n_nodes], stats[:n_nodes], score[:n_nodes],
+            left_categories[:n_nodes], lower_bound[:n_nodes], upper_bound[:n_nodes],
+            deferred[:n_nodes], start[:n_nodes], end[:n_nodes])

@@ -11,10 +11,11 @@ the smaller (``subtract_histograms``). ``build_histogram_naive`` is the referenc
 import numpy as np
 from numba import njit, prange
 
+from .decorators import internal_kernel, pointer_kernel
 from .stats import count_column, group_column, weight_column
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _accumulate_classification(column, sample_idx, start, end, y_code, sample_weight,
                                n_classes, hist_f):
     for position in range(start, end):
@@ -25,7 +26,7 @@ def _accumulate_classification(column, sample_idx, start, end, y_code, sample_we
         hist_f[b, count_column(n_classes, k)] += 1.0
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _accumulate_class_counts(column, sample_idx, start, end, y_code, n_classes, hist_f):
     """``_accumulate_classification`` for unit sample weights: only the counts are summed and
     the weight columns copied from them. A sum of ones is exact, so the weights are the same
@@ -38,7 +39,7 @@ def _accumulate_class_counts(column, sample_idx, start, end, y_code, n_classes, 
             hist_f[b, weight_column(n_classes, k)] = hist_f[b, count_column(n_classes, k)]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def has_unit_weights(sample_weight, sample_idx, start, end):
     """True when every sample of ``sample_idx[start:end]`` weighs exactly 1."""
     for position in range(start, end):
@@ -47,7 +48,7 @@ def has_unit_weights(sample_weight, sample_idx, start, end):
     return True
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _accumulate_dense(column, sample_idx, start, end, sample_stats, hist_f):
     n_stats = sample_stats.shape[1]
     for position in range(start, end):
@@ -57,7 +58,7 @@ def _accumulate_dense(column, sample_idx, start, end, sample_stats, hist_f):
             hist_f[b, s] += sample_stats[i, s]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _accumulate_groups(column, sample_idx, start, end, group_code, sample_weight, n_classes,
                        hist_f):
     """ECART's per-q-group weights (``stats.group_column``)."""
@@ -66,7 +67,7 @@ def _accumulate_groups(column, sample_idx, start, end, group_code, sample_weight
         hist_f[column[i], group_column(n_classes, group_code[i])] += sample_weight[i]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _build_feature(X_binned, f, sample_idx, start, end, y_code, sample_weight, sample_stats,
                    group_code, n_classes, unit_weights, hist):
     hist_f = hist[f]
@@ -116,7 +117,7 @@ def build_histogram(data, start, end, hist, parallel_threshold):
                            sample_stats, group_code, n_classes, unit_weights, hist)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def subtract_histograms(parent, child, n_classes):
     """``parent -= child`` in place: the parent's histogram becomes the sibling's.
 
@@ -132,6 +133,19 @@ def subtract_histograms(parent, child, n_classes):
                 if parent[f, b, count_column(n_classes, k)] <= 0.0:
                     parent[f, b, weight_column(n_classes, k)] = 0.0
                     parent[f, b, count_column(n_classes, k)] = 0.0
+
+
+@pointer_kernel
+def no_histogram_build(data, start, end, hist, parallel_threshold):
+    """``build_histogram``'s stand-in for fits in which no node gets a pooled histogram (the
+    root has fewer than ``EngineSettings.small_node_size`` samples, so every node has): the
+    growth loop never calls it, and such fits do not compile the histogram build
+    (``pointers.histogram_pointer``). Were it called, the histogram would be NaN, which the
+    scan reports as a failed impurity rather than splitting on garbage."""
+    for f in range(hist.shape[0]):
+        for b in range(hist.shape[1]):
+            for s in range(hist.shape[2]):
+                hist[f, b, s] = np.nan
 
 
 def build_histogram_naive(X_binned, sample_idx, y_code, sample_weight, sample_stats, n_classes,

@@ -19,8 +19,8 @@ This is the method of scikit-learn's trees (``check_monotonicity``, ``middle_val
 """
 
 import numpy as np
-from numba import njit
 
+from .decorators import internal_kernel
 from .stats import (
     REGRESSION_WEIGHT,
     REGRESSION_WEIGHTED_TARGET,
@@ -34,7 +34,7 @@ INCREASING = 1
 DECREASING = -1
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def node_value(stats, n_classes):
     """The value a node with statistics row ``stats`` predicts: the weighted proportion of
     class 1 (``n_classes`` == 2; 0 when class 1 is absent) or the weighted mean label
@@ -49,7 +49,7 @@ def node_value(stats, n_classes):
     return stats[REGRESSION_WEIGHTED_TARGET] / weight if weight > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def is_admissible(value_left, value_right, direction, lower, upper):
     """Whether children with these values respect ``direction`` (+1: v_L <= v_R, -1:
     v_L >= v_R) and the node's bounds ``[lower, upper]``."""
@@ -57,14 +57,14 @@ def is_admissible(value_left, value_right, direction, lower, upper):
             and (value_left - value_right) * direction <= 0.0)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def middle_value(value_left, value_right):
     """The bound between the children of a constrained split: (v_L + v_R) / 2, computed as
     scikit-learn does (v_L / 2 + v_R / 2, exact halvings)."""
     return 0.5 * value_left + 0.5 * value_right
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def child_bounds(direction, lower, upper, value_left, value_right):
     """``(left_lower, left_upper, right_lower, right_upper)`` of the children of a split on a
     feature with ``direction`` of a node with bounds ``[lower, upper]``."""

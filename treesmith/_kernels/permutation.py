@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from .categorical import scan_categorical
+from .decorators import internal_kernel, pointer_kernel
 from .histogram import _accumulate_classification
 from .random import initial_state, next_below
 from .records import (
@@ -290,7 +291,7 @@ def permutation_test_naive(feature_bins, y_code, sample_weight, n_classes, n_bin
     return observed, (1.0 + n_at_least) / (1.0 + n_permutations)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def record_failure(status, node, f, start, end, depth):
     """``status`` (``records.STATUS_*``): the impurity failed at ``node`` (samples
     ``start:end``, depth ``depth``), on feature ``f``; the grower explains and raises."""
@@ -344,7 +345,7 @@ def node_is_significant(data, start, end, f, bins, impurity, stopping, significa
     return p_value <= significance.level
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def node_test_skipped(data, start, end, f, bins, impurity, stopping, significance, seed, scan,
                       status, node, depth):
     """Without S-pruning every split stands: ``node_is_significant``'s stand-in, which the

@@ -18,6 +18,8 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 from numba.core.types import WrapperAddressProtocol
 
+from .decorators import POINTER_OPTIONS
+
 
 class FunctionPointer(WrapperAddressProtocol):
     """The C entry point of ``dispatcher`` compiled for ``signature`` (compiled now, or loaded
@@ -84,10 +86,16 @@ def impurity_pointer(function):
     return pointer
 
 
-def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
+def twin(dispatcher: Dispatcher, suffix: str, python_entry: bool = False, options=None,
+         **replaced_globals):
     """The Python function of kernel ``dispatcher`` compiled again as a kernel of its own,
-    with ``njit(cache=True, nogil=True)``: without ``parallel`` (``prange`` is ``range``
-    there) and with the module globals named in ``replaced_globals`` bound to other objects.
+    without ``parallel`` (``prange`` is ``range`` there) and with the module globals named in
+    ``replaced_globals`` bound to other objects.
+
+    The twin is compiled with the target ``options`` (``decorators.POINTER_OPTIONS``...), by
+    default as the kernel is (a pointer kernel's twin is a pointer kernel); a kernel compiled
+    by ``njit``, and any kernel with ``python_entry``, gets ``njit(cache=True, nogil=True)``,
+    callable from Python.
 
     The twin is a copy of the function named ``<name>_<suffix>``: Numba's cache files are
     named after the function, and two compilations of one function with different options
@@ -102,6 +110,8 @@ def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
 
         from numba import njit
 
+        from .decorators import KernelDispatcher, compiled
+
         function = dispatcher.py_func
         copy = python_types.FunctionType(
             function.__code__, dict(function.__globals__, **replaced_globals),
@@ -109,7 +119,13 @@ def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
         copy.__qualname__ = f"{function.__qualname__}_{suffix}"
         copy.__module__ = function.__module__
         copy.__doc__ = function.__doc__
-        _TWINS[key] = njit(cache=True, nogil=True)(copy)
+        if options is None and isinstance(dispatcher, KernelDispatcher):
+            options = dispatcher.targetoptions
+        if options is not None and not python_entry:
+            _TWINS[key] = compiled(copy, {name: value for name, value in options.items()
+                                          if name != "parallel"})
+        else:
+            _TWINS[key] = njit(cache=True, nogil=True)(copy)
     return _TWINS[key]
 
 
@@ -220,6 +236,40 @@ def categorical_scan_pointer(enabled: bool = True):
                            categorical_scan_signature)
 
 
+_CATEGORICAL_PARTITIONS: dict = {}
+
+
+def categorical_partition_pointer(data, enabled: bool = True):
+    """The partition of a node's samples by a categorical split
+    (``categorical.partition_categorical``) as a function pointer for the type of ``data``
+    (``records.TrainingData``), or (``enabled`` False: no feature is categorical) the stand-in
+    ``growth.no_categorical_partition``, never called: fits without categorical features do
+    not compile it, and nobody compiles it into the growth loop."""
+    import operator
+
+    import numba
+    from numba import types
+    from numba.core.registry import cpu_target
+
+    from .categorical import partition_categorical
+    from .growth import no_categorical_partition
+
+    matrix_type = numba.typeof(data.X_binned)
+
+    def signature():
+        # the type of X_binned[:, f] in the loop: (n, 1d, F), or 'A' when X_binned is C order
+        column_type = cpu_target.typing_context.resolve_function_type(
+            operator.getitem, (matrix_type, types.Tuple((types.slice2_type, types.int64))),
+            {}).return_type
+        int_1d = types.int64[::1]
+        return types.int64(int_1d, types.int64, types.int64, column_type, types.uint64[::1],
+                           types.int64, types.boolean, int_1d)
+
+    function = partition_categorical if enabled else no_categorical_partition
+    return _cached_pointer(_CATEGORICAL_PARTITIONS, (matrix_type, bool(enabled)), function,
+                           signature)
+
+
 _SMALL_NODE_SCAN_POINTERS: dict = {}
 
 
@@ -264,15 +314,18 @@ def small_node_scan_pointer(data, bins, parallel=True):
 _HISTOGRAM_BUILDERS: dict = {}
 
 
-def histogram_pointer(data, parallel: bool):
+def histogram_pointer(data, parallel: bool, needed: bool = True):
     """``histogram.build_histogram`` as a first-class function pointer for the type of
     ``data`` (``records.TrainingData``); with ``parallel`` False its serial twin
     (``serial_twin``), for fits in which no node reaches the loop's ``parallel_threshold``:
-    the parallel region is about half of the histogram build's compile time."""
+    the parallel region is about half of the histogram build's compile time. With ``needed``
+    False (no node of the fit gets a pooled histogram: the root is a small node) the stand-in
+    ``histogram.no_histogram_build``, which the loop never calls: small fits, such as the
+    first fit after install on a toy data set, do not compile the histogram build (1.1 s)."""
     import numba
     from numba import types
 
-    from .histogram import build_histogram
+    from .histogram import build_histogram, no_histogram_build
 
     data_type = numba.typeof(data)
 
@@ -280,7 +333,11 @@ def histogram_pointer(data, parallel: bool):
         return types.void(data_type, types.int64, types.int64, types.float64[:, :, ::1],
                           types.int64)
 
-    function = build_histogram if parallel else serial_twin(build_histogram)
+    if not needed:
+        return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, "none"), no_histogram_build,
+                               signature)
+    function = (build_histogram if parallel
+                else twin(build_histogram, "serial", options=POINTER_OPTIONS))
     return _cached_pointer(_HISTOGRAM_BUILDERS, (data_type, bool(parallel)), function,
                            signature)
 

@@ -25,6 +25,8 @@ stays as it is for trees without them.
 import numpy as np
 from numba import njit, prange
 
+from .decorators import internal_kernel
+
 #: One node for traversal: children (the node itself for a leaf), feature, missing side,
 #: threshold, and whether the node splits by a set of categories (in the record's padding: still
 #: 24 bytes). Ids are unsigned, so indexing with them needs no negative-index wraparound test
@@ -58,7 +60,7 @@ def pack_nodes(children_left, children_right, feature, threshold, missing_go_lef
     return nodes
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _next_node(nodes, node, row):
     """Child of ``node`` that ``row`` goes to (``node`` itself at a leaf), branch-free."""
     value = np.float64(row[nodes[node]["feature"]])
@@ -86,12 +88,12 @@ def _next_node_categorical(nodes, left_categories, node, row):
     return record["left"] if go_left else record["right"]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _is_leaf(nodes, node):
     return nodes[node]["left"] == node
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _descend_row(nodes, row):
     node = np.uint32(0)
     while not _is_leaf(nodes, node):
@@ -121,7 +123,7 @@ def _descend_block(nodes, X, start):
             return n0, n1, n2, n3, n4, n5, n6, n7
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _n_rows_with_infinity(X, start, stop):
     n_rows = 0
     for i in range(start, stop):

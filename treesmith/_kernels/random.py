@@ -10,11 +10,13 @@ Numba's global generator and of the number of threads, and compiles in a fractio
 import numpy as np
 from numba import njit
 
+from .decorators import internal_kernel
+
 _MULTIPLIER = np.uint64(0x2545F4914F6CDD1D)
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def initial_state(seed):
     """A non-zero xorshift64* state from any int64 seed (one splitmix64 step)."""
     z = np.uint64(seed) + _GOLDEN_GAMMA

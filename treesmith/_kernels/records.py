@@ -83,12 +83,15 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: ``significance_test`` (``permutation.node_is_significant``, or a stand-in without it),
 #: ``build_histogram`` (``histogram.build_histogram``, or its serial twin when no node reaches
 #: ``parallel_threshold``), and the best-first heap's ``heap_push`` and ``heap_pop``
-#: (stand-ins in depth-first growth).
+#: (stand-ins in depth-first growth); and ``partition_categorical``, the partition of a node's
+#: samples by a categorical split (``categorical.partition_categorical``, or a stand-in when
+#: no feature is categorical).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
      "small_node_scan", "max_node_stats_bytes", "status", "categorical_scan",
-     "choose_features", "significance_test", "build_histogram", "heap_push", "heap_pop"])
+     "choose_features", "significance_test", "build_histogram", "heap_push", "heap_pop",
+     "partition_categorical"])
 
 #: ``EngineSettings.status[STATUS_CODE]``: the tree grew completely (``GROWTH_COMPLETE``); a
 #: candidate split's impurity was not finite or negative (``GROWTH_CRITERION_FAILED``: the

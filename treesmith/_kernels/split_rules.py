@@ -17,6 +17,7 @@ a rule is described in docs/adding_a_split_rule.md.
 import numpy as np
 from numba import njit
 
+from .decorators import internal_kernel
 from .records import SplitRule
 from .set_functions import set_function_of_sum
 from .stats import group_column, pairs_of
@@ -42,7 +43,7 @@ TIE_TOLERANCE = 1e-12
 NO_SPLIT = np.int64(-1)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def beats(score, best, scale):
     """``score`` is better than ``best`` by more than rounding noise.
 
@@ -54,7 +55,7 @@ def beats(score, best, scale):
     return score > best + TIE_TOLERANCE * max(abs(best), scale)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def tie_scale(rule, weighted_parent_impurity, node_weight, node_pairs, total_weight):
     """Magnitude of the terms of a node's numerators, for ``beats``: phi(S) for impure pairs,
     (|w(S) h(S)| + w(S)) / w(root) for the others."""
@@ -191,7 +192,7 @@ def gain_numerator(rule, gain, left, right, count_left, count_right, weight_left
 
 
 # -- selection across features --------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _split_information(weight_left, node_weight):
     """-sum_v p_v log2 p_v over the two children (C4.5's split information)."""
     left = weight_left / node_weight
@@ -204,7 +205,7 @@ def _split_information(weight_left, node_weight):
     return split_info
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _mean_valid_gain(results, features):
     mean_gain = 0.0
     n_valid = 0
@@ -216,7 +217,7 @@ def _mean_valid_gain(results, features):
     return mean_gain / n_valid if n_valid > 0 else mean_gain
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def select_split(results, features, costs, rule, node_weight, scale):
     """The feature whose best split wins under ``rule`` (-1 when none is valid).
 

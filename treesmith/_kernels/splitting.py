@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from .categorical import has_category
+from .decorators import internal_kernel, pointer_kernel
 from .histogram import has_unit_weights
 from .monotonic import is_admissible, node_value
 from .records import (
@@ -57,7 +58,7 @@ from .stats import (
 )
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _next_occupied(hist_f, b, n_bins_non_missing, n_classes):
     b += 1
     while b < n_bins_non_missing and bin_count(hist_f, b, n_classes) <= 0.0:
@@ -65,7 +66,7 @@ def _next_occupied(hist_f, b, n_bins_non_missing, n_classes):
     return b if b < n_bins_non_missing else NO_SPLIT
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
     """Best split of one feature from its histogram ``hist_f[bin, stat]`` under the node's rule.
 
@@ -250,14 +251,14 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     split["impurity_failed"] = failed
 
 
-@njit(cache=True)
+@internal_kernel
 def scan_workspace(n_blocks, n_stats, n_classes):
     """Scratch space for ``scan_feature``: ``n_blocks`` blocks of ``(7, width)`` (one per thread
     chunk)."""
     return np.zeros((n_blocks, 7, max(n_stats, n_classes, 1)))
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def next_nonempty_bin(hist_f, bin_threshold, n_bins_non_missing, n_classes):
     """First non-missing bin after ``bin_threshold`` holding node samples (-1 if none)."""
     for b in range(bin_threshold + 1, n_bins_non_missing):
@@ -278,7 +279,7 @@ def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
     return True
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def scan_features_with_histogram(hist, features, bins, node, results, work, scan,
                                  categorical_scan):
     """Best split of each feature in ``features`` of a node that has a pooled histogram
@@ -294,7 +295,7 @@ def scan_features_with_histogram(hist, features, bins, node, results, work, scan
             scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work, results, f)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def partition(sample_idx, start, end, column, bin_threshold, missing_bin, missing_go_left,
               buffer):
     """Stable in-place partition of ``sample_idx[start:end]``: left samples first.
@@ -324,7 +325,7 @@ def partition(sample_idx, start, end, column, bin_threshold, missing_bin, missin
 _SHELL_GAPS = np.array([701, 301, 132, 57, 23, 10, 4, 1], dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def sort_prefix(values, n):
     """Sort ``values[:n]`` in place: the occupied bins of a small node (n < a few hundred).
 
@@ -355,14 +356,14 @@ _LOW_SIX_BITS = np.uint64(63)
 _TOP_SHIFT = np.uint64(58)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _lowest_set_bit(word):
     """Index of the lowest set bit of a non-zero uint64 ``word``."""
     low = word & (~word + _ONE)
     return _DE_BRUIJN_INDEX[(low * _DE_BRUIJN) >> _TOP_SHIFT]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched, compact,
                               occupied, unit_weights):
     """Histogram of one feature restricted to the bins a small node's samples occupy.
@@ -450,7 +451,7 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
     return n_occupied
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _categories_of_rows(bits, touched, n_rows):
     """Rewrite a category bitset over the rows of a compact histogram as one over the category
     codes (row j holds code ``touched[j]``)."""
@@ -464,7 +465,7 @@ def _categories_of_rows(bits, touched, n_rows):
             bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def scan_small_node_features(data, bins, features, start, end, node, workspace, chunk, results,
                              scan, categorical_scan):
     """Small-node counterpart of ``scan_features_with_histogram``: the same scan on compact
@@ -545,7 +546,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
             np.int64(c), results, scan, categorical_scan)
 
 
-@njit(cache=True, nogil=True)
+@pointer_kernel
 def scan_small_node_serial(data, bins, features, start, end, node, workspace, results, scan,
                            n_chunks, categorical_scan):
     """``scan_small_node`` on the calling thread, whatever ``n_chunks`` says (same results:

@@ -13,7 +13,8 @@ The kernels read and write rows only through these helpers; the Python side
 """
 
 import numpy as np
-from numba import njit
+
+from .decorators import internal_kernel
 
 #: Regression rows: count, weight and weighted target sum columns.
 REGRESSION_COUNT = 0
@@ -21,19 +22,19 @@ REGRESSION_WEIGHT = 1
 REGRESSION_WEIGHTED_TARGET = 2
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def weight_column(n_classes, k):
     """Column of class ``k``'s weight sum."""
     return k
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def count_column(n_classes, k):
     """Column of class ``k``'s unweighted count."""
     return n_classes + k
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def group_column(n_classes, g):
     """Column of ECART q-group ``g``'s weight."""
     return 2 * n_classes + g
@@ -44,7 +45,7 @@ def n_stats(n_classes, n_groups, n_sample_stats):
     return 2 * n_classes + n_groups if n_classes else n_sample_stats
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def add_sample(rows, r, i, y_code, sample_weight, sample_stats, group_code, n_classes):
     """``rows[r] += statistics of sample i``; returns True when the row held no sample before.
 
@@ -69,7 +70,7 @@ def add_sample(rows, r, i, y_code, sample_weight, sample_stats, group_code, n_cl
     return fresh
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def stats_count(stats, n_classes):
     """Unweighted number of samples summarised by ``stats``."""
     if n_classes > 0:
@@ -80,7 +81,7 @@ def stats_count(stats, n_classes):
     return stats[REGRESSION_COUNT]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def stats_weight(stats, n_classes):
     """Total sample weight summarised by ``stats`` (classes without samples count 0)."""
     if n_classes > 0:
@@ -92,7 +93,7 @@ def stats_weight(stats, n_classes):
     return stats[REGRESSION_WEIGHT]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def bin_count(hist_f, b, n_classes):
     """Unweighted number of samples in bin ``b`` of a feature's histogram."""
     if n_classes > 0:
@@ -103,7 +104,7 @@ def bin_count(hist_f, b, n_classes):
     return hist_f[b, REGRESSION_COUNT]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def pure_class_of_bin(hist_f, b, n_classes):
     """The only class present in bin ``b``, or -1 when the bin holds several classes."""
     found = -1
@@ -115,7 +116,7 @@ def pure_class_of_bin(hist_f, b, n_classes):
     return found
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def class_proportions(stats, n_classes, out):
     """Write the class proportions of ``stats`` into ``out``; return the weight.
 
@@ -128,7 +129,7 @@ def class_proportions(stats, n_classes, out):
     return weight
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def impurity_of(stats, n_classes, h, h_params, proportions):
     """h of a row: of its class proportions (classification) or its statistics (regression).
 
@@ -141,7 +142,7 @@ def impurity_of(stats, n_classes, h, h_params, proportions):
     return h(stats, h_params)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def pairs_of(stats, n_classes):
     """phi: unordered pairs of objects with different classes, from unweighted class counts."""
     total = 0.0
