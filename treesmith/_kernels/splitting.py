@@ -524,7 +524,7 @@ def _lowest_set_bit(word):
     return _DE_BRUIJN_INDEX[(low * _DE_BRUIJN) >> _TOP_SHIFT]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched, compact,
                               occupied, unit_weights):
     """Histogram of one feature restricted to the bins a small node's samples occupy.
@@ -543,7 +543,9 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
 
     Measured on nodes of 16-256 samples (1e6 x 50, 255 bins, 3 classes): the sort of the
     touched bins took 60 % of this function (shell sort, ~20 ns per sample); the bitmap reads
-    them in order for a few ns each.
+    them in order for a few ns each. Inlined (Numba IR) into its caller, which calls it once
+    per feature: a call takes a reference to each of its ten arrays (an atomic NRT
+    incref/decref pair each), ~20 % of the per-feature time of a node of 4-32 samples.
     """
     n_stats = scratch.shape[1]
     n_touched = np.int64(0)
