@@ -288,3 +288,19 @@ def test_the_unit_weight_scan_is_only_for_gain_rules_and_built_in_impurities():
                         unit_weights=True) is scan_pointer(rule)
     assert scan_pointer(rule._replace(code=RULE_ECART), gini,
                         unit_weights=True) is scan_pointer()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_categories_of_rows_maps_row_bits_to_code_bits_in_place(seed):
+    from treesmith._kernels.splitting import _categories_of_rows
+
+    rng = np.random.default_rng(seed)
+    n_rows = int(rng.integers(1, 120))
+    touched = np.sort(rng.choice(256, n_rows, replace=False)).astype(np.int64)
+    left_rows = np.flatnonzero(rng.random(n_rows) < 0.5)
+    bits = np.zeros(4, dtype=np.uint64)
+    for j in left_rows:
+        bits[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+    _categories_of_rows(bits, touched, n_rows)
+    codes = [c for c in range(256) if (int(bits[c >> 6]) >> (c & 63)) & 1]
+    assert codes == sorted(touched[left_rows].tolist())

@@ -617,18 +617,18 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
 @njit(cache=True, nogil=True)
 def _categories_of_rows(bits, touched, n_rows):
     """Rewrite a category bitset over the rows of a compact histogram as one over the category
-    codes (row j holds code ``touched[j]``)."""
-    rows = np.empty(bits.shape[0], dtype=np.uint64)
-    for w in range(bits.shape[0]):
-        rows[w] = bits[w]
-        bits[w] = np.uint64(0)
-    for j in range(n_rows):
-        if has_category(rows, j):
+    codes (row j holds code ``touched[j]``), in place: the codes increase with the rows, so
+    ``touched[j] >= j``, and taking the rows from the last down, a code is only ever written
+    at a position whose row has been read already (no scratch bitset to allocate)."""
+    for j in range(n_rows - 1, -1, -1):
+        row_bit = np.uint64(1) << np.uint64(j & 63)
+        if bits[j >> 6] & row_bit:
+            bits[j >> 6] &= ~row_bit
             code = touched[j]
             bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def scan_small_node_features(data, bins, features, start, end, node, workspace, chunk, results,
                              scan, categorical_scan):
     """Small-node counterpart of ``scan_features_with_histogram``: the same scan on compact
@@ -637,6 +637,10 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
 
     Bins are translated back from compact to full indices; ``results[f]["next_bin"]`` gets the
     next occupied bin after the chosen one.
+
+    Compiled without Numba's reference counting (the ``_nrt`` option; it allocates nothing,
+    Numba refuses to compile an allocation there): per feature, the views of the workspace
+    and the compact histogram's arguments took atomic incref/decref pairs.
     """
     if features.shape[0] == 0:
         return
