@@ -599,6 +599,17 @@ def compact_feature_histogram(data, f, start, end, missing_bin, scratch, touched
     n_occupied = n_touched
     if n_touched > 0 and touched[n_touched - 1] == missing_bin:
         n_occupied -= 1
+    if unit_weights and not has_groups:
+        # Only the count columns were summed: copy them to both column groups and clear
+        # them in one pass (the missing row last, touched or not).
+        for j in range(n_occupied + 1):
+            b = touched[j] if j < n_occupied else missing_bin
+            for k in range(n_classes):
+                count = scratch[b, count_column(n_classes, k)]
+                compact[j, weight_column(n_classes, k)] = count
+                compact[j, count_column(n_classes, k)] = count
+                scratch[b, count_column(n_classes, k)] = 0.0
+        return n_occupied
     for j in range(n_occupied):
         for s in range(n_stats):
             compact[j, s] = scratch[touched[j], s]
