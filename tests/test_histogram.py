@@ -8,6 +8,7 @@ from treesmith._kernels.histogram import (
     build_histogram_naive,
     has_unit_weights,
     subtract_histograms,
+    subtract_histograms_naive,
 )
 from treesmith._kernels.pointers import histogram_pointer
 from treesmith._kernels.records import TrainingData
@@ -90,6 +91,20 @@ def test_subtraction_gives_the_sibling_and_clears_absent_classes():
     np.testing.assert_allclose(parent, right, atol=1e-12)
     absent = right[..., 3:] == 0
     assert np.all(parent[..., :3][absent] == 0.0)
+
+
+@pytest.mark.parametrize("n_classes, n_stats", [(0, 4), (2, 4), (3, 6), (3, 9)])
+@pytest.mark.parametrize("seed", range(3))
+def test_subtraction_equals_the_naive_one_bit_for_bit(n_classes, n_stats, seed):
+    # rounding residues, exact zeros, negative counts (a class the child had more of), a NaN,
+    # and ECART group columns after the class columns: the same bits as the reference
+    rng = np.random.default_rng(seed)
+    parent = np.round(rng.normal(size=(4, 7, n_stats)), 1)
+    child = np.where(rng.random(parent.shape) < 0.4, parent, np.round(rng.random(parent.shape), 2))
+    parent[0, 0, -1] = np.nan
+    expected = subtract_histograms_naive(parent, child, n_classes)
+    subtract_histograms(parent, child, n_classes)
+    np.testing.assert_array_equal(parent.view(np.uint64), expected.view(np.uint64))
 
 
 @pytest.mark.parametrize("n_classes", [0, 3])

@@ -54,14 +54,28 @@ def compiled(function, options):
     return dispatcher
 
 
-def internal_kernel(function):
+#: Option of kernels compiled without Numba's reference counting (``_nrt``): for kernels that
+#: allocate nothing (Numba refuses to compile one that does) and are called so often that the
+#: atomic incref/decref pair taken on each array argument shows (small nodes' scans).
+UNREFERENCED = {"_nrt": False}
+
+
+def _decorator(options, function, reference_counted):
+    options = options if reference_counted else {**options, **UNREFERENCED}
+    if function is None:
+        return lambda function: compiled(function, options)
+    return compiled(function, options)
+
+
+def internal_kernel(function=None, *, reference_counted: bool = True):
     """``njit(cache=True)`` without the wrappers that only calls from Python and function
-    pointers need: for kernels called only by other kernels."""
-    return compiled(function, INTERNAL_OPTIONS)
+    pointers need: for kernels called only by other kernels. ``@internal_kernel`` or
+    ``@internal_kernel(reference_counted=False)`` (see ``UNREFERENCED``)."""
+    return _decorator(INTERNAL_OPTIONS, function, reference_counted)
 
 
-def pointer_kernel(function):
+def pointer_kernel(function=None, *, reference_counted: bool = True):
     """``njit(cache=True, nogil=True)`` without the CPython wrapper: for kernels the growth
     loop calls through a ``pointers.FunctionPointer`` (which needs the C wrapper only), and
-    for their stand-ins."""
-    return compiled(function, POINTER_OPTIONS)
+    for their stand-ins. ``@pointer_kernel`` or ``@pointer_kernel(reference_counted=False)``."""
+    return _decorator(POINTER_OPTIONS, function, reference_counted)

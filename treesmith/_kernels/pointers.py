@@ -87,6 +87,7 @@ def impurity_pointer(function):
 
 
 def twin(dispatcher: Dispatcher, suffix: str, python_entry: bool = False, options=None,
+         reference_counted: bool = True,
          **replaced_globals):
     """The Python function of kernel ``dispatcher`` compiled again as a kernel of its own,
     without ``parallel`` (``prange`` is ``range`` there) and with the module globals named in
@@ -101,6 +102,11 @@ def twin(dispatcher: Dispatcher, suffix: str, python_entry: bool = False, option
     named after the function, and two compilations of one function with different options
     would overwrite each other's entries. One twin per (kernel, suffix) and process; under
     ``NUMBA_DISABLE_JIT`` the kernel itself, which is plain Python then.
+
+    ``reference_counted`` False compiles it without Numba's reference counting (the ``_nrt``
+    option): for a kernel that allocates nothing (Numba refuses to compile one that does) and
+    is called so often that the atomic incref/decref pair it takes on each array argument
+    shows (the per-feature scans of small nodes).
     """
     if not isinstance(dispatcher, Dispatcher):
         return dispatcher
@@ -119,13 +125,14 @@ def twin(dispatcher: Dispatcher, suffix: str, python_entry: bool = False, option
         copy.__qualname__ = f"{function.__qualname__}_{suffix}"
         copy.__module__ = function.__module__
         copy.__doc__ = function.__doc__
+        reference_counting = {} if reference_counted else {"_nrt": False}
         if options is None and isinstance(dispatcher, KernelDispatcher):
             options = dispatcher.targetoptions
         if options is not None and not python_entry:
-            _TWINS[key] = compiled(copy, {name: value for name, value in options.items()
-                                          if name != "parallel"})
+            _TWINS[key] = compiled(copy, {**{name: value for name, value in options.items()
+                                             if name != "parallel"}, **reference_counting})
         else:
-            _TWINS[key] = njit(cache=True, nogil=True)(copy)
+            _TWINS[key] = njit(cache=True, nogil=True, **reference_counting)(copy)
     return _TWINS[key]
 
 
@@ -179,7 +186,27 @@ def scan_signature():
 _SCAN_POINTERS: dict = {}
 
 
-def scan_pointer(rule=None):
+def _direct_call(impurity_function):
+    """An inlined stand-in for ``splitting.impurity_through_pointer`` that calls
+    ``impurity_function`` (a built-in criterion's dispatcher) directly: compiled into the scan,
+    where LLVM inlines it."""
+    from numba import njit
+
+    def impurity_called_directly(h, proportions, h_params):
+        return impurity_function(proportions, h_params)
+
+    return njit(inline="always", nogil=True)(impurity_called_directly)
+
+
+def _inlined_impurities():
+    """Built-in impurity dispatcher -> name, for the criteria whose unit-weight scan is compiled
+    with the impurity inlined (``scan_pointer``): the two a default fit uses."""
+    from ..criteria import _impurity
+
+    return {_impurity.gini: "gini", _impurity.entropy: "entropy"}
+
+
+def scan_pointer(rule=None, impurity_function=None, unit_weights=False):
     """The per-feature scan (``splitting.scan_feature``) as a first-class function pointer.
 
     The scan is the largest piece of compiled code; called directly it would be compiled again
@@ -191,11 +218,25 @@ def scan_pointer(rule=None):
     ``rule_numerator``; it then gets the scan's twin compiled with
     ``split_rules.gain_numerator`` in its place, without the other rules' numerators (ECART,
     impure pairs, minimax...), a third of the scan's compile time. Same code, same results.
+
+    When, besides, every sample weighs 1 (``unit_weights``: a classification fit without
+    monotonic constraints, the caller checks) and ``impurity_function`` is Gini's or
+    entropy's, it gets ``splitting.scan_feature_unit_weights`` compiled with that impurity
+    inlined, and without reference counting (``twin``: it allocates nothing; a node of 4-32
+    samples scans each feature ~12 % faster without the six incref/decref pairs on its
+    arguments), instead: same results bit for bit, and that fit compiles this scan instead of
+    the other, not both.
     """
     from .split_rules import gain_numerator, numerator_is_gain
-    from .splitting import scan_feature
+    from .splitting import scan_feature, scan_feature_unit_weights
 
     gain_only = rule is not None and bool(numerator_is_gain(int(rule.code)))
+    inlined = _inlined_impurities().get(impurity_function) if unit_weights else None
+    if gain_only and inlined is not None:
+        function = twin(scan_feature_unit_weights, inlined, reference_counted=False,
+                        impurity_through_pointer=_direct_call(impurity_function))
+        return _cached_pointer(_SCAN_POINTERS, ("unit_weights", inlined), function,
+                               scan_signature)
     function = (twin(scan_feature, "gain_numerator", rule_numerator=gain_numerator)
                 if gain_only else scan_feature)
     return _cached_pointer(_SCAN_POINTERS, gain_only, function, scan_signature)
