@@ -1,5 +1,7 @@
 """Random forests on the engine (treesmith.ensemble.forest)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -153,6 +155,14 @@ def test_missing_values_and_feature_names():
     assert forest.score(frame, y) > 0.9
     with pytest.warns(UserWarning, match="feature names"):
         forest.predict(X)
+    # Members carry the forest's names (a member predicts on the frame without a warning and
+    # exports name its features); scikit-learn's members have only n_features_in_.
+    for member in forest.estimators_:
+        assert list(member.feature_names_in_) == list("abcde")
+        assert member.n_features_in_ == 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        forest.estimators_[0].predict(frame)
 
 
 def test_every_split_rule_and_costs_reach_the_trees():

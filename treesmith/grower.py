@@ -460,20 +460,7 @@ class TreeGrower:
         bins = self.bin_mapper
         if left_categories is None:
             left_categories = np.zeros((children_left.shape[0], 4), dtype=np.uint64)
-        internal = np.flatnonzero(children_left != TREE_LEAF)
-        threshold = np.full(children_left.shape[0], np.nan)
-        categorical = bins.categorical_mask()
-        for node in internal:
-            f, b, nb = feature[node], bin_threshold[node], next_bin[node]
-            if categorical[f]:  # a split by a set of categories: no threshold
-                continue
-            if nb < 0:  # non-missing values left, missing values right
-                threshold[node] = np.inf
-            elif bins.is_exact_[f]:
-                values = bins.bin_values_[f]
-                threshold[node] = midpoints(values[b:b + 1], values[nb:nb + 1])[0]
-            else:
-                threshold[node] = bins.bin_thresholds_[f][b]
+        threshold = _thresholds(bins, children_left, feature, bin_threshold, next_bin)
         n_node_samples = node_counts(stats, self.n_classes)
         weighted_n = node_weights(stats, self.n_classes)
         # Fresh arrays that the tree adopts without copying: with many classes value and
@@ -505,6 +492,32 @@ class TreeGrower:
             depth=depth,
             left_categories=left_categories,
         )
+
+
+def _thresholds(bins: BinMapper, children_left, feature, bin_threshold, next_bin):
+    """Each node's threshold in original units (NaN for leaves and splits by a set of
+    categories): ``x <= threshold`` goes left exactly when ``bin <= bin_threshold`` does.
+
+    An approximately binned feature's threshold is its bin's upper edge; an exactly binned
+    one's the midpoint between the bin's value and the next occupied bin's (``next_bin``);
+    ``next_bin < 0`` marks the split "non-missing left, missing right" (+inf). One array
+    operation per split feature, not a Python step per node: a forest of 100 full-depth trees
+    on 1e5 rows has ~1e6 internal nodes.
+    """
+    threshold = np.full(children_left.shape[0], np.nan)
+    internal = np.flatnonzero(children_left != TREE_LEAF)
+    split_feature = feature[internal]
+    numeric = internal[~bins.categorical_mask()[split_feature]]
+    threshold[numeric[next_bin[numeric] < 0]] = np.inf
+    numeric = numeric[next_bin[numeric] >= 0]
+    for f in np.unique(feature[numeric]):
+        nodes = numeric[feature[numeric] == f]
+        if bins.is_exact_[f]:
+            values = bins.bin_values_[f]
+            threshold[nodes] = midpoints(values[bin_threshold[nodes]], values[next_bin[nodes]])
+        else:
+            threshold[nodes] = bins.bin_thresholds_[f][bin_threshold[nodes]]
+    return threshold
 
 
 def _splice(top, deferred_node, subtrees):

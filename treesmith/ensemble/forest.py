@@ -295,6 +295,8 @@ class BaseForest(BaseEstimator):
             member = clone(template).set_params(random_state=int(seed))
             member.tree_ = tree
             member.n_features_in_ = n_features
+            if hasattr(self, "feature_names_in_"):
+                member.feature_names_in_ = self.feature_names_in_
             member.bin_mapper_ = self.bin_mapper_
             member.criterion_ = criterion
             member.split_rule_ = rule
