@@ -84,6 +84,34 @@ def test_same_forest_whatever_n_jobs(Forest, backend, monkeypatch):
         assert np.array_equal(one.predict(X), other.predict(X))
 
 
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_gathered_rows_grow_the_same_trees(Forest, monkeypatch):
+    """Trees grown on a gathered copy of their drawn rows (``gather_rows``) equal the trees
+    grown on the whole matrix with zero weights elsewhere: same rows, same order, same sums."""
+    X, y = make_classification(600, 8, random_state=1)
+    X[::5, 3] = np.nan
+    params = dict(n_estimators=4, max_samples=0.5, random_state=2, n_jobs=1)
+    gathered = Forest(**params).fit(X, y)
+    assert forest_module.gathers_rows(True, 1, 300, np.zeros((600, 8), np.uint8, order="F"))
+    monkeypatch.setattr(forest_module, "gathers_rows", lambda *args: False)
+    whole = Forest(**params).fit(X, y)
+    for a, b in zip(gathered.estimators_, whole.estimators_):
+        for name in ("feature", "threshold", "value", "n_node_samples", "impurity"):
+            assert np.array_equal(getattr(a.tree_, name), getattr(b.tree_, name),
+                                  equal_nan=True), name
+
+
+def test_gathered_rows_stay_within_their_memory_budget():
+    X_binned = np.zeros((1000, 10), dtype=np.uint8, order="F")
+    block = forest_module.gather_rows(X_binned, np.array([3, 5, 900]))
+    assert block.flags.f_contiguous and block.shape == (3, 10)
+    assert not forest_module.gathers_rows(False, 1, 1000, X_binned)  # no bootstrap
+    budget = forest_module.GATHER_MEMORY_BYTES
+    wide = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), (budget // 10, 20), (0, 0))
+    assert forest_module.gathers_rows(True, 2, budget // 20, wide)  # copies = the matrix
+    assert not forest_module.gathers_rows(True, 3, budget // 20, wide)
+
+
 def test_forest_threads_follow_the_single_tree_policy(monkeypatch):
     """n_jobs=None is every core the process may use (as for a single tree): a loky or
     GridSearchCV worker's OMP_NUM_THREADS share is honoured; trees go to threads first."""
