@@ -143,3 +143,45 @@ def test_histograms_in_parallel_iff_the_root_reaches_the_parallel_threshold(
     # PARALLEL_THRESHOLD = 2**18 = 262144 sample-features; the root is the largest node
     assert grower.PARALLEL_THRESHOLD == 2**18
     assert grower._histograms_in_parallel(n_samples, n_features, n_threads) is expected
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_unit_weights_scan_gives_the_generic_scans_tree(criterion, monkeypatch):
+    # the scan for unit sample weights (splitting.scan_feature_unit_weights) is an
+    # optimisation only: forcing the generic scan grows the same tree, bit for bit, with
+    # missing values, nodes with and without pooled histograms, and subtrees grown apart
+    X, y = make_classification(n_samples=3000, n_features=8, n_informative=5, n_classes=3,
+                               random_state=2)
+    X = np.round(X, 1)
+    X[::9, 2] = np.nan
+    monkeypatch.setattr(grower, "SUBTREE_MIN_WORK", 1 << 12)
+    used = []
+    original = grower.TreeGrower._unit_weight_scan
+
+    def spy(self, data):
+        used.append(original(self, data))
+        return used[-1]
+
+    monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan", spy)
+    fast = treesmith.DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
+    assert used == [True]
+    monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan", lambda self, data: False)
+    generic = treesmith.DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
+    for name in ("children_left", "feature", "threshold", "missing_go_left", "value"):
+        np.testing.assert_array_equal(getattr(fast.tree_, name), getattr(generic.tree_, name))
+
+
+def test_unit_weight_scan_only_where_weights_are_one(monkeypatch):
+    X, y = make_classification(n_samples=200, n_features=4, random_state=0)
+    used = []
+    original = grower.TreeGrower._unit_weight_scan
+    monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan",
+                        lambda self, data: used.append(original(self, data)) or used[-1])
+    treesmith.DecisionTreeClassifier().fit(X, y)
+    treesmith.DecisionTreeClassifier().fit(X, y, sample_weight=np.ones(200))
+    treesmith.DecisionTreeClassifier().fit(X, y, sample_weight=np.full(200, 2.0))
+    imbalanced = np.where(np.arange(200) < 120, 0, y)
+    treesmith.DecisionTreeClassifier(class_weight="balanced").fit(X, imbalanced)
+    treesmith.DecisionTreeClassifier(monotonic_cst=[1, 0, 0, 0]).fit(X, y)
+    treesmith.DecisionTreeRegressor().fit(X, X[:, 0])
+    assert used == [True, True, False, False, False, False]

@@ -241,3 +241,50 @@ def test_the_gain_rules_scan_twin_finds_the_scans_splits(seed, skip):
         outs.append(out)
     assert (outs[0]["bin_threshold"] != NO_SPLIT).any()
     np.testing.assert_array_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("criterion", [Gini(), Entropy()], ids=["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("skip, min_samples_leaf, min_weight_leaf",
+                         [(False, 1, 0.0), (True, 1, 0.0), (False, 4, 0.0), (False, 1, 6.0)])
+@pytest.mark.parametrize("missing", [True, False])
+def test_the_unit_weight_scan_finds_the_scans_splits_bit_for_bit(criterion, seed, skip,
+                                                                 min_samples_leaf,
+                                                                 min_weight_leaf, missing):
+    # every sample weighs 1: scan_feature_unit_weights (its twin with the impurity inlined)
+    # must return the generic scan's records exactly, on histograms with empty bins, with and
+    # without missing values, with and without the same-class-run skip and leaf limits
+    X_binned, y, _, missing_bin = sample_node(seed, n=45, n_bins=30, missing=missing)
+    w = np.ones(y.size)
+    idx = np.arange(y.size, dtype=np.int64)
+    hist = build_histogram_naive(X_binned, idx, y, w, None, 3, missing_bin + 1)
+    totals = hist[0].sum(axis=0)
+    node = node_scan(criterion, totals, w.sum() * criterion(totals[:3] / w.sum()), w.sum(),
+                     min_samples_leaf, skip=skip)._replace(min_weight_leaf=min_weight_leaf)
+    generic = scan_pointer(node.rule)
+    unit = scan_pointer(node.rule, criterion.impurity_function(), unit_weights=True)
+    assert unit is not generic
+    outs = []
+    for scan in (generic, unit):
+        out = np.zeros(2, dtype=SPLIT_DTYPE)
+        for f in range(2):
+            scan(np.ascontiguousarray(hist[f]), missing_bin, missing_bin, node,
+                 scan_workspace(1, 6, 3)[0], out, f)
+        outs.append(out)
+    assert (outs[0]["bin_threshold"] != NO_SPLIT).any()
+    np.testing.assert_array_equal(outs[1], outs[0])
+
+
+def test_the_unit_weight_scan_is_only_for_gain_rules_and_built_in_impurities():
+    from treesmith._kernels.split_rules import RULE_ECART
+    from treesmith.criteria import Misclassification
+
+    rule = SplitRule(RULE_GAIN, np.zeros(1), np.zeros(1), 0, False, False)
+    gini = Gini().impurity_function()
+    unit = scan_pointer(rule, gini, unit_weights=True)
+    assert scan_pointer(rule, gini, unit_weights=True) is unit  # one per process
+    assert scan_pointer(rule, gini) is scan_pointer(rule)  # weighted: the generic twin
+    assert scan_pointer(rule, Misclassification().impurity_function(),
+                        unit_weights=True) is scan_pointer(rule)
+    assert scan_pointer(rule._replace(code=RULE_ECART), gini,
+                        unit_weights=True) is scan_pointer()

@@ -322,7 +322,8 @@ class TreeGrower:
         engine = EngineSettings(
             PARALLEL_THRESHOLD, small_node_size, n_threads,
             int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
-            scan_pointer_for(self.rule, rule),
+            scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
+                             self._unit_weight_scan(data)),
             small_node_scan_pointer(
                 data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)),
             budget, np.zeros(STATUS_SIZE, dtype=np.int64),
@@ -359,6 +360,17 @@ class TreeGrower:
                                     in_permutation_test=bool(status[STATUS_IN_PERMUTATION_TEST]))
         raise _node_memory_error(data.sample_idx.size, row_width, self.n_classes,
                                  int(status[STATUS_N_NODES]), budget)
+
+    def _unit_weight_scan(self, data) -> bool:
+        """Whether the fit may use the scan for unit sample weights
+        (``splitting.scan_feature_unit_weights``): classification, every grown sample weighs
+        exactly 1 (then a histogram's weight columns equal its count columns, bit for bit), no
+        ECART groups and no monotonic constraint (that scan checks none)."""
+        if self.n_classes <= 0 or data.group_code.shape[0] > 0:
+            return False
+        if self.monotonic_cst is not None and np.any(np.asarray(self.monotonic_cst) != 0):
+            return False
+        return bool(np.all(data.sample_weight[data.sample_idx] == 1.0))
 
     @staticmethod
     def _pool_bytes(X_binned) -> int:

@@ -250,6 +250,168 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     split["impurity_failed"] = failed
 
 
+@njit(cache=True, nogil=True, inline="always")
+def impurity_through_pointer(h, proportions, h_params):
+    """``h(proportions, h_params)``: how ``scan_feature_unit_weights`` evaluates the impurity.
+    Its twins for the built-in criteria (``pointers.scan_pointer``) bind this name to a direct
+    call of the criterion's function, which LLVM inlines (a call through the pointer cannot
+    be)."""
+    return h(proportions, h_params)
+
+
+@njit(cache=True, nogil=True)
+def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
+    """``scan_feature`` for a classification fit in which every sample weighs 1, under a rule
+    whose numerator is the gain, without monotonic constraints: the same candidates, the same
+    floating-point operations in the same order on the same values, hence the same result bit
+    for bit, at a fraction of the cost.
+
+    With unit weights a histogram's weight columns equal its count columns (sums of ones are
+    exact below 2^53; ``histogram.has_unit_weights``), so a child's weight is its count and a
+    class proportion is ``n_k / n`` (``0 / n`` is the 0 that ``scan_feature`` writes for an
+    absent class): only the K count columns are read. The impurity is
+    ``impurity_through_pointer``, which the twins of the built-in criteria replace by a direct,
+    inlined call (``pointers.scan_pointer``, which hands out this scan only when all of this
+    holds). The next occupied bin and the same-class-run test are written out in the loop,
+    and scratch rows are indexed rather than sliced: per bin, a call and an array view (an
+    NRT incref/decref pair) cost more than the sums.
+    """
+    n_classes = node.n_classes
+    h = node.impurity.h
+    h_params = node.impurity.h_params
+    total_weight = node.total_weight
+    weighted_parent_impurity = node.weighted_parent_impurity
+    min_samples_leaf = node.min_samples_leaf
+    min_weight_leaf = node.min_weight_leaf
+    skip_same_class_runs = node.rule.skip_same_class_runs
+    # work rows: 0 missing, 1 non-missing, 2 running left, 4 / 5 the candidate's children,
+    # 6 the proportions handed to h.
+    proportions = work[6, :n_classes]
+    totals = node.totals
+    n_missing = 0.0
+    node_weight = 0.0
+    for k in range(n_classes):
+        column = count_column(n_classes, k)
+        work[0, k] = hist_f[missing_bin, column]
+        work[1, k] = totals[column] - work[0, k]
+        work[2, k] = 0.0
+        n_missing += work[0, k]
+        node_weight += totals[column]
+    scale = tie_scale(node.rule, weighted_parent_impurity, node_weight, 0.0, total_weight)
+    best_score = -np.inf
+    best_bin = NO_SPLIT
+    best_missing_left = np.bool_(False)
+    best_weight_left = 0.0
+    best_gain = -np.inf
+    failed = False
+    first_cut = True
+    pure_here = np.int64(-1)
+    b = np.int64(-1)  # the current occupied bin; -1: before the first
+    while True:
+        # The next occupied bin (n_bins_non_missing: none) and, for the run test, its class
+        # if it holds one class only (-1 otherwise).
+        next_b = b + 1
+        while next_b < n_bins_non_missing:
+            count = 0.0
+            for k in range(n_classes):
+                count += hist_f[next_b, count_column(n_classes, k)]
+            if count > 0.0:
+                break
+            next_b += 1
+        pure_next = np.int64(-1)
+        if skip_same_class_runs and next_b < n_bins_non_missing:
+            n_present = 0
+            for k in range(n_classes):
+                present = hist_f[next_b, count_column(n_classes, k)] > 0.0
+                n_present += present
+                pure_next = k if present else pure_next
+            if n_present != 1:
+                pure_next = np.int64(-1)
+        if b < 0:
+            if next_b >= n_bins_non_missing:
+                break  # no non-missing value
+            b = next_b
+            pure_here = pure_next
+            continue
+        for k in range(n_classes):
+            work[2, k] += hist_f[b, count_column(n_classes, k)]
+        last = next_b >= n_bins_non_missing
+        if last:
+            # All non-missing values are left: only "missing values right" remains.
+            if n_missing <= 0.0:
+                break
+            cut = n_bins_non_missing - 1
+            n_variants = 1
+        else:
+            cut = b
+            n_variants = 2 if n_missing > 0.0 else 1
+            skip = pure_here >= 0 and pure_here == pure_next and not first_cut
+            pure_here = pure_next
+            first_cut = False
+            if skip:
+                b = next_b
+                continue
+        for variant in range(n_variants):
+            # variant 0: missing values right (or none); variant 1: missing values left. The
+            # children's counts as scan_feature forms them: right = non-missing - left, plus
+            # the missing counts on their side (+ 0.0 when there are none: exact).
+            count_left = 0.0
+            count_right = 0.0
+            for k in range(n_classes):
+                if last:
+                    in_left = work[1, k]
+                    in_right = work[0, k]
+                elif variant == 0:
+                    in_left = work[2, k]
+                    in_right = (work[1, k] - work[2, k]) + work[0, k]
+                else:
+                    in_left = work[2, k] + work[0, k]
+                    in_right = work[1, k] - work[2, k]
+                work[4, k] = in_left
+                work[5, k] = in_right
+                count_left += in_left
+                count_right += in_right
+            if count_left < min_samples_leaf or count_right < min_samples_leaf:
+                continue
+            # weight = count; a class's proportion n_k / n, 0 for an absent class.
+            impurity_left = 0.0
+            if count_left > 0.0:
+                for k in range(n_classes):
+                    proportions[k] = work[4, k] / count_left
+                impurity_left = impurity_through_pointer(h, proportions, h_params)
+            impurity_right = 0.0
+            if count_right > 0.0:
+                for k in range(n_classes):
+                    proportions[k] = work[5, k] / count_right
+                impurity_right = impurity_through_pointer(h, proportions, h_params)
+            if count_left < min_weight_leaf or count_right < min_weight_leaf:
+                continue
+            gain = (weighted_parent_impurity - count_left * impurity_left
+                    - count_right * impurity_right) / total_weight
+            if not gain < np.inf:  # +inf or NaN: h failed here
+                failed = True
+            if beats(gain, best_score, scale):
+                best_score = gain
+                best_gain = gain
+                best_weight_left = count_left
+                best_bin = cut
+                if n_missing > 0.0:
+                    best_missing_left = variant == 1
+                else:
+                    best_missing_left = count_left >= count_right
+        if last:
+            break
+        b = next_b
+    split = results[f]
+    split["score"] = best_score
+    split["gain"] = best_gain
+    split["weight_left"] = best_weight_left
+    split["bin_threshold"] = best_bin
+    split["next_bin"] = NO_SPLIT
+    split["missing_go_left"] = best_missing_left
+    split["impurity_failed"] = failed
+
+
 @njit(cache=True)
 def scan_workspace(n_blocks, n_stats, n_classes):
     """Scratch space for ``scan_feature``: ``n_blocks`` blocks of ``(7, width)`` (one per thread
