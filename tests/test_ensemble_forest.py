@@ -101,6 +101,28 @@ def test_gathered_rows_grow_the_same_trees(Forest, monkeypatch):
                                   equal_nan=True), name
 
 
+def test_bootstrap_weights_take_the_fast_scan_and_grow_the_same_trees(monkeypatch):
+    """Bootstrap multiplicities are integer weights: with min_samples_leaf=1 the trees use the
+    scan that reads the weight columns only (``splitting.scan_feature_unit_weights``) and
+    grow exactly the generic scan's trees."""
+    from treesmith import grower
+
+    X, y = make_classification(800, 10, n_informative=6, n_classes=3, random_state=4)
+    X[::6, 1] = np.nan
+    used = []
+    original = grower.TreeGrower._unit_weight_scan
+    monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan",
+                        lambda self, data: used.append(original(self, data)) or used[-1])
+    fast = RandomForestClassifier(5, random_state=0, n_jobs=1).fit(X, y)
+    assert used == [True] * 5
+    monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan", lambda self, data: False)
+    generic = RandomForestClassifier(5, random_state=0, n_jobs=1).fit(X, y)
+    for a, b in zip(fast.estimators_, generic.estimators_):
+        for name in ("feature", "threshold", "value", "n_node_samples", "missing_go_left"):
+            assert np.array_equal(getattr(a.tree_, name), getattr(b.tree_, name),
+                                  equal_nan=True), name
+
+
 def test_gathered_rows_stay_within_their_memory_budget():
     X_binned = np.zeros((1000, 10), dtype=np.uint8, order="F")
     block = forest_module.gather_rows(X_binned, np.array([3, 5, 900]))

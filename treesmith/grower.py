@@ -363,14 +363,21 @@ class TreeGrower:
 
     def _unit_weight_scan(self, data) -> bool:
         """Whether the fit may use the scan for unit sample weights
-        (``splitting.scan_feature_unit_weights``): classification, every grown sample weighs
-        exactly 1 (then a histogram's weight columns equal its count columns, bit for bit), no
-        ECART groups and no monotonic constraint (that scan checks none)."""
+        (``splitting.scan_feature_unit_weights``): classification, no ECART groups and no
+        monotonic constraint (that scan checks none), and every grown sample weighs exactly 1
+        (then a histogram's weight columns equal its count columns, bit for bit) or, with
+        ``min_samples_leaf`` 1, an integer of at least 1 summing below 2^53 (a forest's
+        bootstrap multiplicities: every sum is exact, a weight column is 0 exactly where its
+        count column is, and a child holds a row exactly when its weight reaches 1)."""
         if self.n_classes <= 0 or data.group_code.shape[0] > 0:
             return False
         if self.monotonic_cst is not None and np.any(np.asarray(self.monotonic_cst) != 0):
             return False
-        return bool(np.all(data.sample_weight[data.sample_idx] == 1.0))
+        weight = data.sample_weight[data.sample_idx]
+        if np.all(weight == 1.0):
+            return True
+        return bool(self.rules.min_samples_leaf <= 1 and np.all(weight >= 1.0)
+                    and np.all(weight == np.floor(weight)) and weight.sum() < 2.0**53)
 
     @staticmethod
     def _pool_bytes(X_binned) -> int:
