@@ -71,6 +71,7 @@ def test_member_is_the_tree_grown_on_its_bootstrap_counts(cancer):
 @pytest.mark.parametrize("backend", ["threads", "processes"])
 def test_same_forest_whatever_n_jobs(Forest, backend, monkeypatch):
     monkeypatch.setattr(forest_module, "FOREST_WORK_PER_THREAD", 1)  # threads even when tiny
+    monkeypatch.setattr(forest_module, "FOREST_PREDICT_WORK_PER_THREAD", 1)
     monkeypatch.setattr(forest_module, "PARALLEL_BACKEND", backend)
     X, y = make_classification(400, 8, random_state=0)
     X[::7, 2] = np.nan
@@ -82,6 +83,22 @@ def test_same_forest_whatever_n_jobs(Forest, backend, monkeypatch):
             assert np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
             assert np.array_equal(a.tree_.value, b.tree_.value)
         assert np.array_equal(one.predict(X), other.predict(X))
+        if hasattr(one, "predict_proba"):  # every row's sum in tree order, bit for bit
+            assert np.array_equal(one.predict_proba(X), other.predict_proba(X))
+
+
+def test_parallel_prediction_sums_the_trees_as_one_thread_does(monkeypatch):
+    X, y = make_classification(300, 6, n_classes=3, n_informative=4, random_state=5)
+    forest = RandomForestClassifier(7, random_state=0, n_jobs=1).fit(X, y)
+    expected = np.zeros((300, 3))
+    for member in forest.estimators_:
+        expected += member.tree_.predict(X)
+    monkeypatch.setattr(forest_module, "FOREST_PREDICT_WORK_PER_THREAD", 1)
+    forest.set_params(n_jobs=2)
+    assert np.array_equal(forest.predict_proba(X), expected / 7)
+    regressor = RandomForestRegressor(5, random_state=0, n_jobs=2).fit(X, X[:, 0])
+    total = sum(member.tree_.predict(X)[:, 0] for member in regressor.estimators_)
+    assert np.array_equal(regressor.predict(X), total / 5)
 
 
 @pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
