@@ -1,15 +1,18 @@
 """Random forests on the treesmith engine: bagged trees grown in parallel (Breiman 2001).
 
 The data are validated and binned once (one ``BinMapper`` for the forest); each tree then
-grows on the shared binned matrix with its bootstrap sample given as integer sample weights
-(the number of times a row is drawn), so no resampled copy of X is made and a tree visits the
-~63 % distinct rows of its bootstrap, not n rows with repeats. A tree that examines
-``max_features`` <= half the features per node ("sqrt") builds, per node, the histograms of
-its sampled features from the node's samples (``grower._small_node_size``), not pooled
-histograms of every feature. Trees grow in parallel first, one Numba thread each, on Python
+grows on its bootstrap sample given as integer sample weights (the number of times a row is
+drawn), so a tree visits the ~63 % distinct rows of its bootstrap, not n rows with repeats,
+gathered into a binned matrix of their own (``gather_rows``, within a memory budget). Integer
+weights with ``min_samples_leaf=1`` (the default) let the trees use the scan that reads the
+class weights only (``splitting.scan_feature_unit_weights``; same splits bit for bit). A tree
+that examines ``max_features`` <= half the features per node ("sqrt") builds, per node, the
+histograms of its sampled features from the node's samples (``grower._small_node_size``), not
+pooled histograms of every feature. Trees grow in parallel first, one Numba thread each, on Python
 threads (``PARALLEL_BACKEND``); ``n_jobs`` has the single tree's meaning (``forest_threads``).
 Every tree's seed (bootstrap draw and per-node feature sampling) is drawn from
-``random_state`` before any tree grows, so the forest is the same whatever ``n_jobs``. The
+``random_state`` before any tree grows, so the forest is the same whatever ``n_jobs``;
+predictions add every row's tree values in tree order on any number of threads. The
 trees are ordinary fitted ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` objects in
 ``estimators_``, so the metrics (``treesmith.expected_cost`` with the union of features per
 example, docs/methods.md §5), export and model-file functions of single trees apply to each
