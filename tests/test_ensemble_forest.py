@@ -141,9 +141,12 @@ def test_bootstrap_weights_take_the_fast_scan_and_grow_the_same_trees(monkeypatc
 
 
 def test_gathered_rows_stay_within_their_memory_budget():
-    X_binned = np.zeros((1000, 10), dtype=np.uint8, order="F")
-    block = forest_module.gather_rows(X_binned, np.array([3, 5, 900]))
-    assert block.flags.f_contiguous and block.shape == (3, 10)
+    X_binned = np.asfortranarray(np.arange(10_000).reshape(1000, 10) % 251, dtype=np.uint8)
+    rows = np.array([3, 5, 900])
+    drawn = forest_module.gather_rows(X_binned, np.arange(1000), np.arange(1000.0), rows)
+    assert drawn.X_binned.flags.f_contiguous
+    assert np.array_equal(drawn.X_binned, X_binned[rows])
+    assert np.array_equal(drawn.y_code, rows) and np.array_equal(drawn.sample_weight, rows)
     assert not forest_module.gathers_rows(False, 1, 1000, X_binned)  # no bootstrap
     budget = forest_module.GATHER_MEMORY_BYTES
     wide = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), (budget // 10, 20), (0, 0))
