@@ -513,32 +513,6 @@ class TreeGrower:
         )
 
 
-def _thresholds(bins: BinMapper, children_left, feature, bin_threshold, next_bin):
-    """Each node's threshold in original units (NaN for leaves and splits by a set of
-    categories): ``x <= threshold`` goes left exactly when ``bin <= bin_threshold`` does.
-
-    An approximately binned feature's threshold is its bin's upper edge; an exactly binned
-    one's the midpoint between the bin's value and the next occupied bin's (``next_bin``);
-    ``next_bin < 0`` marks the split "non-missing left, missing right" (+inf). One array
-    operation per split feature, not a Python step per node: a forest of 100 full-depth trees
-    on 1e5 rows has ~1e6 internal nodes.
-    """
-    threshold = np.full(children_left.shape[0], np.nan)
-    internal = np.flatnonzero(children_left != TREE_LEAF)
-    split_feature = feature[internal]
-    numeric = internal[~bins.categorical_mask()[split_feature]]
-    threshold[numeric[next_bin[numeric] < 0]] = np.inf
-    numeric = numeric[next_bin[numeric] >= 0]
-    for f in np.unique(feature[numeric]):
-        nodes = numeric[feature[numeric] == f]
-        if bins.is_exact_[f]:
-            values = bins.bin_values_[f]
-            threshold[nodes] = midpoints(values[bin_threshold[nodes]], values[next_bin[nodes]])
-        else:
-            threshold[nodes] = bins.bin_thresholds_[f][bin_threshold[nodes]]
-    return threshold
-
-
 def _splice(top, deferred_node, subtrees):
     """One tree from ``top`` (node arrays in preorder) and the subtree grown for each of its
     deferred leaves ``deferred_node``: the subtrees' nodes are appended, the pointers to each
@@ -563,3 +537,29 @@ def _splice(top, deferred_node, subtrees):
     renumbered = [np.where(column[order] != TREE_LEAF, new_id[column[order]], TREE_LEAF)
                   for column in children]
     return tuple(renumbered + [field[order] for field in fields])
+
+
+def _thresholds(bins: BinMapper, children_left, feature, bin_threshold, next_bin):
+    """Each node's threshold in original units (NaN for leaves and splits by a set of
+    categories): ``x <= threshold`` goes left exactly when ``bin <= bin_threshold`` does.
+
+    An approximately binned feature's threshold is its bin's upper edge; an exactly binned
+    one's the midpoint between the bin's value and the next occupied bin's (``next_bin``);
+    ``next_bin < 0`` marks the split "non-missing left, missing right" (+inf). One array
+    operation per split feature, not a Python step per node: a forest of 100 full-depth trees
+    on 1e5 rows has ~1e6 internal nodes.
+    """
+    threshold = np.full(children_left.shape[0], np.nan)
+    internal = np.flatnonzero(children_left != TREE_LEAF)
+    split_feature = feature[internal]
+    numeric = internal[~bins.categorical_mask()[split_feature]]
+    threshold[numeric[next_bin[numeric] < 0]] = np.inf
+    numeric = numeric[next_bin[numeric] >= 0]
+    for f in np.unique(feature[numeric]):
+        nodes = numeric[feature[numeric] == f]
+        if bins.is_exact_[f]:
+            values = bins.bin_values_[f]
+            threshold[nodes] = midpoints(values[bin_threshold[nodes]], values[next_bin[nodes]])
+        else:
+            threshold[nodes] = bins.bin_thresholds_[f][bin_threshold[nodes]]
+    return threshold
