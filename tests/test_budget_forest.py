@@ -161,3 +161,6 @@ def test_threshold_pairs_default_and_names(split):
     assert model.impurity_ == ThresholdPairs(2)
     assert model.feature_costs_[0] == 5.0 and model.feature_costs_[1] == 1.0
     assert treesmith.expected_cost(model, frame) > 0
+    for member in model.estimators_:
+        assert list(member.feature_names_in_) == list(frame.columns)
+        assert member.n_features_in_ == 10

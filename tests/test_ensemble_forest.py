@@ -1,5 +1,7 @@
 """Random forests on the engine (treesmith.ensemble.forest)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -69,6 +71,7 @@ def test_member_is_the_tree_grown_on_its_bootstrap_counts(cancer):
 @pytest.mark.parametrize("backend", ["threads", "processes"])
 def test_same_forest_whatever_n_jobs(Forest, backend, monkeypatch):
     monkeypatch.setattr(forest_module, "FOREST_WORK_PER_THREAD", 1)  # threads even when tiny
+    monkeypatch.setattr(forest_module, "FOREST_PREDICT_WORK_PER_THREAD", 1)
     monkeypatch.setattr(forest_module, "PARALLEL_BACKEND", backend)
     X, y = make_classification(400, 8, random_state=0)
     X[::7, 2] = np.nan
@@ -80,6 +83,75 @@ def test_same_forest_whatever_n_jobs(Forest, backend, monkeypatch):
             assert np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
             assert np.array_equal(a.tree_.value, b.tree_.value)
         assert np.array_equal(one.predict(X), other.predict(X))
+        if hasattr(one, "predict_proba"):  # every row's sum in tree order, bit for bit
+            assert np.array_equal(one.predict_proba(X), other.predict_proba(X))
+
+
+def test_parallel_prediction_sums_the_trees_as_one_thread_does(monkeypatch):
+    X, y = make_classification(300, 6, n_classes=3, n_informative=4, random_state=5)
+    forest = RandomForestClassifier(7, random_state=0, n_jobs=1).fit(X, y)
+    expected = np.zeros((300, 3))
+    for member in forest.estimators_:
+        expected += member.tree_.predict(X)
+    monkeypatch.setattr(forest_module, "FOREST_PREDICT_WORK_PER_THREAD", 1)
+    forest.set_params(n_jobs=2)
+    assert np.array_equal(forest.predict_proba(X), expected / 7)
+    regressor = RandomForestRegressor(5, random_state=0, n_jobs=2).fit(X, X[:, 0])
+    total = sum(member.tree_.predict(X)[:, 0] for member in regressor.estimators_)
+    assert np.array_equal(regressor.predict(X), total / 5)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_gathered_rows_grow_the_same_trees(Forest, monkeypatch):
+    """Trees grown on a gathered copy of their drawn rows (``gather_rows``) equal the trees
+    grown on the whole matrix with zero weights elsewhere: same rows, same order, same sums."""
+    X, y = make_classification(600, 8, random_state=1)
+    X[::5, 3] = np.nan
+    params = dict(n_estimators=4, max_samples=0.5, random_state=2, n_jobs=1)
+    gathered = Forest(**params).fit(X, y)
+    assert forest_module.gathers_rows(True, 1, 300, np.zeros((600, 8), np.uint8, order="F"))
+    monkeypatch.setattr(forest_module, "gathers_rows", lambda *args: False)
+    whole = Forest(**params).fit(X, y)
+    for a, b in zip(gathered.estimators_, whole.estimators_):
+        for name in ("feature", "threshold", "value", "n_node_samples", "impurity"):
+            assert np.array_equal(getattr(a.tree_, name), getattr(b.tree_, name),
+                                  equal_nan=True), name
+
+
+def test_bootstrap_weights_take_the_fast_scan_and_grow_the_same_trees(monkeypatch):
+    """Bootstrap multiplicities are integer weights: with min_samples_leaf=1 the trees use the
+    scan that reads the weight columns only (``splitting.scan_feature_unit_weights``) and
+    grow exactly the generic scan's trees."""
+    from treesmith import grower
+
+    X, y = make_classification(800, 10, n_informative=6, n_classes=3, random_state=4)
+    X[::6, 1] = np.nan
+    used = []
+    original = grower.TreeGrower._unit_weight_scan
+    monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan",
+                        lambda self, data: used.append(original(self, data)) or used[-1])
+    fast = RandomForestClassifier(5, random_state=0, n_jobs=1).fit(X, y)
+    assert used == [True] * 5
+    monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan", lambda self, data: False)
+    generic = RandomForestClassifier(5, random_state=0, n_jobs=1).fit(X, y)
+    for a, b in zip(fast.estimators_, generic.estimators_):
+        for name in ("feature", "threshold", "value", "n_node_samples", "missing_go_left"):
+            assert np.array_equal(getattr(a.tree_, name), getattr(b.tree_, name),
+                                  equal_nan=True), name
+
+
+def test_gathered_rows_stay_within_their_memory_budget():
+    X_binned = np.asfortranarray(np.arange(10_000).reshape(1000, 10) % 251, dtype=np.uint8)
+    rows = np.array([3, 5, 900])
+    drawn = forest_module.gather_rows(X_binned, np.arange(1000), np.arange(1000.0), rows)
+    assert drawn.X_binned.flags.f_contiguous
+    assert np.array_equal(drawn.X_binned, X_binned[rows])
+    assert np.array_equal(drawn.y_code, rows) and np.array_equal(drawn.sample_weight, rows)
+    assert not forest_module.gathers_rows(False, 1, 1000, X_binned)  # no bootstrap
+    budget = forest_module.GATHER_MEMORY_BYTES
+    wide = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), (budget // 10, 20), (0, 0))
+    assert forest_module.gathers_rows(True, 2, budget // 20, wide)  # copies = the matrix
+    assert not forest_module.gathers_rows(True, 3, budget // 20, wide)
 
 
 def test_forest_threads_follow_the_single_tree_policy(monkeypatch):
@@ -153,6 +225,14 @@ def test_missing_values_and_feature_names():
     assert forest.score(frame, y) > 0.9
     with pytest.warns(UserWarning, match="feature names"):
         forest.predict(X)
+    # Members carry the forest's names (a member predicts on the frame without a warning and
+    # exports name its features); scikit-learn's members have only n_features_in_.
+    for member in forest.estimators_:
+        assert list(member.feature_names_in_) == list("abcde")
+        assert member.n_features_in_ == 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        forest.estimators_[0].predict(frame)
 
 
 def test_every_split_rule_and_costs_reach_the_trees():

@@ -145,13 +145,18 @@ def test_histograms_in_parallel_iff_the_root_reaches_the_parallel_threshold(
     assert grower._histograms_in_parallel(n_samples, n_features, n_threads) is expected
 
 
+@pytest.mark.parametrize("bootstrap", [False, True])
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
-def test_unit_weights_scan_gives_the_generic_scans_tree(criterion, monkeypatch):
+def test_unit_weights_scan_gives_the_generic_scans_tree(criterion, bootstrap, monkeypatch):
     # the scan for unit sample weights (splitting.scan_feature_unit_weights) is an
     # optimisation only: forcing the generic scan grows the same tree, bit for bit, with
-    # missing values, nodes with and without pooled histograms, and subtrees grown apart
+    # missing values, nodes with and without pooled histograms, and subtrees grown apart;
+    # also with bootstrap multiplicities as weights (0, 1, 2, ...: a forest's trees), where
+    # it reads the weight columns
     X, y = make_classification(n_samples=3000, n_features=8, n_informative=5, n_classes=3,
                                random_state=2)
+    weight = (np.bincount(np.random.RandomState(0).randint(0, 3000, 3000), minlength=3000)
+              .astype(float) if bootstrap else None)
     X = np.round(X, 1)
     X[::9, 2] = np.nan
     monkeypatch.setattr(grower, "SUBTREE_MIN_WORK", 1 << 12)
@@ -163,10 +168,12 @@ def test_unit_weights_scan_gives_the_generic_scans_tree(criterion, monkeypatch):
         return used[-1]
 
     monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan", spy)
-    fast = treesmith.DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
+    fast = treesmith.DecisionTreeClassifier(criterion=criterion, random_state=0).fit(
+        X, y, sample_weight=weight)
     assert used == [True]
     monkeypatch.setattr(grower.TreeGrower, "_unit_weight_scan", lambda self, data: False)
-    generic = treesmith.DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
+    generic = treesmith.DecisionTreeClassifier(criterion=criterion, random_state=0).fit(
+        X, y, sample_weight=weight)
     for name in ("children_left", "feature", "threshold", "missing_go_left", "value"):
         np.testing.assert_array_equal(getattr(fast.tree_, name), getattr(generic.tree_, name))
 
@@ -184,4 +191,8 @@ def test_unit_weight_scan_only_where_weights_are_one(monkeypatch):
     treesmith.DecisionTreeClassifier(class_weight="balanced").fit(X, imbalanced)
     treesmith.DecisionTreeClassifier(monotonic_cst=[1, 0, 0, 0]).fit(X, y)
     treesmith.DecisionTreeRegressor().fit(X, X[:, 0])
-    assert used == [True, True, False, False, False, False]
+    # integer weights >= 1 qualify with min_samples_leaf=1 only (it counts rows, not weight)
+    treesmith.DecisionTreeClassifier(min_samples_leaf=2).fit(X, y,
+                                                             sample_weight=np.full(200, 2.0))
+    treesmith.DecisionTreeClassifier().fit(X, y, sample_weight=np.full(200, 1.5))
+    assert used == [True, True, True, False, False, False, False, False]

@@ -244,7 +244,8 @@ class Tree:
         if np.any(left[internal] >= n) or np.any(right[internal] >= n):
             raise ValueError("a child index points past the last node")
         children = np.concatenate([left[internal], right[internal]])
-        if children.size != np.unique(children).size or np.any(children == 0):
+        # (counting, not np.unique's sort: trees are validated as they are built)
+        if np.any(np.bincount(children, minlength=n) > 1) or np.any(children == 0):
             raise ValueError("every node but the root must have exactly one parent")
         if np.any((self.feature[internal] < 0) | (self.feature[internal] >= self.n_features)):
             raise ValueError(f"a split feature is outside [0, {self.n_features})")

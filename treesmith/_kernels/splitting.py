@@ -270,7 +270,10 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
     With unit weights a histogram's weight columns equal its count columns (sums of ones are
     exact below 2^53; ``histogram.has_unit_weights``), so a child's weight is its count and a
     class proportion is ``n_k / n`` (``0 / n`` is the 0 that ``scan_feature`` writes for an
-    absent class): only the K count columns are read. The impurity is
+    absent class): only the K weight columns are read. The same holds for integer weights of
+    at least 1 (a forest's bootstrap multiplicities) when ``min_samples_leaf`` is 1: every sum
+    is exact, a class's weight is 0 exactly where its count is, and a child holds a row exactly
+    when its weight reaches 1 (``grower.TreeGrower._unit_weight_scan``). The impurity is
     ``impurity_through_pointer``, which the twins of the built-in criteria replace by a direct,
     inlined call (``pointers.scan_pointer``, which hands out this scan only when all of this
     holds). The next occupied bin and the same-class-run test are written out in the loop,
@@ -292,7 +295,7 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
     n_missing = 0.0
     node_weight = 0.0
     for k in range(n_classes):
-        column = count_column(n_classes, k)
+        column = weight_column(n_classes, k)
         work[0, k] = hist_f[missing_bin, column]
         work[1, k] = totals[column] - work[0, k]
         work[2, k] = 0.0
@@ -315,7 +318,7 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
         while next_b < n_bins_non_missing:
             count = 0.0
             for k in range(n_classes):
-                count += hist_f[next_b, count_column(n_classes, k)]
+                count += hist_f[next_b, weight_column(n_classes, k)]
             if count > 0.0:
                 break
             next_b += 1
@@ -323,7 +326,7 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
         if skip_same_class_runs and next_b < n_bins_non_missing:
             n_present = 0
             for k in range(n_classes):
-                present = hist_f[next_b, count_column(n_classes, k)] > 0.0
+                present = hist_f[next_b, weight_column(n_classes, k)] > 0.0
                 n_present += present
                 pure_next = k if present else pure_next
             if n_present != 1:
@@ -335,7 +338,7 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
             pure_here = pure_next
             continue
         for k in range(n_classes):
-            work[2, k] += hist_f[b, count_column(n_classes, k)]
+            work[2, k] += hist_f[b, weight_column(n_classes, k)]
         last = next_b >= n_bins_non_missing
         if last:
             # All non-missing values are left: only "missing values right" remains.

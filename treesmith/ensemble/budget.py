@@ -257,6 +257,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             member.tree_ = tree
             member.classes_, member.n_classes_ = self.classes_, self.n_classes_
             member.n_features_in_ = X.shape[1]
+            if hasattr(self, "feature_names_in_"):
+                member.feature_names_in_ = self.feature_names_in_
             member.bin_mapper_ = self.bin_mapper_
             member.impurity_ = self.impurity_
             member.feature_costs_, member.cost_groups_ = costs.feature_cost, costs.cost_group
