@@ -201,3 +201,12 @@ def test_numeric_column_with_a_few_text_cells_is_an_error_naming_them(tmp_path):
     X, groups = encode_features(pd.DataFrame({"a": ["1", "2", " 3"], "b": ["p", "q", "7"]}))
     assert groups == {"a": ["a"], "b": ["b=7", "b=p", "b=q"]}
     np.testing.assert_array_equal(X["a"], [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("order", [["c", "c=x"], ["c=x", "c"]])
+def test_an_indicator_name_taken_by_another_column_is_an_error(order):
+    # a numeric column called "c=x" and the indicator of level x of column c would share a
+    # name: the encoding refuses, in either column order, instead of keeping one of them
+    frame = pd.DataFrame({"c": ["x", "y", "z", "x"], "c=x": [1.0, 2.0, 3.0, 4.0]})[order]
+    with pytest.raises(ValueError, match="'c=x' twice"):
+        encode_features(frame)

@@ -350,25 +350,27 @@ def _native(frame):
     """``(X, feature_groups, categories)`` with numeric columns as float64 and categorical
     ones as pandas category columns of their sorted levels (missing values stay missing)."""
     pd = optional_import("pandas")
-    columns, groups, categories = {}, {}, {}
-    for source in frame.columns:
-        column = frame[source]
-        key = str(source)
-        numeric = numeric_column(column, key)
-        if numeric is not None:
-            columns[key] = numeric
-        else:
-            text = _as_text(column)
-            levels = sorted(set(text.dropna()))
-            columns[key] = pd.Categorical(text, categories=levels)
-            categories[key] = levels
-        groups[key] = [key]
-    return pd.DataFrame(columns, index=frame.index), groups, categories
+    return _convert_columns(
+        frame, lambda key, text, levels: [(key, pd.Categorical(text, categories=levels))])
 
 
 def _encode(frame):
     """``(X, feature_groups, categories)``: :func:`encode_features` plus the sorted levels of
     each categorical source column."""
+    def indicators(key, text, levels):
+        kept = levels[1:] if len(levels) == 2 else levels
+        return [(f"{key}{_INDICATOR_SEPARATOR}{level}", _indicator(text, level))
+                for level in kept]
+
+    return _convert_columns(frame, indicators)
+
+
+def _convert_columns(frame, categorical_columns):
+    """``(X, feature_groups, categories)``: each numeric column of ``frame`` as float64, each
+    categorical one as the ``(name, values)`` columns ``categorical_columns(key, text,
+    levels)`` makes of it (``levels``: its sorted levels, also returned in ``categories``).
+    A name produced twice (a column called ``<other column>=<level>``) is an error naming it,
+    not a column silently replaced."""
     pd = optional_import("pandas")
     columns, groups, categories = {}, {}, {}
     for source in frame.columns:
@@ -376,24 +378,20 @@ def _encode(frame):
         key = str(source)
         numeric = numeric_column(column, key)
         if numeric is not None:
-            columns[key] = numeric
-            groups[key] = [key]
-            continue
-        text = _as_text(column)
-        levels = sorted(set(text.dropna()))
-        kept = levels[1:] if len(levels) == 2 else levels
-        derived = []
-        for level in kept:
-            indicator = f"{key}{_INDICATOR_SEPARATOR}{level}"
-            columns[indicator] = _indicator(text, level)
-            derived.append(indicator)
-        groups[key] = derived
-        categories[key] = levels
-    X = pd.DataFrame(columns, index=frame.index)
-    if len(set(X.columns)) != X.shape[1]:
-        raise ValueError("encoding produced duplicate column names; rename the columns so that "
-                         "no column is called '<other column>=<level>'")
-    return X, groups, categories
+            made = [(key, numeric)]
+        else:
+            text = _as_text(column)
+            levels = sorted(set(text.dropna()))
+            made = categorical_columns(key, text, levels)
+            categories[key] = levels
+        for name, values in made:
+            if name in columns:
+                raise ValueError(
+                    f"encoding produced the column name {name!r} twice; rename the columns so "
+                    "that no column is called '<other column>=<level>'")
+            columns[name] = values
+        groups[key] = [name for name, _ in made]
+    return pd.DataFrame(columns, index=frame.index), groups, categories
 
 
 def numeric_column(column, name: str):
