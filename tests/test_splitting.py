@@ -213,6 +213,20 @@ def test_partition_is_stable_and_routes_missing_values():
     assert list(idx) == [0, 2, 3, 5, 6, 1, 4]
 
 
+def _assert_same_splits(reference, scan, hist, missing_bin, node):
+    """``scan`` finds ``reference``'s split records, bit for bit, on both features of ``hist``
+    (three classes), and the reference splits at least one of them."""
+    outs = []
+    for kernel in (reference, scan):
+        out = np.zeros(2, dtype=SPLIT_DTYPE)
+        for f in range(2):
+            kernel(np.ascontiguousarray(hist[f]), missing_bin, missing_bin, node,
+                   scan_workspace(1, 6, 3)[0], out, f)
+        outs.append(out)
+    assert (outs[0]["bin_threshold"] != NO_SPLIT).any()
+    np.testing.assert_array_equal(outs[1], outs[0])
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("skip", [False, True])
 def test_the_gain_rules_scan_twin_finds_the_scans_splits(seed, skip):
@@ -232,15 +246,7 @@ def test_the_gain_rules_scan_twin_finds_the_scans_splits(seed, skip):
     assert gain_scan is not full
     assert scan_pointer(node.rule._replace(code=RULE_GAIN_RATIO)) is gain_scan
     assert scan_pointer(node.rule._replace(code=RULE_ECART)) is full
-    outs = []
-    for scan in (full, gain_scan):
-        out = np.zeros(2, dtype=SPLIT_DTYPE)
-        for f in range(2):
-            scan(np.ascontiguousarray(hist[f]), missing_bin, missing_bin, node,
-                 scan_workspace(1, 6, 3)[0], out, f)
-        outs.append(out)
-    assert (outs[0]["bin_threshold"] != NO_SPLIT).any()
-    np.testing.assert_array_equal(outs[1], outs[0])
+    _assert_same_splits(full, gain_scan, hist, missing_bin, node)
 
 
 @pytest.mark.parametrize("criterion", [Gini(), Entropy()], ids=["gini", "entropy"])
@@ -264,15 +270,7 @@ def test_the_unit_weight_scan_finds_the_scans_splits_bit_for_bit(criterion, seed
     generic = scan_pointer(node.rule)
     unit = scan_pointer(node.rule, criterion.impurity_function(), unit_weights=True)
     assert unit is not generic
-    outs = []
-    for scan in (generic, unit):
-        out = np.zeros(2, dtype=SPLIT_DTYPE)
-        for f in range(2):
-            scan(np.ascontiguousarray(hist[f]), missing_bin, missing_bin, node,
-                 scan_workspace(1, 6, 3)[0], out, f)
-        outs.append(out)
-    assert (outs[0]["bin_threshold"] != NO_SPLIT).any()
-    np.testing.assert_array_equal(outs[1], outs[0])
+    _assert_same_splits(generic, unit, hist, missing_bin, node)
 
 
 def test_the_unit_weight_scan_is_only_for_gain_rules_and_built_in_impurities():
