@@ -57,9 +57,9 @@ def _children(hist_f, n_bins_non_missing, missing_bin):
 def _categorical_children(hist_f, n_bins_non_missing, missing_bin, n_classes):
     """Statistics rows of every candidate (left, right) the categorical scan forms on one
     feature (``treesmith._kernels.categorical.scan_categorical``): every set of the present
-    categories up to its exhaustive limit, else the prefixes of the categories ordered by each
-    class's proportion; the missing bin on either side."""
-    from ._kernels.categorical import EXHAUSTIVE_MAX_CATEGORIES
+    categories up to its exhaustive limit, else the prefixes of the categories in the scan's
+    key order (``category_keys``); the missing bin on either side."""
+    from ._kernels.categorical import EXHAUSTIVE_MAX_CATEGORIES, category_keys
 
     missing = hist_f[missing_bin]
     count = (hist_f[:n_bins_non_missing, class_counts_slice(n_classes)].sum(axis=1)
@@ -70,12 +70,9 @@ def _categorical_children(hist_f, n_bins_non_missing, missing_bin, n_classes):
         sets = [[present[j] for j in range(present.size) if mask >> j & 1]
                 for mask in range(1, 1 << max(present.size - 1, 0))]
     else:
-        weights = hist_f[present][:, class_weights_slice(n_classes)]
-        shares = weights / np.maximum(weights.sum(axis=1, keepdims=True), 1e-300)
-        sets = []
-        for k in range(n_classes if n_classes > 2 else 1):
-            order = present[np.argsort(shares[:, k if n_classes > 2 else 1], kind="stable")]
-            sets += [list(order[:i]) for i in range(1, present.size)]
+        keys = category_keys(hist_f, present, n_classes)
+        order = present[np.lexsort((present, keys))]
+        sets = [list(order[:i]) for i in range(1, present.size)]
     for chosen in sets:
         left = hist_f[chosen].sum(axis=0)
         right = non_missing - left

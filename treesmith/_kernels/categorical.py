@@ -23,15 +23,19 @@ Candidates, with m the categories present in the node:
 * otherwise, when m <= ``EXHAUSTIVE_MAX_CATEGORIES``: every partition, 2^(m-1) - 1 of them
   (the last present category stays right), each with missing values left or right: exact for
   every rule, criterion, class count and leaf-size constraint (about 0.8 us per partition).
-* otherwise (larger m): the best prefix over the orderings by the class-1 proportion (two
-  classes), the mean (regression) or, for K > 2 classes, by each class's proportion (K
-  orderings): a heuristic.
+* otherwise (larger m): the best prefix of one ordering, a heuristic: by the class-1
+  proportion (two classes), the mean (regression) or, for K > 2 classes, the principal-component
+  score of the category's class proportions (Coppersmith, Hong & Hosking, "Partitioning nominal
+  attributes in decision trees", 1999): the first principal component of the categories' class
+  proportion vectors, each weighted by the category's weight, and each category's projection
+  on it. With two classes that is the class-1 order, and it holds the best split whenever the
+  categories' proportion vectors lie on one line.
 
 Cost (``benchmarks/bench_categorical.py``): an ordering is a bucket sort of the keys
 (``_sort_by_key``) and a copy of the rows in that order, after one pass over the bins that
-finds the present categories, their weights and the first ordering's keys; on top of the
-numeric scan of the ordered rows this costs about a third of a numeric scan of 255 bins.
-The K orderings of K > 2 classes are K numeric scans.
+finds the present categories, their weights and (two classes, regression) their keys; the
+principal component adds a K x K weighted covariance of the proportions and a power iteration.
+Every path but the exhaustive one is one numeric scan of the ordered rows.
 
 The chosen set is a 256-bit bitset (four uint64 words, bit ``c & 63`` of word ``c >> 6`` for
 code c), stored per node by the growth loop and read by ``partition_categorical`` and the
@@ -48,6 +52,7 @@ from .stats import (
     REGRESSION_COUNT,
     REGRESSION_WEIGHT,
     REGRESSION_WEIGHTED_TARGET,
+    class_weights_slice,
     count_column,
     pairs_of,
     stats_weight,
@@ -205,13 +210,170 @@ def _keep_if_better(results, f, best, best_score, scale):
 
 
 @njit(cache=True, nogil=True)
-def _key_column(n_classes, ordering):
-    """Column of a row whose ratio to the row's weight is the key of ordering ``ordering``:
-    class 1's weight (two classes), class ``ordering``'s (K > 2 classes, K orderings) or the
-    weighted target sum (regression: the mean)."""
+def _key_column(n_classes):
+    """Column of a row whose ratio to the row's weight is the ordering key of two classes
+    (class 1's weight: its proportion) or regression (the weighted target sum: the mean)."""
     if n_classes == 0:
         return np.int64(REGRESSION_WEIGHTED_TARGET)
-    return weight_column(n_classes, ordering if n_classes > 2 else np.int64(1))
+    return weight_column(n_classes, np.int64(1))
+
+
+#: Most squarings of the covariance matrix for its first eigenvector: after s of them the
+#: second eigenvalue's share is (lambda_2 / lambda_1)^(2^s), so 40 separate any two distinct
+#: eigenvalues; the squaring stops once the matrix is rank one to rounding.
+_MAX_SQUARINGS = 40
+
+
+@njit(cache=True, nogil=True)
+def _first_eigenvector(covariance, v, power, product):
+    """Unit first eigenvector ``v`` of the symmetric positive semi-definite, nonzero matrix
+    ``covariance`` (K x K), its largest component positive; ``power`` and ``product`` are
+    K x K scratch.
+
+    The matrix is squared, and scaled to unit trace, until it is rank one to rounding
+    (trace of its square 1): then it is v v^T and its column of largest diagonal is v, which
+    two multiplications by ``covariance`` polish. Squaring converges for any eigengap, where
+    power iteration needs about 1 / gap steps; with ties for the first eigenvalue the result
+    is still a deterministic unit vector of their eigenspace."""
+    k_classes = covariance.shape[0]
+    trace = 0.0
+    for a in range(k_classes):
+        trace += covariance[a, a]
+    for a in range(k_classes):
+        for c in range(k_classes):
+            power[a, c] = covariance[a, c] / trace
+    for _ in range(_MAX_SQUARINGS):
+        trace = 0.0
+        for a in range(k_classes):
+            for c in range(a, k_classes):
+                s = 0.0
+                for b in range(k_classes):
+                    s += power[a, b] * power[b, c]
+                product[a, c] = s
+            trace += product[a, a]
+        rank_one = trace >= 1.0 - 1e-15  # trace(P^2) = 1 iff P = v v^T, for unit-trace P
+        for a in range(k_classes):
+            for c in range(a, k_classes):
+                power[a, c] = product[a, c] / trace
+                power[c, a] = power[a, c]
+        if rank_one:
+            break
+    largest = 0
+    for a in range(k_classes):
+        if power[a, a] > power[largest, largest]:
+            largest = a
+    for a in range(k_classes):
+        v[a] = power[a, largest]
+    for _ in range(2):
+        norm = 0.0
+        for a in range(k_classes):
+            s = 0.0
+            for c in range(k_classes):
+                s += covariance[a, c] * v[c]
+            product[0, a] = s
+            norm += s * s
+        norm = np.sqrt(norm)
+        for a in range(k_classes):
+            v[a] = product[0, a] / norm
+    largest = 0
+    for a in range(k_classes):
+        if abs(v[a]) > abs(v[largest]):
+            largest = a
+    if v[largest] < 0.0:
+        for a in range(k_classes):
+            v[a] = -v[a]
+
+
+@njit(cache=True, nogil=True)
+def _dot(x, y, z, m):
+    """sum_j x[j] y[j] z[j] over j < m, in a fixed order: four running sums, not one long
+    chain of dependent additions, and the same bits on every machine (which ``fastmath``
+    would not give)."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    quads = m - m % 4
+    for j in range(0, quads, 4):
+        s0 += x[j] * y[j] * z[j]
+        s1 += x[j + 1] * y[j + 1] * z[j + 1]
+        s2 += x[j + 2] * y[j + 2] * z[j + 2]
+        s3 += x[j + 3] * y[j + 3] * z[j + 3]
+    for j in range(quads, m):
+        s0 += x[j] * y[j] * z[j]
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, nogil=True)
+def _principal_component_keys(hist_f, present, weights, m, n_classes, keys, scratch):
+    """``keys[:m]``: the principal-component scores of the ``m`` present categories (codes
+    ``present[:m]``, weights ``weights[:m]``) of a K-class histogram; returns their
+    (lowest, highest). ``scratch`` holds at least (K + 2) m + 3 K^2 + 2 K floats.
+
+    The score of category c is v . (p_c - p), p_c its class proportions (weights), p their
+    mean weighted by the categories' weights and v the first eigenvector of the weighted
+    covariance sum_c w_c (p_c - p)(p_c - p)^T (``_first_eigenvector``; its sign only
+    reverses the order: the same prefixes up to complement). A category of weight 0, or every
+    category when they all have the same proportions, scores 0. The deviations are laid out
+    class by class, so that every pass is a loop over contiguous categories.
+    """
+    k_classes = n_classes
+    square = k_classes * k_classes
+    mean = scratch[:k_classes]
+    v = scratch[k_classes:2 * k_classes]
+    covariance = scratch[2 * k_classes:2 * k_classes + square].reshape((k_classes, k_classes))
+    power = scratch[2 * k_classes + square:2 * k_classes + 2 * square].reshape(
+        (k_classes, k_classes))
+    product = scratch[2 * k_classes + 2 * square:2 * k_classes + 3 * square].reshape(
+        (k_classes, k_classes))
+    used = 2 * k_classes + 3 * square
+    live = scratch[used:used + m]  # w_c, 0 for a weight of 0
+    ones = scratch[used + m:used + 2 * m]
+    deviations = scratch[used + 2 * m:used + 2 * m + k_classes * m].reshape((k_classes, m))
+    total = 0.0
+    for j in range(m):
+        w = weights[j]
+        inverse = 0.0
+        if w > 1e-300:  # a subnormal weight would give an infinite inverse: weight 0
+            total += w
+            inverse = 1.0 / w
+        live[j] = w if inverse > 0.0 else 0.0
+        ones[j] = 1.0
+        b = present[j]
+        for a in range(k_classes):
+            deviations[a, j] = hist_f[b, weight_column(n_classes, a)] * inverse
+    for j in range(m):
+        keys[j] = 0.0
+    if not total > 0.0:
+        return 0.0, 0.0
+    for a in range(k_classes):
+        row = deviations[a]
+        centre = _dot(row, live, ones, m) / total
+        mean[a] = centre
+        for j in range(m):
+            row[j] -= centre
+    spread = 0.0
+    for a in range(k_classes):
+        for c in range(a, k_classes):
+            covariance[a, c] = _dot(deviations[a], deviations[c], live, m)
+            covariance[c, a] = covariance[a, c]
+        spread += covariance[a, a]
+    if not spread > 0.0:  # every category has the same proportions
+        return 0.0, 0.0
+    _first_eigenvector(covariance, v, power, product)
+    for a in range(k_classes):
+        row = deviations[a]
+        weight_a = v[a]
+        for j in range(m):
+            keys[j] += weight_a * row[j]
+    low = np.inf
+    high = -np.inf
+    for j in range(m):
+        key = keys[j] if live[j] > 0.0 else 0.0
+        keys[j] = key
+        low = min(low, key)
+        high = max(high, key)
+    return low, high
 
 
 @njit(cache=True, nogil=True)
@@ -224,28 +386,22 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     ``NO_SPLIT``. ``scan`` is the numeric per-feature scan (``pointers.scan_pointer``), which
     scores every candidate; ``work`` its scratch block.
 
-    One pass over the bins finds the present categories, their weights and their keys for
-    the first ordering; the scratch of every step is three allocations. Measured on one
-    255-category feature (``benchmarks/bench_categorical.py``): finding, sorting and laying
-    out the categories costs about a third of a numeric scan of the same bins, which is what
-    an ordering adds to its numeric scan.
+    One pass over the bins finds the present categories, their weights and (two classes,
+    regression) their keys; the scratch of every step is two allocations.
     """
     n_classes = node.n_classes
     n_stats = hist_f.shape[1]
     out = results[f]
-    out["bin_threshold"] = NO_SPLIT
-    out["next_bin"] = NO_SPLIT
-    out["score"] = -np.inf
-    out["gain"] = -np.inf
-    out["impurity_failed"] = False
-    _clear_bits(out["left_categories"])
     n = max(n_bins_non_missing, 1)
     scratch_ints = np.empty(4 * n + 1, dtype=np.int64)
-    scratch_floats = np.empty(2 * n + (n + 1) * n_stats + n)
+    scratch_floats = np.empty(2 * n + (n + 1) * n_stats + n + (
+        (n_classes + 2) * n + 2 * n_classes + 3 * n_classes * n_classes
+        if n_classes > 2 else 0))
     present = scratch_ints[:n]
     weights = scratch_floats[:n]
     keys = scratch_floats[n:2 * n]
-    key_column = _key_column(n_classes, np.int64(0))
+    key_column = _key_column(n_classes)
+    by_principal_component = n_classes > 2
     low = np.inf
     high = -np.inf
     # Indices are np.int64 throughout: a literal argument would compile a callee once more.
@@ -265,27 +421,36 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         if count > 0.0:
             present[m] = b
             weights[m] = weight
-            key = hist_f[b, key_column] / weight if weight > 0.0 else 0.0
-            keys[m] = key
-            low = min(low, key)
-            high = max(high, key)
+            if not by_principal_component:
+                key = hist_f[b, key_column] / weight if weight > 0.0 else 0.0
+                keys[m] = key
+                low = min(low, key)
+                high = max(high, key)
             m += 1
     if m == 0:
+        out["bin_threshold"] = NO_SPLIT
+        out["next_bin"] = NO_SPLIT
+        out["score"] = -np.inf
+        out["gain"] = -np.inf
+        out["impurity_failed"] = False
+        _clear_bits(out["left_categories"])
         return
-    totals = node.totals
-    scale = tie_scale(node.rule, node.weighted_parent_impurity, stats_weight(totals, n_classes),
-                      pairs_of(totals, n_classes) if n_classes > 0 else 0.0, node.total_weight)
-    best = np.empty(1, dtype=SPLIT_DTYPE)
-    best_bits = best[0]["left_categories"]
-    _clear_bits(best_bits)
-    best_score = -np.inf
-    failed = False  # h failed on some candidate (a failing user criterion)
     # The numeric scan scores the candidates into results[f], with this feature's index: it
     # reads the feature's monotonic direction, 0 for a categorical feature (constraints on
     # one are refused), so category sets are never restricted by another feature's. Both
     # paths stay in this one function: as separate functions they cost 0.6 s more compile.
     if m <= EXHAUSTIVE_MAX_CATEGORIES and not _ordering_is_exact(node):
         # every partition, each a two-row histogram (then the missing row)
+        totals = node.totals
+        scale = tie_scale(node.rule, node.weighted_parent_impurity,
+                          stats_weight(totals, n_classes),
+                          pairs_of(totals, n_classes) if n_classes > 0 else 0.0,
+                          node.total_weight)
+        best = np.empty(1, dtype=SPLIT_DTYPE)
+        best_bits = best[0]["left_categories"]
+        _clear_bits(best_bits)
+        best_score = -np.inf
+        failed = False  # h failed on some candidate (a failing user criterion)
         compact = np.empty((3, n_stats))
         _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
         if m == 1:  # the only candidate: the category on one side, missing values on the other
@@ -312,56 +477,53 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 for j in range(m):
                     if everything or (mask >> j) & 1:
                         _set_bit(best_bits, present[j])
-    else:
-        # the best prefix over the orderings (one; K for K > 2 classes), each laid out as a
-        # compact histogram in key order; they share the weights and the scratch
-        floats = scratch_floats[2 * n:]
-        ints = scratch_ints[n:]
-        compact = floats[:(m + 1) * n_stats].reshape((m + 1, n_stats))
-        sorted_keys = floats[(m + 1) * n_stats:(m + 1) * n_stats + m]
-        order = ints[:m]
-        bucket_start = ints[m:2 * m + 1]
-        bucket_of = ints[2 * m + 1:3 * m + 1]
-        n_orderings = n_classes if n_classes > 2 else 1
-        for ordering in range(n_orderings):
-            if ordering > 0:
-                key_column = _key_column(n_classes, ordering)
-                low = np.inf
-                high = -np.inf
-                for j in range(m):
-                    weight = weights[j]
-                    key = hist_f[present[j], key_column] / weight if weight > 0.0 else 0.0
-                    keys[j] = key
-                    low = min(low, key)
-                    high = max(high, key)
-            _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start,
-                         bucket_of)
-            for j in range(m + 1):  # written out: a helper call per row that passes the arrays
-                b = order[j] if j < m else missing_bin  # costs an NRT incref/decref pair each
-                for s in range(n_stats):
-                    compact[j, s] = hist_f[b, s]
-            scan(compact, m, m, node, work, results, f)
-            failed = failed or results[f]["impurity_failed"]
-            best_score, better = _keep_if_better(results, f, best, best_score, scale)
-            if better:
-                _clear_bits(best_bits)
-                for j in range(results[f]["bin_threshold"] + 1):  # _set_bit written out: a
-                    code = order[j]  # call per category passing the bitset costs an NRT pair
-                    best_bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
-    out["impurity_failed"] = failed
+        out["impurity_failed"] = failed
+        out["next_bin"] = NO_SPLIT
+        _clear_bits(out["left_categories"])
+        if best_score == -np.inf:
+            out["bin_threshold"] = NO_SPLIT
+            out["score"] = -np.inf
+            out["gain"] = -np.inf
+            return
+        out["score"] = best[0]["score"]
+        out["gain"] = best[0]["gain"]
+        out["weight_left"] = best[0]["weight_left"]
+        out["missing_go_left"] = best[0]["missing_go_left"]
+        out["bin_threshold"] = CATEGORICAL_SPLIT
+        for w in range(BITSET_WORDS):
+            out["left_categories"][w] = best_bits[w]
+        return
+    # one ordering, laid out as a compact histogram in key order and scanned once: the
+    # numeric scan's record is the answer, its prefix length turned into a set
+    floats = scratch_floats[2 * n:]
+    ints = scratch_ints[n:]
+    compact = floats[:(m + 1) * n_stats].reshape((m + 1, n_stats))
+    sorted_keys = floats[(m + 1) * n_stats:(m + 1) * n_stats + m]
+    order = ints[:m]
+    bucket_start = ints[m:2 * m + 1]
+    bucket_of = ints[2 * m + 1:3 * m + 1]
+    if by_principal_component:
+        low, high = _principal_component_keys(hist_f, present, weights, m, n_classes, keys,
+                                              floats[(m + 1) * n_stats + m:])
+    _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
+    for j in range(m + 1):  # written out: a helper call per row that passes the arrays
+        b = order[j] if j < m else missing_bin  # costs an NRT incref/decref pair each
+        for s in range(n_stats):
+            compact[j, s] = hist_f[b, s]
+    scan(compact, m, m, node, work, results, f)
     out["next_bin"] = NO_SPLIT
-    if best_score == -np.inf:
+    _clear_bits(out["left_categories"])
+    prefix = out["bin_threshold"]
+    if prefix == NO_SPLIT or not out["score"] > -np.inf:
         out["bin_threshold"] = NO_SPLIT
         out["score"] = -np.inf
         out["gain"] = -np.inf
         return
-    out["score"] = best[0]["score"]
-    out["gain"] = best[0]["gain"]
-    out["weight_left"] = best[0]["weight_left"]
-    out["missing_go_left"] = best[0]["missing_go_left"]
     out["bin_threshold"] = CATEGORICAL_SPLIT
-    for w in range(BITSET_WORDS):
-        out["left_categories"][w] = best[0]["left_categories"][w]
+    bits = out["left_categories"]
+    for j in range(prefix + 1):  # _set_bit written out: a call per category passing the
+        code = order[j]  # bitset costs an NRT incref/decref pair
+        bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
 
 @pointer_kernel
@@ -424,40 +586,54 @@ def scan_categorical_reference(hist_f, n_bins_non_missing, missing_bin, score_of
     return best
 
 
+def category_keys(hist_f, present, n_classes):
+    """The ordering keys of the categories ``present`` (codes, increasing) of one feature's
+    histogram, as ``scan_categorical`` computes them: class-1 proportion (two classes), mean
+    (regression, ``n_classes`` 0) or principal-component score (K > 2 classes). For the tests
+    and for ``treesmith._criterion_failure``, which list the scan's candidates."""
+    present = np.ascontiguousarray(present, dtype=np.int64)
+    m = np.int64(present.size)
+    if n_classes == 0:
+        weights = hist_f[present, REGRESSION_WEIGHT]
+    else:
+        weights = hist_f[present, class_weights_slice(n_classes)].sum(axis=1)
+    if n_classes <= 2:
+        column = _key_column(n_classes)
+        safe = np.where(weights > 0.0, weights, 1.0)
+        return np.where(weights > 0.0, hist_f[present, column] / safe, 0.0)
+    keys = np.zeros(present.size)
+    scratch = np.empty((n_classes + 2) * present.size + 2 * n_classes
+                       + 3 * n_classes * n_classes)
+    _principal_component_keys(np.ascontiguousarray(hist_f), present,
+                              np.ascontiguousarray(weights), m, np.int64(n_classes), keys,
+                              scratch)
+    return keys
+
+
 def scan_orderings_reference(hist_f, n_bins_non_missing, missing_bin, node, scan):
-    """Naive reference of ``scan_categorical``'s ordered-prefix path for the tests: for each
-    ordering, the present categories sorted by (key, code) with Python's sort, laid out as a
-    compact histogram and scanned by ``scan`` (the numeric scan) without monotonic
-    constraints; the best ordering by ``beats``, the first on ties. Returns ``(score, gain,
-    set of left codes, missing left)``, or None when no split is valid."""
+    """Naive reference of ``scan_categorical``'s ordered-prefix path for the tests: the
+    present categories sorted by (key, code) with Python's sort (keys from ``category_keys``,
+    whose principal component the tests check against numpy's eigh), laid out as a compact
+    histogram and scanned by ``scan`` (the numeric scan) without monotonic constraints.
+    Returns ``(score, gain, set of left codes, missing left)``, or None when no split is
+    valid."""
     n_classes = node.n_classes
     columns = (np.arange(n_classes, 2 * n_classes) if n_classes else [0])
     present = [b for b in range(n_bins_non_missing) if hist_f[b, columns].sum() > 0.0]
     if not present:
         return None
-    weights = {b: (hist_f[b, :n_classes].sum() if n_classes else hist_f[b, REGRESSION_WEIGHT])
-               for b in present}
     node = node._replace(monotonicity=Monotonicity(np.zeros(0, dtype=np.int64), -np.inf,
                                                    np.inf))
-    totals = node.totals
-    scale = tie_scale(node.rule, node.weighted_parent_impurity, stats_weight(totals, n_classes),
-                      pairs_of(totals, n_classes) if n_classes > 0 else 0.0, node.total_weight)
     work = np.zeros((7, max(hist_f.shape[1], n_classes, 1)))
-    best = None
-    for ordering in range(n_classes if n_classes > 2 else 1):
-        column = (REGRESSION_WEIGHTED_TARGET if n_classes == 0
-                  else ordering if n_classes > 2 else 1)
-        key = {b: hist_f[b, column] / weights[b] if weights[b] > 0.0 else 0.0 for b in present}
-        order = sorted(present, key=lambda b: (key[b], b))
-        compact = np.ascontiguousarray(np.vstack([hist_f[order], hist_f[missing_bin:missing_bin
-                                                                         + 1]]))
-        trial = np.zeros(1, dtype=SPLIT_DTYPE)
-        m = np.int64(len(order))
-        scan(compact, m, m, node, work, trial, np.int64(0))
-        split = trial[0]
-        if split["bin_threshold"] == NO_SPLIT:
-            continue
-        if best is None or beats(split["score"], best[0], scale):
-            best = (split["score"], split["gain"], set(order[:split["bin_threshold"] + 1]),
-                    bool(split["missing_go_left"]))
-    return best
+    keys = dict(zip(present, category_keys(hist_f, present, n_classes)))
+    order = sorted(present, key=lambda b: (keys[b], b))
+    compact = np.ascontiguousarray(np.vstack([hist_f[order],
+                                              hist_f[missing_bin:missing_bin + 1]]))
+    trial = np.zeros(1, dtype=SPLIT_DTYPE)
+    m = np.int64(len(order))
+    scan(compact, m, m, node, work, trial, np.int64(0))
+    split = trial[0]
+    if split["bin_threshold"] == NO_SPLIT or not split["score"] > -np.inf:
+        return None
+    return (split["score"], split["gain"], set(order[:split["bin_threshold"] + 1]),
+            bool(split["missing_go_left"]))
