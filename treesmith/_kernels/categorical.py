@@ -218,6 +218,9 @@ def _key_column(n_classes):
     return weight_column(n_classes, np.int64(1))
 
 
+#: Categories lighter than this take weight 0 in the principal component (1 / weight would
+#: be infinite).
+_SMALLEST_WEIGHT = 1e-300
 #: Most squarings of the covariance matrix for its first eigenvector: after s of them the
 #: second eigenvalue's share is (lambda_2 / lambda_1)^(2^s), so 40 separate any two distinct
 #: eigenvalues; the squaring stops once the matrix is rank one to rounding.
@@ -241,7 +244,7 @@ def _first_eigenvector(covariance, v, power, product):
         trace += covariance[a, a]
     for a in range(k_classes):
         for c in range(k_classes):
-            power[a, c] = covariance[a, c] / trace
+            power[a, c] = covariance[a, c] * (1.0 / trace)
     for _ in range(_MAX_SQUARINGS):
         trace = 0.0
         for a in range(k_classes):
@@ -252,9 +255,10 @@ def _first_eigenvector(covariance, v, power, product):
                 product[a, c] = s
             trace += product[a, a]
         rank_one = trace >= 1.0 - 1e-15  # trace(P^2) = 1 iff P = v v^T, for unit-trace P
+        inverse_trace = 1.0 / trace
         for a in range(k_classes):
             for c in range(a, k_classes):
-                power[a, c] = product[a, c] / trace
+                power[a, c] = product[a, c] * inverse_trace
                 power[c, a] = power[a, c]
         if rank_one:
             break
@@ -305,71 +309,74 @@ def _dot(x, y, z, m):
 
 
 @njit(cache=True, nogil=True)
-def _principal_component_keys(hist_f, present, weights, m, n_classes, keys, scratch):
-    """``keys[:m]``: the principal-component scores of the ``m`` present categories (codes
-    ``present[:m]``, weights ``weights[:m]``) of a K-class histogram; returns their
-    (lowest, highest). ``scratch`` holds at least (K + 2) m + 3 K^2 + 2 K floats.
+def _sum(x, m):
+    """sum_j x[j] over j < m in a fixed order, four running sums (as ``_dot``)."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    quads = m - m % 4
+    for j in range(0, quads, 4):
+        s0 += x[j]
+        s1 += x[j + 1]
+        s2 += x[j + 2]
+        s3 += x[j + 3]
+    for j in range(quads, m):
+        s0 += x[j]
+    return (s0 + s1) + (s2 + s3)
 
-    The score of category c is v . (p_c - p), p_c its class proportions (weights), p their
-    mean weighted by the categories' weights and v the first eigenvector of the weighted
+
+@njit(cache=True, nogil=True)
+def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch):
+    """``keys[:m]``: the principal-component scores of ``m`` categories of K classes, from
+    their class weight sums ``class_weights[k, j]`` (K rows, category j in column j; the rows
+    are overwritten), their weights ``weights[j]`` and ``inverse_weights[j]`` = 1 / weights[j]
+    (both 0 for a category of weight 0, or so small its inverse is infinite); returns the
+    (lowest, highest) key. ``keys`` may be ``inverse_weights``. ``scratch`` holds at least
+    3 K^2 + K floats.
+
+    The score of category c is v . (p_c - p), p_c its class proportions, p their mean
+    weighted by the categories' weights and v the first eigenvector of the weighted
     covariance sum_c w_c (p_c - p)(p_c - p)^T (``_first_eigenvector``; its sign only
     reverses the order: the same prefixes up to complement). A category of weight 0, or every
-    category when they all have the same proportions, scores 0. The deviations are laid out
-    class by class, so that every pass is a loop over contiguous categories.
+    category when they all have the same proportions, scores 0. The classes are rows, so
+    that every pass is a loop over contiguous categories.
     """
-    k_classes = n_classes
+    k_classes = class_weights.shape[0]
     square = k_classes * k_classes
-    mean = scratch[:k_classes]
-    v = scratch[k_classes:2 * k_classes]
-    covariance = scratch[2 * k_classes:2 * k_classes + square].reshape((k_classes, k_classes))
-    power = scratch[2 * k_classes + square:2 * k_classes + 2 * square].reshape(
+    v = scratch[:k_classes]
+    covariance = scratch[k_classes:k_classes + square].reshape((k_classes, k_classes))
+    power = scratch[k_classes + square:k_classes + 2 * square].reshape((k_classes, k_classes))
+    product = scratch[k_classes + 2 * square:k_classes + 3 * square].reshape(
         (k_classes, k_classes))
-    product = scratch[2 * k_classes + 2 * square:2 * k_classes + 3 * square].reshape(
-        (k_classes, k_classes))
-    used = 2 * k_classes + 3 * square
-    live = scratch[used:used + m]  # w_c, 0 for a weight of 0
-    ones = scratch[used + m:used + 2 * m]
-    deviations = scratch[used + 2 * m:used + 2 * m + k_classes * m].reshape((k_classes, m))
-    total = 0.0
-    for j in range(m):
-        w = weights[j]
-        inverse = 0.0
-        if w > 1e-300:  # a subnormal weight would give an infinite inverse: weight 0
-            total += w
-            inverse = 1.0 / w
-        live[j] = w if inverse > 0.0 else 0.0
-        ones[j] = 1.0
-        b = present[j]
-        for a in range(k_classes):
-            deviations[a, j] = hist_f[b, weight_column(n_classes, a)] * inverse
-    for j in range(m):
-        keys[j] = 0.0
+    total = _sum(weights, m)
     if not total > 0.0:
+        for j in range(m):
+            keys[j] = 0.0
         return 0.0, 0.0
     for a in range(k_classes):
-        row = deviations[a]
-        centre = _dot(row, live, ones, m) / total
-        mean[a] = centre
-        for j in range(m):
-            row[j] -= centre
+        row = class_weights[a]
+        mean = _sum(row, m) / total
+        for j in range(m):  # the class proportions, centred
+            row[j] = row[j] * inverse_weights[j] - mean
     spread = 0.0
     for a in range(k_classes):
         for c in range(a, k_classes):
-            covariance[a, c] = _dot(deviations[a], deviations[c], live, m)
+            covariance[a, c] = _dot(class_weights[a], class_weights[c], weights, m)
             covariance[c, a] = covariance[a, c]
         spread += covariance[a, a]
     if not spread > 0.0:  # every category has the same proportions
+        for j in range(m):
+            keys[j] = 0.0
         return 0.0, 0.0
     _first_eigenvector(covariance, v, power, product)
-    for a in range(k_classes):
-        row = deviations[a]
-        weight_a = v[a]
-        for j in range(m):
-            keys[j] += weight_a * row[j]
     low = np.inf
     high = -np.inf
     for j in range(m):
-        key = keys[j] if live[j] > 0.0 else 0.0
+        key = 0.0
+        if weights[j] > 0.0:
+            for a in range(k_classes):
+                key += v[a] * class_weights[a, j]
         keys[j] = key
         low = min(low, key)
         high = max(high, key)
@@ -394,14 +401,17 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     out = results[f]
     n = max(n_bins_non_missing, 1)
     scratch_ints = np.empty(4 * n + 1, dtype=np.int64)
-    scratch_floats = np.empty(2 * n + (n + 1) * n_stats + n + (
-        (n_classes + 2) * n + 2 * n_classes + 3 * n_classes * n_classes
-        if n_classes > 2 else 0))
+    by_principal_component = n_classes > 2
+    principal_floats = (n_classes * n + n_classes + 3 * n_classes * n_classes
+                        if by_principal_component else 0)
+    scratch_floats = np.empty(2 * n + (n + 1) * n_stats + n + principal_floats)
     present = scratch_ints[:n]
     weights = scratch_floats[:n]
     keys = scratch_floats[n:2 * n]
+    # K > 2 classes: the class weights of category j in column j of K rows
+    class_weights = scratch_floats[scratch_floats.shape[0] - principal_floats:][
+        :n_classes * n].reshape((n_classes if by_principal_component else 0, n))
     key_column = _key_column(n_classes)
-    by_principal_component = n_classes > 2
     low = np.inf
     high = -np.inf
     # Indices are np.int64 throughout: a literal argument would compile a callee once more.
@@ -421,7 +431,15 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         if count > 0.0:
             present[m] = b
             weights[m] = weight
-            if not by_principal_component:
+            if by_principal_component:
+                for k in range(n_classes):
+                    class_weights[k, m] = hist_f[b, weight_column(n_classes, k)]
+                # keys hold the inverse weights until the scores replace them; a weight so
+                # small its inverse is infinite counts as 0
+                keys[m] = 1.0 / weight if weight > _SMALLEST_WEIGHT else 0.0
+                if not weight > _SMALLEST_WEIGHT:
+                    weights[m] = 0.0
+            else:
                 key = hist_f[b, key_column] / weight if weight > 0.0 else 0.0
                 keys[m] = key
                 low = min(low, key)
@@ -503,8 +521,9 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     bucket_start = ints[m:2 * m + 1]
     bucket_of = ints[2 * m + 1:3 * m + 1]
     if by_principal_component:
-        low, high = _principal_component_keys(hist_f, present, weights, m, n_classes, keys,
-                                              floats[(m + 1) * n_stats + m:])
+        low, high = _principal_component_keys(
+            class_weights, weights, keys, m, keys,
+            scratch_floats[scratch_floats.shape[0] - principal_floats + n_classes * n:])
     _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
     for j in range(m + 1):  # written out: a helper call per row that passes the arrays
         b = order[j] if j < m else missing_bin  # costs an NRT incref/decref pair each
@@ -596,17 +615,20 @@ def category_keys(hist_f, present, n_classes):
     if n_classes == 0:
         weights = hist_f[present, REGRESSION_WEIGHT]
     else:
-        weights = hist_f[present, class_weights_slice(n_classes)].sum(axis=1)
+        weights = np.zeros(present.size)
+        for k in range(n_classes):  # in the kernel's order: the same bits
+            weights += hist_f[present, k]
     if n_classes <= 2:
         column = _key_column(n_classes)
         safe = np.where(weights > 0.0, weights, 1.0)
         return np.where(weights > 0.0, hist_f[present, column] / safe, 0.0)
+    live = weights > _SMALLEST_WEIGHT
+    weights = np.where(live, weights, 0.0)
+    inverse_weights = np.where(live, 1.0 / np.where(live, weights, 1.0), 0.0)
     keys = np.zeros(present.size)
-    scratch = np.empty((n_classes + 2) * present.size + 2 * n_classes
-                       + 3 * n_classes * n_classes)
-    _principal_component_keys(np.ascontiguousarray(hist_f), present,
-                              np.ascontiguousarray(weights), m, np.int64(n_classes), keys,
-                              scratch)
+    class_weights = np.ascontiguousarray(hist_f[present][:, class_weights_slice(n_classes)].T)
+    scratch = np.empty(n_classes + 3 * n_classes * n_classes)
+    _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch)
     return keys
 
 
