@@ -223,7 +223,7 @@ def _key_column(n_classes):
 _SMALLEST_WEIGHT = 1e-300
 #: Most squarings of the covariance matrix for its first eigenvector: after s of them the
 #: second eigenvalue's share is (lambda_2 / lambda_1)^(2^s), so 40 separate any two distinct
-#: eigenvalues; the squaring stops once the matrix is rank one to rounding.
+#: eigenvalues; the squaring stops once that share is below about 1e-10.
 _MAX_SQUARINGS = 40
 
 
@@ -233,9 +233,9 @@ def _first_eigenvector(covariance, v, power, product):
     ``covariance`` (K x K), its largest component positive; ``power`` and ``product`` are
     K x K scratch.
 
-    The matrix is squared, and scaled to unit trace, until it is rank one to rounding
-    (trace of its square 1): then it is v v^T and its column of largest diagonal is v, which
-    two multiplications by ``covariance`` polish. Squaring converges for any eigengap, where
+    The matrix is squared, and scaled to unit trace, until it is rank one to 1e-10 (trace of
+    its square 1): then it is v v^T and its column of largest diagonal is v, which two
+    multiplications by ``covariance`` polish. Squaring converges for any eigengap, where
     power iteration needs about 1 / gap steps; with ties for the first eigenvalue the result
     is still a deterministic unit vector of their eigenspace."""
     k_classes = covariance.shape[0]
@@ -254,7 +254,9 @@ def _first_eigenvector(covariance, v, power, product):
                     s += power[a, b] * power[b, c]
                 product[a, c] = s
             trace += product[a, a]
-        rank_one = trace >= 1.0 - 1e-15  # trace(P^2) = 1 iff P = v v^T, for unit-trace P
+        # trace(P^2) = 1 iff P = v v^T, for unit-trace P; 1 - 1e-10 leaves the second
+        # eigenvector a weight below 1e-10 in the column taken as v
+        rank_one = trace >= 1.0 - 1e-10
         inverse_trace = 1.0 / trace
         for a in range(k_classes):
             for c in range(a, k_classes):
@@ -427,13 +429,14 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             weight = 0.0
             for k in range(n_classes):
                 count += hist_f[b, count_column(n_classes, k)]
-                weight += hist_f[b, weight_column(n_classes, k)]
+                class_weight = hist_f[b, weight_column(n_classes, k)]
+                weight += class_weight
+                if by_principal_component:  # kept if the category is present (m grows)
+                    class_weights[k, m] = class_weight
         if count > 0.0:
             present[m] = b
             weights[m] = weight
             if by_principal_component:
-                for k in range(n_classes):
-                    class_weights[k, m] = hist_f[b, weight_column(n_classes, k)]
                 # keys hold the inverse weights until the scores replace them; a weight so
                 # small its inverse is infinite counts as 0
                 keys[m] = 1.0 / weight if weight > _SMALLEST_WEIGHT else 0.0
