@@ -530,8 +530,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         classes (strictly concave criterion) and regression under the gain rules without
         leaf-size constraint (the best prefix of the categories ordered by class-1 proportion
         or mean target), and for everything else up to 10 categories in a node (all
-        partitions); above that, the best prefix over the orderings by each class's
-        proportion (or the mean), a heuristic. ``None``: every column numeric.
+        partitions); above that, a heuristic: the best prefix of one order, by class-1
+        proportion, mean or, for K > 2 classes, principal-component score of the class
+        proportions (Coppersmith, Hong & Hosking 1999). ``None``: every column numeric.
 
     Attributes
     ----------
