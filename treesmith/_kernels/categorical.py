@@ -100,8 +100,15 @@ def _insertion_sort(keys, order, m, budget):
     once more than ``budget`` moves were made."""
     shifts = 0
     for i in range(1, m):
-        code = order[i]
         key = keys[i]
+        previous = keys[i - 1]
+        # already in place: most entries after the bucket sort; this test first, with no
+        # store, is most of the speed on such input
+        if key > previous:
+            continue
+        code = order[i]
+        if key == previous and code > order[i - 1]:
+            continue
         j = i
         while j > 0 and (key < keys[j - 1] or (key == keys[j - 1] and code < order[j - 1])):
             keys[j] = keys[j - 1]
