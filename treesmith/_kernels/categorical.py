@@ -318,31 +318,13 @@ def _dot(x, y, z, m):
 
 
 @njit(cache=True, nogil=True)
-def _sum(x, m):
-    """sum_j x[j] over j < m in a fixed order, four running sums (as ``_dot``)."""
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    quads = m - m % 4
-    for j in range(0, quads, 4):
-        s0 += x[j]
-        s1 += x[j + 1]
-        s2 += x[j + 2]
-        s3 += x[j + 3]
-    for j in range(quads, m):
-        s0 += x[j]
-    return (s0 + s1) + (s2 + s3)
-
-
-@njit(cache=True, nogil=True)
 def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch):
     """``keys[:m]``: the principal-component scores of ``m`` categories of K classes, from
     their class weight sums ``class_weights[k, j]`` (K rows, category j in column j; the rows
     are overwritten), their weights ``weights[j]`` and ``inverse_weights[j]`` = 1 / weights[j]
     (both 0 for a category of weight 0, or so small its inverse is infinite); returns the
     (lowest, highest) key. ``keys`` may be ``inverse_weights``. ``scratch`` holds at least
-    3 K^2 + K floats.
+    3 K^2 + 2 K floats.
 
     The score of category c is v . (p_c - p), p_c its class proportions, p their mean
     weighted by the categories' weights and v the first eigenvector of the weighted
@@ -354,20 +336,25 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     k_classes = class_weights.shape[0]
     square = k_classes * k_classes
     v = scratch[:k_classes]
-    covariance = scratch[k_classes:k_classes + square].reshape((k_classes, k_classes))
-    power = scratch[k_classes + square:k_classes + 2 * square].reshape((k_classes, k_classes))
-    product = scratch[k_classes + 2 * square:k_classes + 3 * square].reshape(
+    mean = scratch[k_classes:2 * k_classes]
+    covariance = scratch[2 * k_classes:2 * k_classes + square].reshape((k_classes, k_classes))
+    power = scratch[2 * k_classes + square:2 * k_classes + 2 * square].reshape(
         (k_classes, k_classes))
-    total = _sum(weights, m)
+    product = scratch[2 * k_classes + 2 * square:2 * k_classes + 3 * square].reshape(
+        (k_classes, k_classes))
+    total = 0.0
+    for a in range(k_classes):  # each class's weight over the categories of weight > 0
+        mean[a] = _dot(class_weights[a], inverse_weights, weights, m)
+        total += mean[a]
     if not total > 0.0:
         for j in range(m):
             keys[j] = 0.0
         return 0.0, 0.0
     for a in range(k_classes):
         row = class_weights[a]
-        mean = _sum(row, m) / total
+        centre = mean[a] / total
         for j in range(m):  # the class proportions, centred
-            row[j] = row[j] * inverse_weights[j] - mean
+            row[j] = row[j] * inverse_weights[j] - centre
     spread = 0.0
     for a in range(k_classes):
         for c in range(a, k_classes):
@@ -411,7 +398,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     n = max(n_bins_non_missing, 1)
     scratch_ints = np.empty(4 * n + 1, dtype=np.int64)
     by_principal_component = n_classes > 2
-    principal_floats = (n_classes * n + n_classes + 3 * n_classes * n_classes
+    principal_floats = (n_classes * n + 2 * n_classes + 3 * n_classes * n_classes
                         if by_principal_component else 0)
     scratch_floats = np.empty(2 * n + (n + 1) * n_stats + n + principal_floats)
     present = scratch_ints[:n]
@@ -637,7 +624,7 @@ def category_keys(hist_f, present, n_classes):
     inverse_weights = np.where(live, 1.0 / np.where(live, weights, 1.0), 0.0)
     keys = np.zeros(present.size)
     class_weights = np.ascontiguousarray(hist_f[present][:, class_weights_slice(n_classes)].T)
-    scratch = np.empty(n_classes + 3 * n_classes * n_classes)
+    scratch = np.empty(2 * n_classes + 3 * n_classes * n_classes)
     _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch)
     return keys
 
