@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import treesmith
 from treesmith import DecisionTreeClassifier, DecisionTreeRegressor
@@ -208,8 +210,8 @@ def test_principal_component_prefix_is_exact_for_collinear_proportions(criterion
 
 
 def test_principal_component_is_numpy_eigh_first_eigenvector():
-    """The kernel's power iteration finds the first eigenvector of the weighted covariance of
-    the class proportions (numpy's eigh), with its largest component positive; zero-weight
+    """The kernel's squaring finds the first eigenvector of the weighted covariance of the
+    class proportions (numpy's eigh), with its largest component positive; zero-weight
     categories score 0."""
     from treesmith._kernels.categorical import category_keys
 
@@ -233,6 +235,35 @@ def test_principal_component_is_numpy_eigh_first_eigenvector():
         v = vectors[:, -1] * np.sign(vectors[np.argmax(np.abs(vectors[:, -1])), -1])
         np.testing.assert_allclose(keys[live], centred @ v, rtol=1e-8, atol=1e-10)
         assert np.all(keys[~live] == 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_classes=st.integers(3, 7), n_categories=st.integers(2, 40),
+       seed=st.integers(0, 2 ** 32 - 1), power=st.integers(-20, 20))
+def test_principal_component_keys_invariants(n_classes, n_categories, seed, power):
+    """Keys are finite; scaling every weight by a power of two leaves them bit for bit
+    (proportions are exact ratios); permuting the categories permutes them (up to the
+    summation order); a category of (nearly) zero weight scores 0; equal class mixes tie."""
+    from treesmith._kernels.categorical import category_keys
+
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(0, 30, (n_categories, n_classes)).astype(float)
+    weights[rng.random(n_categories) < 0.2] *= 1e-310  # subnormal: weight 0 for the keys
+    weights[-1] = weights[0]  # an exact duplicate of category 0's mix
+    counts = np.maximum(weights, 1.0)  # every category present
+    hist = np.ascontiguousarray(np.hstack([weights, counts]))
+    present = np.arange(n_categories)
+    keys = category_keys(hist, present, n_classes)
+    assert np.all(np.isfinite(keys))
+    assert np.all(keys[weights.sum(axis=1) <= 1e-300] == 0.0)
+    assert keys[-1] == keys[0]
+    scaled = hist.copy()
+    scaled[:, :n_classes] *= 2.0 ** power
+    if np.all((weights == 0) | (weights * 2.0 ** power > 1e-300)):  # no weight crosses 1e-300
+        assert np.array_equal(category_keys(scaled, present, n_classes), keys)
+    permutation = rng.permutation(n_categories)
+    permuted = category_keys(np.ascontiguousarray(hist[permutation]), present, n_classes)
+    np.testing.assert_allclose(permuted, keys[permutation], rtol=1e-7, atol=1e-9)
 
 
 def test_leaf_size_constraint_is_exact_on_the_exhaustive_path():
