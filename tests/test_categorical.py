@@ -678,3 +678,44 @@ def test_forests_on_polars_frames(forest_class):
     assert from_polars.feature_names_in_.tolist() == ["city", "x", "count", "flag"]
     np.testing.assert_array_equal(from_polars.predict(polars_frame),
                                   from_pandas.predict(pandas_frame))
+
+
+# -- acceptance review: columns at prediction ---------------------------------------------------
+def _reordered_frames():
+    X, y = _cities()
+    return X, y, [X[X.columns[::-1]], X.assign(extra=1.0), X.drop(columns=X.columns[-1])]
+
+
+@pytest.mark.parametrize("estimator", ["DecisionTreeClassifier", "RandomForestClassifier"])
+def test_columns_moved_added_or_dropped_at_prediction_are_named(estimator):
+    """The categorical columns are encoded by position: a frame whose columns moved was read
+    as the wrong columns (an unseen-category warning about a numeric column, then "holds
+    non-numeric values ... name it in categorical_features")."""
+    X, y, frames = _reordered_frames()
+    model = getattr(treesmith, estimator)(**({"n_estimators": 2} if "Forest" in estimator
+                                            else {})).fit(X, y)
+    messages = ["another order", "not seen at fit: \\['extra'\\]", "seen at fit but missing"]
+    for frame, message in zip(frames, messages):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UnseenLevelWarning)
+            with pytest.raises(ValueError, match="should match those that were passed during "
+                                                 f"fit: .*{message}"):
+                model.predict(frame)
+    np.testing.assert_array_equal(model.predict(X[list(model.feature_names_in_)]),
+                                  model.predict(X))
+
+
+def test_numpy_rows_of_the_wrong_width_or_order_are_named():
+    X, y = _cities()
+    model = DecisionTreeClassifier().fit(X, y)
+    values = X.to_numpy()
+    with pytest.raises(ValueError, match=f"X has {X.shape[1] + 1} features, but "
+                                         f"DecisionTreeClassifier is expecting {X.shape[1]}"):
+        model.predict(np.c_[values, values[:, :1]])
+    numeric = [j for j in range(X.shape[1]) if not model.is_categorical_[j]]
+    categorical = int(np.flatnonzero(model.is_categorical_)[0])
+    swapped = values.copy()
+    swapped[:, [numeric[0], categorical]] = values[:, [categorical, numeric[0]]]
+    with pytest.raises(ValueError, match=f"{X.columns[numeric[0]]!r} \\(column {numeric[0]}\\) holds "
+                              "non-numeric values but was numeric at fit time"):
+        model.predict(swapped)

@@ -60,10 +60,11 @@ def is_categorical_dtype(dtype) -> bool:
             or text.startswith("string"))
 
 
-def check_polars_columns(X, mask: np.ndarray, names) -> None:
+def check_polars_columns(X, mask: np.ndarray, names, fitted: bool = False) -> None:
     """Reject, naming the column, a polars column the numeric conversion cannot take: text
     (String, Categorical, Enum, Object) outside ``mask`` (the categorical columns) and
-    dates/times; the messages of ``_validation.check_X_frame`` for pandas."""
+    dates/times; the messages of ``_validation.check_X_frame`` for pandas. ``fitted``: at
+    prediction, where ``mask`` is the fitted model's."""
     from ._validation import _ENCODE_HINT
 
     for j, dtype in enumerate(X.dtypes):
@@ -74,6 +75,8 @@ def check_polars_columns(X, mask: np.ndarray, names) -> None:
                 f"Feature {label} has polars dtype {dtype}; treesmith needs numbers. Convert "
                 "it, e.g. to days since a reference date or to its year, month and weekday.")
         if not mask[j] and polars_name in _POLARS_CATEGORICAL and polars_name != "Boolean":
+            if fitted:
+                raise _numeric_at_fit_error(names[j], j)
             raise ValueError(f"Feature {label} holds non-numeric values (polars dtype "
                              f"{dtype}). {_ENCODE_HINT}.")
 
@@ -249,6 +252,22 @@ def _codes(column, categories: np.ndarray, missing: np.ndarray):
     return codes, (found < 0) & ~missing
 
 
+def _numeric_at_fit_error(name, j: int) -> ValueError:
+    return ValueError(f"Feature {str(name)!r} (column {j}) holds non-numeric values but was "
+                      "numeric at fit time; pass the columns of fit, in fit's order (to "
+                      "split on its categories, refit with it in categorical_features).")
+
+
+def _as_numeric_at_predict(column, j: int, names) -> None:
+    """At prediction, a column the model took as numeric must convert to numbers: else a
+    ValueError naming it (not the fit-time hint to make it categorical, which would not
+    apply to this fitted model)."""
+    try:
+        np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _numeric_at_fit_error(names[j] if names is not None else f"x{j}", j) from None
+
+
 def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
     """``X`` with each categorical column (``categories[j]`` not None) replaced by float codes
     (NaN: missing or unseen). A DataFrame stays a DataFrame (its column names kept), anything
@@ -278,12 +297,16 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
                                                          _polars_enum_order(X, j))
         if found is None:
             if frame:
+                if fit_mask is None and getattr(column.dtype, "kind", "O") not in "biufc":
+                    _as_numeric_at_predict(column, j, names)
                 encoded[j] = column
             else:
                 try:
                     encoded[:, j] = np.asarray(column, dtype=np.float64)
                 except (TypeError, ValueError):
                     name = names[j] if names is not None else f"x{j}"
+                    if fit_mask is None:  # prediction: the model's column j is numeric
+                        raise _numeric_at_fit_error(name, j) from None
                     raise ValueError(
                         f"Feature {str(name)!r} (column {j}) holds non-numeric values but is "
                         "not categorical; add it to categorical_features.") from None
@@ -366,14 +389,46 @@ def encode_categories(estimator, X, fitting: bool):
                              fit_mask=mask)
             return encoded
         return X
+    if names is not None:
+        check_fitted_columns(estimator, X.columns)
     categories = getattr(estimator, "categories_", None)
     if polars_frame:
         fitted_mask = getattr(estimator, "is_categorical_", None)
         if fitted_mask is not None and len(fitted_mask) == shape[1]:
-            check_polars_columns(X, fitted_mask, names)
-    if categories is None or len(categories) != shape[1] or all(c is None for c in categories):
+            check_polars_columns(X, fitted_mask, names, fitted=True)
+    if categories is None or all(c is None for c in categories):
         return X
+    if len(categories) != shape[1]:
+        raise ValueError(f"X has {shape[1]} features, but {type(estimator).__name__} is "
+                         f"expecting {len(categories)} features as input.")
+    if names is None:
+        fitted_names = getattr(estimator, "feature_names_in_", None)
+        names = None if fitted_names is None else [str(name) for name in fitted_names]
     return encode(X, categories, names, warn_unseen=not fitting)
+
+
+def check_fitted_columns(estimator, columns) -> None:
+    """A frame given for prediction has the columns of fit, in fit's order: a ValueError
+    (scikit-learn's rule and first sentence) saying which columns are new, missing or moved.
+    Checked before the categorical columns are encoded, which reads them by position."""
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None or not all(isinstance(name, str) for name in columns):
+        return  # no names to compare: scikit-learn's validation warns and goes by position
+    names, fitted = list(columns), [str(name) for name in fitted]
+    if names == fitted:
+        return
+    unseen = [name for name in names if name not in fitted]
+    absent = [name for name in fitted if name not in names]
+    if unseen or absent:
+        detail = "; ".join(part for part in (
+            f"not seen at fit: {unseen[:_SHOWN]}" if unseen else "",
+            f"seen at fit but missing: {absent[:_SHOWN]}" if absent else "") if part)
+    else:
+        detail = (f"they are those of fit in another order ({names[:8]}"
+                  f"{' …' if len(names) > 8 else ''}); reorder them, e.g. "
+                  "X[model.feature_names_in_]")
+    raise ValueError(f"The feature names should match those that were passed during fit: "
+                     f"{detail}.")
 
 
 def category_counts(categories):
