@@ -8,6 +8,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import warnings
+
 import numpy as np
 import pytest
 import sklearn.tree
@@ -262,3 +264,48 @@ def test_forest_converts_and_shap_explains_it(cancer, diabetes, task):
     values = explainer.shap_values(X.iloc[:20], check_additivity=True)
     total = values.sum(axis=1) + np.asarray(explainer.expected_value)
     np.testing.assert_allclose(total, expected, atol=1e-6)
+
+
+# -- acceptance review: float32 thresholds ----------------------------------------------------
+def test_bootstrap_forest_members_predict_as_treesmith(diabetes):
+    """A node's midpoint between two training values can fall within a float32 step of a value
+    outside the node (diabetes' evenly spaced ages): float32(t) sent that value left in
+    scikit-learn, right in treesmith (the forest's predictions differed by up to 61)."""
+    X, y = diabetes
+    forest = treesmith.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    converted = forest.to_sklearn()
+    for member, twin in zip(forest.estimators_, converted.estimators_):
+        np.testing.assert_array_equal(twin.apply(X), member.apply(X))
+    np.testing.assert_allclose(converted.predict(X), forest.predict(X), rtol=1e-15)
+
+
+def test_float32_training_values_on_both_sides_of_a_midpoint():
+    """Adjacent float32 values a < b: their midpoint rounds (ties to even) to b, which
+    scikit-learn then sent left."""
+    a = np.nextafter(np.float32(1.0), np.float32(2.0))
+    b = np.nextafter(a, np.float32(2.0))
+    X = np.repeat(np.array([[a], [b]], dtype=np.float32), 10, axis=0)
+    y = np.repeat([0, 1], 10)
+    model = treesmith.DecisionTreeClassifier().fit(X, y)
+    assert np.float32(model.tree_.threshold[0]) == b  # the rounding this test is about
+    np.testing.assert_array_equal(model.to_sklearn().predict(X), y)
+
+
+def test_values_float32_cannot_separate_are_warned_about():
+    x = np.repeat([1.0, 1.0 + 1e-12, 2.0], 10)
+    X = np.c_[np.zeros_like(x), x]
+    y = np.repeat([0, 1, 1], 10)
+    model = treesmith.DecisionTreeClassifier().fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), y)
+    with pytest.warns(treesmith.Float32ThresholdWarning,
+                      match=r"1 split\(s\) separate training values .*'x1' \(1\)"):
+        converted = model.to_sklearn()
+    assert (converted.predict(X) != y).sum() == 10  # 1 + 1e-12 is 1 in float32
+    forest = treesmith.RandomForestClassifier(n_estimators=3, bootstrap=False).fit(X, y)
+    with pytest.warns(treesmith.Float32ThresholdWarning, match="in the 3 trees"):
+        forest.to_sklearn()
+    as_float32 = treesmith.DecisionTreeClassifier().fit(X.astype(np.float32), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", treesmith.Float32ThresholdWarning)
+        np.testing.assert_array_equal(as_float32.to_sklearn().predict(X),
+                                      as_float32.predict(X.astype(np.float32)))

@@ -19,10 +19,17 @@ What carries over, exactly:
 What changes: scikit-learn compares values in float32 (it casts X), treesmith in the input's own
 precision. Each threshold t is therefore stored as float32(t), as scikit-learn stores its own:
 rounding to float32 is monotone, so every value x <= t still goes left, and a value x > t goes
-right unless float32 cannot tell x from t (x within half a float32 step above t). On the data
-the tree was trained on, and on any data but such values, the predictions are identical.
-(treesmith itself compares a float32 input in float32's own values, so a float32 copy of the
-data can route a value equal to float32(t) > t differently from the float64 original.)
+right unless float32 cannot tell x from t (x within half a float32 step above t). Where the
+feature was binned exactly, the training values on either side of t are known: when float32(t)
+would send the value just above t left, the threshold is the float32 just below that value's
+float32 instead, so both training values go their way. Two training values that float32 cannot
+tell apart (e.g. 0.03833367306762126 and 0.038333673067621254, both 0.038333673 in float32) can
+go to different sides in treesmith but not in scikit-learn: ``to_sklearn`` then warns
+(``Float32ThresholdWarning``), naming the feature; fitting on ``X.astype(np.float32)`` avoids
+it. Otherwise the predictions on the training data, and on any data but values within a float32
+step of a threshold, are identical. (treesmith itself compares a float32 input in float32's own
+values, so a float32 copy of the data can route a value equal to float32(t) > t differently
+from the float64 original.)
 
 The converted estimator's ``criterion`` names the nearest scikit-learn criterion (used only if
 you refit it, which trains scikit-learn's own algorithm): gini and entropy map to themselves,
@@ -32,6 +39,8 @@ node impurities.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier as SklearnClassifier
@@ -57,6 +66,11 @@ _SHARED_PARAMETERS = ("max_depth", "min_samples_split", "min_samples_leaf",
                       "random_state")
 
 
+class Float32ThresholdWarning(UserWarning):
+    """A converted split separates training values that float32 cannot tell apart, so
+    scikit-learn (which casts X to float32) sends them to the same side."""
+
+
 def to_sklearn(model):
     """A fitted scikit-learn estimator that predicts as the fitted treesmith ``model``.
 
@@ -69,6 +83,13 @@ def to_sklearn(model):
 
     if isinstance(model, (RandomForestClassifier, RandomForestRegressor)):
         return _forest_to_sklearn(model)
+    converted, inseparable = _tree_to_sklearn(model)
+    _warn_inseparable(inseparable, model)
+    return converted
+
+
+def _tree_to_sklearn(model):
+    """(the converted estimator, {feature: splits whose sides float32 cannot separate})."""
     check_is_fitted(model, "tree_")
     tree = model.tree_
     _check_no_categories(model, tree)
@@ -97,8 +118,53 @@ def to_sklearn(model):
     if is_classifier:
         estimator.classes_ = np.asarray(model.classes_)
         estimator.n_classes_ = int(estimator.classes_.shape[0])
-    estimator.tree_ = sklearn_tree(tree)
-    return estimator
+    threshold, inseparable = float32_thresholds(tree, getattr(model, "bin_mapper_", None))
+    estimator.tree_ = sklearn_tree(tree, threshold)
+    return estimator, inseparable
+
+
+def float32_thresholds(tree, bin_mapper=None):
+    """Each split's threshold as scikit-learn will compare it (a float32 value, see the module
+    docstring), and {feature: number of splits} whose two nearest training values float32
+    cannot separate. ``bin_mapper`` (the model's ``BinMapper``) gives the training values of
+    exactly binned features; without it every threshold is float32(t)."""
+    threshold = tree.threshold.astype(np.float32)
+    inseparable: dict[int, int] = {}
+    if bin_mapper is None or getattr(bin_mapper, "bin_values_", None) is None:
+        return threshold, inseparable
+    numeric = np.flatnonzero((tree.children_left != TREE_LEAF) & np.isfinite(tree.threshold))
+    for f in np.unique(tree.feature[numeric]):
+        values = bin_mapper.bin_values_[f]
+        if values is None or values.shape[0] < 2:
+            continue
+        nodes = numeric[tree.feature[numeric] == f]
+        t = tree.threshold[nodes]
+        above = np.searchsorted(values, t, side="right")  # first training value > t
+        inside = (above >= 1) & (above < values.shape[0])
+        nodes, t, above = nodes[inside], t[inside], above[inside]
+        low = values[above - 1].astype(np.float32)
+        high = values[above].astype(np.float32)
+        wrong = high <= threshold[nodes]  # the value just above t would go left
+        fixable = wrong & (low < high)
+        threshold[nodes[fixable]] = np.nextafter(high[fixable], np.float32(-np.inf))
+        if np.any(wrong & ~fixable):
+            inseparable[int(f)] = int(np.sum(wrong & ~fixable))
+    return threshold, inseparable
+
+
+def _warn_inseparable(inseparable: dict, model, n_trees: int = 1) -> None:
+    if not inseparable:
+        return
+    names = getattr(model, "feature_names_in_", None)
+    shown = ", ".join(f"{str(names[f]) if names is not None else f'x{f}'!r} ({count})"
+                      for f, count in sorted(inseparable.items())[:5])
+    where = "" if n_trees == 1 else f" in the {n_trees} trees"
+    warnings.warn(
+        f"{sum(inseparable.values())} split(s){where} separate training values that float32 "
+        f"cannot tell apart (features: {shown}{' …' if len(inseparable) > 5 else ''}); "
+        "scikit-learn casts X to float32, so the converted model sends such values to one "
+        "side and can predict differently from treesmith on them. Fit on X.astype(np.float32) "
+        "for a conversion that predicts identically.", Float32ThresholdWarning, stacklevel=3)
 
 
 def _check_no_categories(model, tree):
@@ -129,7 +195,14 @@ def _forest_to_sklearn(forest):
     from sklearn.ensemble import RandomForestRegressor as SklearnForestRegressor
 
     check_is_fitted(forest, "estimators_")
-    members = [to_sklearn(member) for member in forest.estimators_]
+    inseparable: dict[int, int] = {}
+    members = []
+    for member in forest.estimators_:
+        converted, member_inseparable = _tree_to_sklearn(member)
+        members.append(converted)
+        for feature, count in member_inseparable.items():
+            inseparable[feature] = inseparable.get(feature, 0) + count
+    _warn_inseparable(inseparable, forest, len(members))
     is_classifier = hasattr(forest, "classes_")
     Forest = SklearnForestClassifier if is_classifier else SklearnForestRegressor
     converted = Forest(n_estimators=len(members), criterion=members[0].criterion,
@@ -149,11 +222,12 @@ def _forest_to_sklearn(forest):
     return converted
 
 
-def sklearn_tree(tree) -> SklearnTree:
+def sklearn_tree(tree, threshold=None) -> SklearnTree:
     """scikit-learn's ``Tree`` holding the nodes of a treesmith ``Tree``.
 
     Node ids, children (``-1`` for leaves), features (``-2`` for leaves, as both libraries
-    write it), thresholds rounded to float32 (``-2.0`` for leaves), missing-value sides,
+    write it), thresholds as float32 (``threshold``, from :func:`float32_thresholds`; by
+    default float32(t)) (``-2.0`` for leaves), missing-value sides,
     impurities, counts and weights are copied; ``value`` is ``(n_nodes, 1, n_classes)`` class
     proportions or ``(n_nodes, 1, 1)`` means, the layout scikit-learn >= 1.4 uses.
     """
@@ -163,9 +237,10 @@ def sklearn_tree(tree) -> SklearnTree:
     nodes["left_child"] = tree.children_left
     nodes["right_child"] = tree.children_right
     nodes["feature"] = tree.feature
-    # float32(t): what scikit-learn compares its float32-cast X with (see the module docstring)
-    threshold = tree.threshold.astype(np.float32).astype(np.float64)
-    nodes["threshold"] = np.where(leaf, -2.0, threshold)
+    # a float32 value: what scikit-learn compares its float32-cast X with (module docstring)
+    if threshold is None:
+        threshold = tree.threshold.astype(np.float32)
+    nodes["threshold"] = np.where(leaf, -2.0, np.asarray(threshold, dtype=np.float64))
     nodes["impurity"] = tree.impurity
     nodes["n_node_samples"] = tree.n_node_samples
     nodes["weighted_n_node_samples"] = tree.weighted_n_node_samples
