@@ -266,3 +266,12 @@ def test_export_rejects_a_bad_max_depth(deep_model, value):
     result = invoke("export", deep_model[0], "--max-depth", value)
     assert result.exit_code == 2
     assert "--max-depth must be an int >= 0 or 'all'" in result.output
+
+
+def test_several_target_columns_are_refused_as_multi_output(tmp_path):
+    path = tmp_path / "two_targets.csv"
+    pd.DataFrame({"x": np.arange(20.0), "y": np.arange(20) % 2,
+                  "z": np.arange(20) % 3}).to_csv(path, index=False)
+    result = invoke("fit", path, "--target", "y,z")
+    assert result.exit_code == 2
+    assert "multi-output targets are not supported" in result.stderr
