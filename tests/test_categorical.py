@@ -719,3 +719,32 @@ def test_numpy_rows_of_the_wrong_width_or_order_are_named():
     with pytest.raises(ValueError, match=f"{X.columns[numeric[0]]!r} \\(column {numeric[0]}\\) holds "
                               "non-numeric values but was numeric at fit time"):
         model.predict(swapped)
+
+
+# -- acceptance review: categorical_features as any array-like ------------------------------------
+@pytest.mark.parametrize("estimator", ["DecisionTreeClassifier", "RandomForestClassifier"])
+@pytest.mark.parametrize("spec", [
+    lambda X: X.columns[:1],                       # X.columns[X.dtypes == object]
+    lambda X: X.dtypes == object,                  # a boolean Series
+    lambda X: {"city"}, lambda X: range(1),
+], ids=["Index", "Series", "set", "range"])
+def test_pandas_index_series_set_and_range_select_columns(estimator, spec, tmp_path):
+    """The tree refused a pandas Index or Series that the forests accepted, and a model fitted
+    with one could not be saved."""
+    X, y = _cities()
+    kwargs = {"n_estimators": 2, "random_state": 0} if "Forest" in estimator else {}
+    model = getattr(treesmith, estimator)(categorical_features=spec(X), **kwargs).fit(X, y)
+    np.testing.assert_array_equal(model.is_categorical_, [True, False])
+    path = tmp_path / "model.json"
+    treesmith.save(model, path)
+    loaded = treesmith.load(path)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    np.testing.assert_array_equal(loaded.is_categorical_, model.is_categorical_)
+
+
+def test_true_and_a_bare_column_name_say_what_to_pass():
+    X, y = _cities()
+    with pytest.raises(ValueError, match="True does not say which columns"):
+        DecisionTreeClassifier(categorical_features=True).fit(X, y)
+    with pytest.raises(ValueError, match=r"categorical_features=\['city'\]"):
+        treesmith.RandomForestClassifier(n_estimators=2, categorical_features="city").fit(X, y)

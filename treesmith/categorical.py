@@ -87,14 +87,22 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
     mask = np.zeros(n_features, dtype=bool)
     if spec is None or spec is False:
         return mask
+    if spec is True:
+        raise ValueError("categorical_features=True does not say which columns: use "
+                         "'from_dtype' (the category, string, object and bool columns of a "
+                         "DataFrame), a boolean mask, column indices or names.")
     if isinstance(spec, str):
         if spec != FROM_DTYPE:
+            hint = (f" (to name one column: categorical_features=[{spec!r}])"
+                    if names is not None and spec in names else "")
             raise ValueError(f"categorical_features must be 'from_dtype', None, a boolean mask, "
-                             f"column indices or column names, got {spec!r}.")
+                             f"column indices or column names, got {spec!r}{hint}.")
         if _is_frame(X) or _is_polars_frame(X):
             for j, dtype in enumerate(X.dtypes):
                 mask[j] = is_categorical_dtype(dtype)
         return mask
+    if isinstance(spec, (set, frozenset)):
+        spec = sorted(spec, key=str)  # names or indices: their order does not matter
     try:
         spec = np.asarray(spec)
     except (TypeError, ValueError):

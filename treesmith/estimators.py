@@ -19,6 +19,7 @@ from ._dtypes import MAX_BINS_LIMIT, TREE_LEAF
 from ._gc import pauses_collector
 from ._threading import fit_threads, numba_threads, predict_threads
 from ._validation import (
+    ArrayLike,
     InstanceOf,
     Interval,
     Options,
@@ -68,8 +69,9 @@ TREE_PARAMETER_CONSTRAINTS = {
     # values and length checked against X by _validation.check_monotonic_cst
     "monotonic_cst": [None, "array-like", InstanceOf(dict, "a dict {feature: -1 | 0 | 1}")],
     # resolved against the columns of X by treesmith.categorical.resolve_mask
-    "categorical_features": [None, Options({"from_dtype"}), InstanceOf(
-        (bool, list, tuple, np.ndarray), "False, a boolean mask, column indices or names")],
+    "categorical_features": [None, Options({"from_dtype"}), InstanceOf(bool, "False"),
+                             ArrayLike("a boolean mask, column indices or names (a list, "
+                                       "array or pandas Index)")],
 }
 
 

@@ -232,6 +232,13 @@ def _encode(value):
         return {"__type__": "c45_tree", "n_features": value.n_features,
                 "n_classes": value.n_classes,
                 "arrays": {name: _encode_array(getattr(value, name)) for name in C45Tree.ARRAYS}}
+    if isinstance(value, range):  # parameters given as other array-likes keep their values
+        return [int(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return [_encode(item) for item in sorted(value, key=str)]
+    if type(value).__module__.split(".")[0] == "pandas" and type(value).__name__ in (
+            "Index", "Series"):
+        return _encode_array(np.asarray(value.to_numpy()))
     cls = type(value)
     for tag, registry in _registries().items():
         name = getattr(value, "name", None)
