@@ -748,3 +748,21 @@ def test_true_and_a_bare_column_name_say_what_to_pass():
         DecisionTreeClassifier(categorical_features=True).fit(X, y)
     with pytest.raises(ValueError, match=r"categorical_features=\['city'\]"):
         treesmith.RandomForestClassifier(n_estimators=2, categorical_features="city").fit(X, y)
+
+
+# -- acceptance review: polars integer categories with nulls, nested columns ----------------------
+def test_polars_integer_categories_with_nulls_stay_integers_and_nested_columns_are_named():
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(0)
+    codes = [None if r < 0.1 else int(r * 5) for r in rng.random(300)]
+    y = np.array([0 if c is None else c % 2 for c in codes])
+    frame = pl.DataFrame({"k": pl.Series(codes, dtype=pl.Int64)})
+    model = DecisionTreeClassifier(categorical_features=["k"]).fit(frame, y)
+    assert [type(c) for c in model.categories_[0]] == [int] * 5  # were floats 0.0 .. 4.0
+    assert "k in {1, 3}" in treesmith.export_text(model)
+    pandas_frame = pd.DataFrame({"k": pd.array(codes, dtype="Int64")})
+    np.testing.assert_array_equal(model.predict(frame), model.predict(pandas_frame))
+    for column in (pl.Series("l", [[1, 2]] * 300), pl.Series("s", [{"a": 1}] * 300)):
+        with pytest.raises(ValueError, match=f"'{column.name}' \\(column 0\\) has polars "
+                                             "dtype .*several values per cell"):
+            DecisionTreeClassifier().fit(pl.DataFrame([column]), y)

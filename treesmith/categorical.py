@@ -39,6 +39,8 @@ def _is_polars_frame(X) -> bool:
 _POLARS_CATEGORICAL = ("Categorical", "Enum", "String", "Utf8", "Boolean", "Object")
 #: polars dtypes of dates and times, which a tree cannot split on as they are.
 _POLARS_TEMPORAL = ("Date", "Datetime", "Duration", "Time")
+#: polars dtypes holding several values per cell.
+_POLARS_NESTED = ("List", "Array", "Struct")
 
 
 def _polars_dtype_name(dtype):
@@ -74,6 +76,10 @@ def check_polars_columns(X, mask: np.ndarray, names, fitted: bool = False) -> No
             raise ValueError(
                 f"Feature {label} has polars dtype {dtype}; treesmith needs numbers. Convert "
                 "it, e.g. to days since a reference date or to its year, month and weekday.")
+        if polars_name in _POLARS_NESTED:
+            raise ValueError(
+                f"Feature {label} has polars dtype {dtype}, several values per cell; treesmith "
+                "needs one number or category per cell. Unnest or aggregate it first.")
         if not mask[j] and polars_name in _POLARS_CATEGORICAL and polars_name != "Boolean":
             if fitted:
                 raise _numeric_at_fit_error(names[j], j)
@@ -138,7 +144,10 @@ def _column(X, j, frame: bool):
     """Column ``j`` of ``X``: a pandas Series, or for a polars frame its values as a numpy
     array (object for text, None for nulls; NaN for a float column's nulls)."""
     if _is_polars_frame(X):
-        return X.to_series(j).to_numpy()
+        series = X.to_series(j)
+        if series.null_count() and series.dtype.is_integer():  # to_numpy would give floats
+            return _object_array(series.to_list())
+        return series.to_numpy()
     return X.iloc[:, j] if frame else np.asarray(X)[:, j]
 
 
