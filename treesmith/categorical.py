@@ -174,8 +174,8 @@ def _is_category_column(column) -> bool:
 
 def _missing(column) -> np.ndarray:
     """Missing cells of a column: None, NaN, pandas NA/NaT."""
-    if _is_category_column(column):
-        return column.cat.codes.to_numpy() < 0
+    if _is_category_column(column):  # .array: the Categorical, without building a Series
+        return column.array.codes < 0
     if hasattr(column, "isna"):
         return np.asarray(column.isna(), dtype=bool)
     values = np.asarray(column)
@@ -203,9 +203,9 @@ def _observed_categories(column, missing: np.ndarray, name: str, j: int,
         observed = set(np.asarray(column, dtype=object)[~missing].tolist())
         found = _object_array([value for value in order if value in observed])
     elif _is_category_column(column):
-        codes = column.cat.codes.to_numpy()
-        counts = np.bincount(codes[codes >= 0], minlength=len(column.cat.categories))
-        found = _object_array(column.cat.categories[counts > 0])
+        codes, levels = column.array.codes, column.array.categories
+        counts = np.bincount(codes[codes >= 0], minlength=len(levels))
+        found = _object_array(levels[counts > 0])
     else:
         values = column[~missing]
         if hasattr(values, "unique"):
@@ -252,8 +252,8 @@ def _codes(column, categories: np.ndarray, missing: np.ndarray):
         try:
             index = pandas.Index(categories, dtype=object)
             if _is_category_column(column):
-                remap = index.get_indexer(column.cat.categories.astype(object))
-                raw = column.cat.codes.to_numpy()
+                remap = index.get_indexer(column.array.categories.astype(object))
+                raw = column.array.codes
                 found = np.where(raw >= 0, remap[np.maximum(raw, 0)], -1)
             else:
                 found = index.get_indexer(np.asarray(column, dtype=object))
@@ -308,9 +308,11 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
         if polars_frame and found is None and (fit_mask is None or not fit_mask[j]):
             continue  # a numeric polars column stays as it is
         column = _column(X, j, frame)
+        missing = None
         if fit_mask is not None and fit_mask[j]:
             name = str(names[j]) if names is not None else f"x{j}"
-            found = categories[j] = _observed_categories(column, _missing(column), name, j,
+            missing = _missing(column)
+            found = categories[j] = _observed_categories(column, missing, name, j,
                                                          _polars_enum_order(X, j))
         if found is None:
             if frame:
@@ -328,7 +330,7 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
                         f"Feature {str(name)!r} (column {j}) holds non-numeric values but is "
                         "not categorical; add it to categorical_features.") from None
             continue
-        codes, unseen = _codes(column, found, _missing(column))
+        codes, unseen = _codes(column, found, _missing(column) if missing is None else missing)
         if warn_unseen and unseen.any():
             name = names[j] if names is not None else f"x{j}"
             values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
