@@ -766,3 +766,20 @@ def test_polars_integer_categories_with_nulls_stay_integers_and_nested_columns_a
         with pytest.raises(ValueError, match=f"'{column.name}' \\(column 0\\) has polars "
                                              "dtype .*several values per cell"):
             DecisionTreeClassifier().fit(pl.DataFrame([column]), y)
+
+
+def test_object_column_of_numbers_stays_numeric_under_from_dtype():
+    """A frame built from an object array (or transposed twice) has object columns of numbers:
+    scikit-learn reads them as numbers, "from_dtype" made them categorical (a 26-category set
+    split on an integer column, or 'has 300 categories' for a float one)."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 50, 300)
+    X = pd.DataFrame({"a": a, "b": rng.normal(size=300), "c": rng.choice(["u", "v"], 300)})
+    y = (a > 25).astype(int)
+    as_objects = X.T.T  # every column of dtype object
+    assert (as_objects.dtypes == object).all()
+    model = DecisionTreeClassifier(max_depth=2).fit(as_objects, y)
+    np.testing.assert_array_equal(model.is_categorical_, [False, False, True])
+    assert model.tree_.threshold[0] == 25.5
+    mixed = as_objects.assign(a=as_objects["a"].where(a != 3, "three"))
+    assert DecisionTreeClassifier().fit(mixed, y).is_categorical_[0]

@@ -1,8 +1,8 @@
 """Categorical features of the tree estimators: which columns, their categories, their codes.
 
 ``categorical_features`` (docs/methods.md §11) says which columns are categorical:
-``"from_dtype"`` (pandas category, string/object and bool columns; polars Categorical, Enum,
-String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
+``"from_dtype"`` (pandas category, string/object and bool columns, but not an object column
+that holds only numbers; polars Categorical, Enum, String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
 ``False`` switches categorical splits off. At fit time each categorical column's categories
 are the values observed in training, sorted (a pandas category column and a polars Enum keep
 their dtype's order), and become the codes 0..k-1 the tree splits on by
@@ -87,6 +87,18 @@ def check_polars_columns(X, mask: np.ndarray, names, fitted: bool = False) -> No
                              f"{dtype}). {_ENCODE_HINT}.")
 
 
+def _holds_only_numbers(column) -> bool:
+    """A pandas object column whose present cells are all numbers (not bools), as a frame
+    built from an object array or transposed has: numeric, as scikit-learn reads it, not
+    categorical by its dtype."""
+    if str(column.dtype) != "object":
+        return False
+    from pandas.api.types import infer_dtype
+
+    return infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float",
+                                                "decimal")
+
+
 def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
     """``categorical_features`` as a boolean mask over the columns of ``X``, or a ValueError
     naming what is wrong with it."""
@@ -105,7 +117,8 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
                              f"column indices or column names, got {spec!r}{hint}.")
         if _is_frame(X) or _is_polars_frame(X):
             for j, dtype in enumerate(X.dtypes):
-                mask[j] = is_categorical_dtype(dtype)
+                mask[j] = is_categorical_dtype(dtype) and not (
+                    _is_frame(X) and _holds_only_numbers(X.iloc[:, j]))
         return mask
     if isinstance(spec, (set, frozenset)):
         spec = sorted(spec, key=str)  # names or indices: their order does not matter
