@@ -331,3 +331,39 @@ def test_onnx_outputs_of_converted_forests_equal_treesmith(cancer, diabetes, tas
         np.testing.assert_allclose(outputs[1], forest.predict_proba(X), atol=1e-6)
     else:
         np.testing.assert_allclose(outputs[0].ravel(), forest.predict(X), rtol=1e-5)
+
+
+def test_boolean_columns_convert_as_thresholds_at_one_half():
+    """A bool column is categorical by default: to_sklearn refused every model with one (also
+    unsplit); scikit-learn reads False/True as 0/1, so its splits are x <= 0.5, with the
+    children exchanged where True goes left."""
+    import pandas as pd
+    import shap
+
+    rng = np.random.default_rng(0)
+    n = 500
+    b, c, x = rng.random(n) < 0.5, rng.random(n) < 0.3, rng.normal(size=n)
+    y = ((b & (x > 0)) | (~c & (x < -1))).astype(int)
+    X = pd.DataFrame({"b": b, "c": c, "x": x})
+    X.loc[::9, "c"] = None  # an object column of bools and missing cells
+    model = treesmith.DecisionTreeClassifier(max_depth=5).fit(X, y)
+    tree = model.tree_
+    assert model.is_categorical_[:2].all()
+    left_sets = [{bool(model.categories_[tree.feature[node]][code])
+                  for code in tree.categories_left(node)}
+                 for node in np.flatnonzero(tree.is_categorical_split)]
+    assert {True} in left_sets and {False} in left_sets  # both orientations are exercised
+    converted = model.to_sklearn()
+    numeric = X.astype(float)
+    for rows in (numeric, numeric.assign(c=np.nan)):
+        np.testing.assert_array_equal(converted.apply(rows), model.apply(X.loc[rows.index]
+                                                                         .assign(c=rows["c"])))
+    np.testing.assert_allclose(converted.predict_proba(numeric), model.predict_proba(X),
+                               rtol=0, atol=1e-15)
+    explainer = shap.TreeExplainer(converted)
+    values = explainer.shap_values(numeric.iloc[:40])
+    np.testing.assert_allclose(values.sum(axis=1) + explainer.expected_value,
+                               model.predict_proba(X.iloc[:40]), atol=1e-9)
+    with pytest.raises(ValueError, match="Feature 'city' is categorical"):
+        treesmith.DecisionTreeClassifier(max_depth=1).fit(
+            X.assign(city=rng.choice(["u", "v"], n)), y).to_sklearn()

@@ -14,7 +14,15 @@ What carries over, exactly:
   values take at every split (scikit-learn's ``missing_go_to_left``), node impurities, sample
   counts and weights;
 - the leaf values: class proportions (weighted, after ``class_weight``) or the mean label, so
-  ``predict``, ``predict_proba`` and ``apply`` agree with treesmith's.
+  ``predict``, ``predict_proba`` and ``apply`` agree with treesmith's;
+- splits on a boolean column (categorical by default, categories False/True): scikit-learn
+  reads it as 0/1, so ``b in {False}`` becomes ``b <= 0.5`` and ``b in {True}`` the same test
+  with its children (and missing side) exchanged.
+
+What does not: a split by a set of categories of any other column, or a model with such a
+categorical column even unsplit (the converted model would be given its text), raises a
+ValueError naming the node or column: scikit-learn 1.9's trees test ``x <= threshold`` only.
+Fit with ``categorical_features=None`` on one-hot encoded columns for a model that converts.
 
 What changes: scikit-learn compares values in float32 (it casts X), treesmith in the input's own
 precision. Each threshold t is therefore stored as float32(t), as scikit-learn stores its own:
@@ -92,7 +100,8 @@ def _tree_to_sklearn(model):
     """(the converted estimator, {feature: splits whose sides float32 cannot separate})."""
     check_is_fitted(model, "tree_")
     tree = model.tree_
-    _check_no_categories(model, tree)
+    boolean = _boolean_features(model)
+    _check_no_categories(model, tree, boolean)
     is_classifier = tree.n_classes > 0
     name = getattr(getattr(model, "criterion_", None), "name", None)
     if is_classifier:
@@ -119,8 +128,33 @@ def _tree_to_sklearn(model):
         estimator.classes_ = np.asarray(model.classes_)
         estimator.n_classes_ = int(estimator.classes_.shape[0])
     threshold, inseparable = float32_thresholds(tree, getattr(model, "bin_mapper_", None))
-    estimator.tree_ = sklearn_tree(tree, threshold)
+    swap = _boolean_splits_as_thresholds(model, tree, boolean, threshold)
+    estimator.tree_ = sklearn_tree(tree, threshold, swap)
     return estimator, inseparable
+
+
+def _boolean_features(model) -> set:
+    """Categorical features whose categories are booleans: scikit-learn reads False/True as
+    0/1, so their splits are thresholds at 0.5 (no other value can occur)."""
+    categories = getattr(model, "categories_", None) or []
+    return {j for j, levels in enumerate(categories) if levels is not None and len(levels)
+            and all(isinstance(level, (bool, np.bool_)) for level in levels)}
+
+
+def _boolean_splits_as_thresholds(model, tree, boolean: set, threshold) -> np.ndarray:
+    """Set ``threshold`` to 0.5 at the splits on boolean features; returns the nodes whose
+    children (and missing side) must swap: those sending True left, since x <= 0.5 sends
+    False left."""
+    swap = np.zeros(tree.node_count, dtype=bool)
+    for node in np.flatnonzero(tree.is_categorical_split):
+        feature = int(tree.feature[node])
+        if feature not in boolean:
+            continue
+        levels = model.categories_[feature]
+        left = {bool(levels[code]) for code in tree.categories_left(node)}
+        threshold[node] = 0.5
+        swap[node] = left == {True}
+    return swap
 
 
 def float32_thresholds(tree, bin_mapper=None):
@@ -167,14 +201,16 @@ def _warn_inseparable(inseparable: dict, model, n_trees: int = 1) -> None:
         "for a conversion that predicts identically.", Float32ThresholdWarning, stacklevel=3)
 
 
-def _check_no_categories(model, tree):
+def _check_no_categories(model, tree, boolean=frozenset()):
     """scikit-learn's trees (1.9) test ``x <= threshold`` only: a split by a set of categories,
-    or a categorical feature the converted model would be given as text, has no equivalent."""
+    or a categorical feature the converted model would be given as text, has no equivalent
+    (except on the ``boolean`` features, read as 0/1)."""
     names = getattr(model, "feature_names_in_", None)
     hint = ("scikit-learn's trees cannot represent splits by sets of categories. For a model "
             "that converts, fit with categorical_features=None on one-hot encoded columns (e.g. "
             "treesmith.datasets.encode_features or sklearn.preprocessing.OneHotEncoder).")
-    split_nodes = np.flatnonzero(tree.is_categorical_split)
+    split_nodes = np.flatnonzero(tree.is_categorical_split
+                                 & ~np.isin(tree.feature, sorted(boolean)))
     if split_nodes.size:
         node = int(split_nodes[0])
         feature = int(tree.feature[node])
@@ -182,6 +218,9 @@ def _check_no_categories(model, tree):
         raise ValueError(f"Node {node} splits feature {str(name)!r} by a set of categories "
                          f"({split_nodes.size} such node(s)); {hint}")
     mask = getattr(model, "is_categorical_", None)
+    if mask is not None:
+        mask = np.asarray(mask, dtype=bool).copy()
+        mask[sorted(boolean)] = False
     if mask is not None and np.any(mask):
         feature = int(np.flatnonzero(mask)[0])
         name = names[feature] if names is not None else f"x{feature}"
@@ -222,20 +261,22 @@ def _forest_to_sklearn(forest):
     return converted
 
 
-def sklearn_tree(tree, threshold=None) -> SklearnTree:
+def sklearn_tree(tree, threshold=None, swap=None) -> SklearnTree:
     """scikit-learn's ``Tree`` holding the nodes of a treesmith ``Tree``.
 
     Node ids, children (``-1`` for leaves), features (``-2`` for leaves, as both libraries
     write it), thresholds as float32 (``threshold``, from :func:`float32_thresholds`; by
-    default float32(t)) (``-2.0`` for leaves), missing-value sides,
+    default float32(t)) (``-2.0`` for leaves), missing-value sides (at the ``swap`` nodes
+    the children and the missing side are exchanged),
     impurities, counts and weights are copied; ``value`` is ``(n_nodes, 1, n_classes)`` class
     proportions or ``(n_nodes, 1, 1)`` means, the layout scikit-learn >= 1.4 uses.
     """
     n_nodes = tree.node_count
     leaf = tree.children_left == TREE_LEAF
     nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
-    nodes["left_child"] = tree.children_left
-    nodes["right_child"] = tree.children_right
+    swap = np.zeros(n_nodes, dtype=bool) if swap is None else swap
+    nodes["left_child"] = np.where(swap, tree.children_right, tree.children_left)
+    nodes["right_child"] = np.where(swap, tree.children_left, tree.children_right)
     nodes["feature"] = tree.feature
     # a float32 value: what scikit-learn compares its float32-cast X with (module docstring)
     if threshold is None:
@@ -244,7 +285,7 @@ def sklearn_tree(tree, threshold=None) -> SklearnTree:
     nodes["impurity"] = tree.impurity
     nodes["n_node_samples"] = tree.n_node_samples
     nodes["weighted_n_node_samples"] = tree.weighted_n_node_samples
-    nodes["missing_go_to_left"] = tree.missing_go_left.astype(np.uint8)
+    nodes["missing_go_to_left"] = (tree.missing_go_left ^ swap).astype(np.uint8)
     n_classes = max(tree.n_classes, 1)
     values = np.ascontiguousarray(tree.value, dtype=np.float64).reshape(n_nodes, 1, n_classes)
     converted = SklearnTree(tree.n_features, np.array([n_classes], dtype=np.intp), 1)
