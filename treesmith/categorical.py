@@ -2,7 +2,8 @@
 
 ``categorical_features`` (docs/methods.md §11) says which columns are categorical:
 ``"from_dtype"`` (pandas category, string/object and bool columns, but not an object column
-that holds only numbers; polars Categorical, Enum, String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
+that holds only numbers nor a bool column that ``monotonic_cst`` constrains; polars
+Categorical, Enum, String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
 ``False`` switches categorical splits off. At fit time each categorical column's categories
 are the values observed in training, sorted (a pandas category column and a polars Enum keep
 their dtype's order), and become the codes 0..k-1 the tree splits on by
@@ -410,8 +411,10 @@ def encode_categories(estimator, X, fitting: bool):
             from ._validation import check_X_frame
 
             check_X_frame(X, text_columns=False)  # duplicate names, dates
-        mask = resolve_mask(getattr(estimator, "categorical_features", None), X, shape[1],
-                            names)
+        spec = getattr(estimator, "categorical_features", None)
+        mask = resolve_mask(spec, X, shape[1], names)
+        if isinstance(spec, str) and spec == FROM_DTYPE and mask.any():
+            mask &= ~_constrained_booleans(estimator, X, shape[1], names)
         if polars_frame:
             check_polars_columns(X, mask, names)
         estimator.is_categorical_ = mask
@@ -461,6 +464,28 @@ def check_fitted_columns(estimator, columns) -> None:
                   "X[model.feature_names_in_]")
     raise ValueError(f"The feature names should match those that were passed during fit: "
                      f"{detail}.")
+
+
+def _constrained_booleans(estimator, X, n_features: int, names) -> np.ndarray:
+    """Boolean columns (pandas bool/boolean, polars Boolean) that ``monotonic_cst``
+    constrains: "from_dtype" leaves them numeric (False < True, as scikit-learn reads them),
+    since a constraint has no meaning on categories."""
+    constrained = np.zeros(n_features, dtype=bool)
+    if getattr(estimator, "monotonic_cst", None) is None:
+        return constrained
+    from ._validation import check_monotonic_cst
+
+    try:
+        direction = check_monotonic_cst(estimator.monotonic_cst, n_features, names)
+    except (TypeError, ValueError):
+        return constrained  # the estimator's own check reports it
+    if direction is None:
+        return constrained
+    for j, dtype in enumerate(X.dtypes):
+        boolean = (_polars_dtype_name(dtype) == "Boolean"
+                   or str(dtype) in ("bool", "boolean"))
+        constrained[j] = boolean and direction[j] != 0
+    return constrained
 
 
 def category_counts(categories):
