@@ -422,6 +422,7 @@ def encode_categories(estimator, X, fitting: bool):
         if mask.any():  # the categories are found in the same pass over X as the codes
             encoded = encode(X, estimator.categories_, names, warn_unseen=False,
                              fit_mask=mask)
+            _warn_identifier_like(estimator.categories_, names, shape[0])
             return encoded
         return X
     if names is not None:
@@ -464,6 +465,30 @@ def check_fitted_columns(estimator, columns) -> None:
                   "X[model.feature_names_in_]")
     raise ValueError(f"The feature names should match those that were passed during fit: "
                      f"{detail}.")
+
+
+#: A categorical column with at least this many categories, and at least half as many as
+#: rows, looks like an identifier (see _warn_identifier_like).
+_IDENTIFIER_MIN_CATEGORIES = 20
+
+
+def _warn_identifier_like(categories: list, names, n_rows: int) -> None:
+    """Warn about categorical columns with about one category per row (an id, a free-text
+    field): a split by a set of their categories can reproduce the training labels exactly,
+    and at prediction their new values are all unseen (the missing side)."""
+    suspects = [(j, len(found)) for j, found in enumerate(categories)
+                if found is not None and len(found) >= _IDENTIFIER_MIN_CATEGORIES
+                and 2 * len(found) >= n_rows]
+    if not suspects:
+        return
+    shown = ", ".join(f"{str(names[j]) if names is not None else f'x{j}'!r} ({k} categories)"
+                      for j, k in suspects[:_SHOWN])
+    warnings.warn(
+        f"Categorical column(s) {shown} have a category for about every other row of the "
+        f"{n_rows}: a split by a set of their categories can fit the training labels exactly "
+        "and generalises to no new value (unseen categories take the missing side). Drop "
+        "identifier columns, group rare categories, or leave such a column out of "
+        "categorical_features.", UserWarning, stacklevel=5)
 
 
 def _constrained_booleans(estimator, X, n_features: int, names) -> np.ndarray:
