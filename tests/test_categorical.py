@@ -798,3 +798,13 @@ def test_an_identifier_like_column_is_warned_about():
         DecisionTreeClassifier().fit(X, y)  # 5 categories: no warning
         DecisionTreeClassifier(categorical_features=["city"]).fit(
             with_id.assign(id=np.arange(200.0)), y)  # the id left numeric
+
+
+def test_sparse_input_with_categorical_features_says_dense_is_needed():
+    """categorical_features=[0] on a sparse matrix failed with numpy's 'setting an array
+    element with a sequence'."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    X = scipy_sparse.random(60, 3, density=0.3, format="csr", random_state=0)
+    for spec in ([0], "from_dtype"):
+        with pytest.raises(TypeError, match=r"Sparse data .* X.toarray\(\)"):
+            DecisionTreeClassifier(categorical_features=spec).fit(X, np.arange(60) % 2)

@@ -394,6 +394,9 @@ def encode_categories(estimator, X, fitting: bool):
     if type(X).__module__.split(".")[0] == "polars" and type(X).__name__ == "LazyFrame":
         raise TypeError("X is a polars LazyFrame, a query that has not run; pass the "
                         "DataFrame it computes, X.collect().")
+    if type(X).__module__.split(".")[:2] == ["scipy", "sparse"]:
+        raise TypeError("Sparse data was passed for X, but dense data is required (the tree "
+                        "estimators bin dense columns). Use X.toarray() to convert it.")
     if getattr(X, "shape", None) is None and isinstance(X, (list, tuple)):
         try:
             X = np.asarray(X)
