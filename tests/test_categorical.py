@@ -808,3 +808,21 @@ def test_sparse_input_with_categorical_features_says_dense_is_needed():
     for spec in ([0], "from_dtype"):
         with pytest.raises(TypeError, match=r"Sparse data .* X.toarray\(\)"):
             DecisionTreeClassifier(categorical_features=spec).fit(X, np.arange(60) % 2)
+
+
+def test_fit_codes_of_a_category_column_match_the_hash_lookup():
+    """The fit-time shortcut (the dtype's codes with unobserved levels squeezed out) against
+    the general lookup of every cell in the observed categories."""
+    from treesmith.categorical import (_codes, _fitted_category_codes, _missing,
+                                       _observed_categories)
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        levels = list("abcdefg")[:rng.integers(1, 8)]
+        cells = rng.choice(np.array(levels + [None], dtype=object), 60)
+        column = pd.Series(pd.Categorical(cells, categories=rng.permutation(levels + ["z"])))
+        missing = _missing(column)
+        observed = _observed_categories(column, missing, "c", 0)
+        expected, unseen = _codes(column, observed, missing)
+        assert not unseen.any()
+        np.testing.assert_array_equal(_fitted_category_codes(column), expected)

@@ -299,6 +299,17 @@ def _as_numeric_at_predict(column, j: int, names) -> None:
         raise _numeric_at_fit_error(names[j] if names is not None else f"x{j}", j) from None
 
 
+def _fitted_category_codes(column) -> np.ndarray:
+    """Float codes of a pandas category column at fit time, when its categories are its
+    observed levels in dtype order (:func:`_observed_categories`): the dtype's codes with the
+    unobserved levels squeezed out, without a hash lookup (what :func:`_codes` gives)."""
+    raw, n_levels = column.array.codes, len(column.array.categories)
+    observed = np.bincount(raw[raw >= 0], minlength=n_levels) > 0
+    remap = np.full(n_levels + 1, np.nan)  # the last entry: code -1 (missing)
+    remap[:n_levels][observed] = np.arange(int(observed.sum()), dtype=np.float64)
+    return remap[raw]
+
+
 def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
     """``X`` with each categorical column (``categories[j]`` not None) replaced by float codes
     (NaN: missing or unseen). A DataFrame stays a DataFrame (its column names kept), anything
@@ -344,8 +355,12 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
                         f"Feature {str(name)!r} (column {j}) holds non-numeric values but is "
                         "not categorical; add it to categorical_features.") from None
             continue
-        codes, unseen = _codes(column, found, _missing(column) if missing is None else missing)
-        if warn_unseen and unseen.any():
+        if missing is not None and _is_category_column(column) and not polars_frame:
+            codes, unseen = _fitted_category_codes(column), None  # fit: all categories seen
+        else:
+            codes, unseen = _codes(column, found,
+                                   _missing(column) if missing is None else missing)
+        if warn_unseen and unseen is not None and unseen.any():
             name = names[j] if names is not None else f"x{j}"
             values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
             try:
