@@ -591,6 +591,11 @@ def _check_ensemble(estimator, name: str, where: str = "attributes") -> None:
         _check_estimator(member, f"{where}.estimators_[{i}]")
         if member.n_features_in_ != n_features:
             _fail(f"{where}.estimators_[{i}]", "has another number of features")
+        for attribute in ("feature_names_in_", "is_categorical_"):  # one copy each: agree
+            ours, theirs = getattr(estimator, attribute, None), getattr(member, attribute, None)
+            if theirs is not None and (ours is None or not np.array_equal(
+                    np.asarray(ours), np.asarray(theirs))):
+                _fail(f"{where}.estimators_[{i}]", f"{attribute} differs from the ensemble's")
         if is_classifier(estimator):
             classes = getattr(estimator, "classes_", None)
             if not isinstance(classes, np.ndarray) or not np.array_equal(
