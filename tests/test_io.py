@@ -567,7 +567,14 @@ def test_corrupted_forest_and_c45_files_give_a_model_error_or_a_valid_model(ense
     except ModelFileError:
         return
     X = ensemble_models[name][1]
-    estimator.predict(X)
+    try:
+        estimator.predict(X)
+    except ValueError as error:
+        # a byte changed in C4.5's only copy of a column name gives a valid model of another
+        # column: predicting the original frame is then refused by name
+        if "feature names" not in str(error).lower():
+            raise
+        assert name == "C45Classifier"  # a forest's copies are compared when it loads
 
 
 def test_a_forest_whose_feature_names_disagree_with_its_members_is_refused(ensemble_models):
