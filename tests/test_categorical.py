@@ -746,8 +746,10 @@ def test_true_and_a_bare_column_name_say_what_to_pass():
     X, y = _cities()
     with pytest.raises(ValueError, match="True does not say which columns"):
         DecisionTreeClassifier(categorical_features=True).fit(X, y)
-    with pytest.raises(ValueError, match=r"categorical_features=\['city'\]"):
-        treesmith.RandomForestClassifier(n_estimators=2, categorical_features="city").fit(X, y)
+    for model in (DecisionTreeClassifier(categorical_features="city"),
+                  treesmith.RandomForestClassifier(n_estimators=2, categorical_features="city")):
+        with pytest.raises(ValueError, match=r"categorical_features=\['city'\]"):
+            model.fit(X, y)
 
 
 # -- acceptance review: polars integer categories with nulls, nested columns ----------------------

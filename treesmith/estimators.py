@@ -68,8 +68,9 @@ TREE_PARAMETER_CONSTRAINTS = {
     "n_jobs": [Interval(Integral, None, None), None],
     # values and length checked against X by _validation.check_monotonic_cst
     "monotonic_cst": [None, "array-like", InstanceOf(dict, "a dict {feature: -1 | 0 | 1}")],
-    # resolved against the columns of X by treesmith.categorical.resolve_mask
-    "categorical_features": [None, Options({"from_dtype"}), InstanceOf(bool, "False"),
+    # resolved against the columns of X by treesmith.categorical.resolve_mask, which also
+    # refuses a string other than "from_dtype" (pointing at [name] when it names a column)
+    "categorical_features": [None, InstanceOf(str, "'from_dtype'"), InstanceOf(bool, "False"),
                              ArrayLike("a boolean mask, column indices or names (a list, "
                                        "array or pandas Index)")],
 }
