@@ -131,3 +131,14 @@ def test_zero_weight_rows_do_not_move_the_edges():
     assert with_zeros.transform(X).shape == X.shape
     with pytest.raises(ValueError, match="one weight per row"):
         BinMapper().fit(X, sample_weight=weight[:10])
+
+
+def test_a_text_column_is_named():
+    """BinMapper said numpy's 'could not convert string to float: 'a'' without the column."""
+    import pandas as pd
+
+    with pytest.raises(ValueError, match=r"'city' \(column 1\) holds non-numeric values.*"
+                                         r"n_categories"):
+        BinMapper().fit(pd.DataFrame({"x": [1.0, 2.0], "city": ["a", "b"]}))
+    with pytest.raises(ValueError, match=r"'x1' \(column 1\)"):
+        BinMapper().fit(np.array([[1.0, "a"], [2.0, "b"]], dtype=object))

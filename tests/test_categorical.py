@@ -767,3 +767,153 @@ def test_forests_on_polars_frames(forest_class):
     assert from_polars.feature_names_in_.tolist() == ["city", "x", "count", "flag"]
     np.testing.assert_array_equal(from_polars.predict(polars_frame),
                                   from_pandas.predict(pandas_frame))
+
+
+# -- acceptance review: columns at prediction ---------------------------------------------------
+def _reordered_frames():
+    X, y = _cities()
+    return X, y, [X[X.columns[::-1]], X.assign(extra=1.0), X.drop(columns=X.columns[-1])]
+
+
+@pytest.mark.parametrize("estimator", ["DecisionTreeClassifier", "RandomForestClassifier"])
+def test_columns_moved_added_or_dropped_at_prediction_are_named(estimator):
+    """The categorical columns are encoded by position: a frame whose columns moved was read
+    as the wrong columns (an unseen-category warning about a numeric column, then "holds
+    non-numeric values ... name it in categorical_features")."""
+    X, y, frames = _reordered_frames()
+    model = getattr(treesmith, estimator)(**({"n_estimators": 2} if "Forest" in estimator
+                                            else {})).fit(X, y)
+    messages = ["another order", "not seen at fit: \\['extra'\\]", "seen at fit but missing"]
+    for frame, message in zip(frames, messages):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UnseenLevelWarning)
+            with pytest.raises(ValueError, match="should match those that were passed during "
+                                                 f"fit: .*{message}"):
+                model.predict(frame)
+    np.testing.assert_array_equal(model.predict(X[list(model.feature_names_in_)]),
+                                  model.predict(X))
+
+
+def test_numpy_rows_of_the_wrong_width_or_order_are_named():
+    X, y = _cities()
+    model = DecisionTreeClassifier().fit(X, y)
+    values = X.to_numpy()
+    with pytest.raises(ValueError, match=f"X has {X.shape[1] + 1} features, but "
+                                         f"DecisionTreeClassifier is expecting {X.shape[1]}"):
+        model.predict(np.c_[values, values[:, :1]])
+    numeric = [j for j in range(X.shape[1]) if not model.is_categorical_[j]]
+    categorical = int(np.flatnonzero(model.is_categorical_)[0])
+    swapped = values.copy()
+    swapped[:, [numeric[0], categorical]] = values[:, [categorical, numeric[0]]]
+    with pytest.raises(ValueError, match=f"{X.columns[numeric[0]]!r} \\(column {numeric[0]}\\) holds "
+                              "non-numeric values but was numeric at fit time"):
+        model.predict(swapped)
+
+
+# -- acceptance review: categorical_features as any array-like ------------------------------------
+@pytest.mark.parametrize("estimator", ["DecisionTreeClassifier", "RandomForestClassifier"])
+@pytest.mark.parametrize("spec", [
+    lambda X: X.columns[:1],                       # X.columns[X.dtypes == object]
+    lambda X: X.dtypes == object,                  # a boolean Series
+    lambda X: {"city"}, lambda X: range(1),
+], ids=["Index", "Series", "set", "range"])
+def test_pandas_index_series_set_and_range_select_columns(estimator, spec, tmp_path):
+    """The tree refused a pandas Index or Series that the forests accepted, and a model fitted
+    with one could not be saved."""
+    X, y = _cities()
+    kwargs = {"n_estimators": 2, "random_state": 0} if "Forest" in estimator else {}
+    model = getattr(treesmith, estimator)(categorical_features=spec(X), **kwargs).fit(X, y)
+    np.testing.assert_array_equal(model.is_categorical_, [True, False])
+    path = tmp_path / "model.json"
+    treesmith.save(model, path)
+    loaded = treesmith.load(path)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    np.testing.assert_array_equal(loaded.is_categorical_, model.is_categorical_)
+
+
+def test_true_and_a_bare_column_name_say_what_to_pass():
+    X, y = _cities()
+    with pytest.raises(ValueError, match="True does not say which columns"):
+        DecisionTreeClassifier(categorical_features=True).fit(X, y)
+    for model in (DecisionTreeClassifier(categorical_features="city"),
+                  treesmith.RandomForestClassifier(n_estimators=2, categorical_features="city")):
+        with pytest.raises(ValueError, match=r"categorical_features=\['city'\]"):
+            model.fit(X, y)
+
+
+# -- acceptance review: polars integer categories with nulls, nested columns ----------------------
+def test_polars_integer_categories_with_nulls_stay_integers_and_nested_columns_are_named():
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(0)
+    codes = [None if r < 0.1 else int(r * 5) for r in rng.random(300)]
+    y = np.array([0 if c is None else c % 2 for c in codes])
+    frame = pl.DataFrame({"k": pl.Series(codes, dtype=pl.Int64)})
+    model = DecisionTreeClassifier(categorical_features=["k"]).fit(frame, y)
+    assert [type(c) for c in model.categories_[0]] == [int] * 5  # were floats 0.0 .. 4.0
+    assert "k in {1, 3}" in treesmith.export_text(model)
+    pandas_frame = pd.DataFrame({"k": pd.array(codes, dtype="Int64")})
+    np.testing.assert_array_equal(model.predict(frame), model.predict(pandas_frame))
+    for column in (pl.Series("l", [[1, 2]] * 300), pl.Series("s", [{"a": 1}] * 300)):
+        with pytest.raises(ValueError, match=f"'{column.name}' \\(column 0\\) has polars "
+                                             "dtype .*several values per cell"):
+            DecisionTreeClassifier().fit(pl.DataFrame([column]), y)
+
+
+def test_object_column_of_numbers_stays_numeric_under_from_dtype():
+    """A frame built from an object array (or transposed twice) has object columns of numbers:
+    scikit-learn reads them as numbers, "from_dtype" made them categorical (a 26-category set
+    split on an integer column, or 'has 300 categories' for a float one)."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 50, 300)
+    X = pd.DataFrame({"a": a, "b": rng.normal(size=300), "c": rng.choice(["u", "v"], 300)})
+    y = (a > 25).astype(int)
+    as_objects = X.T.T  # every column of dtype object
+    assert (as_objects.dtypes == object).all()
+    model = DecisionTreeClassifier(max_depth=2).fit(as_objects, y)
+    np.testing.assert_array_equal(model.is_categorical_, [False, False, True])
+    assert model.tree_.threshold[0] == 25.5
+    mixed = as_objects.assign(a=as_objects["a"].where(a != 3, "three"))
+    assert DecisionTreeClassifier().fit(mixed, y).is_categorical_[0]
+
+
+def test_an_identifier_like_column_is_warned_about():
+    """A CSV's id column (one category per row) became a split that fits the training labels
+    exactly and sends every new id to the missing side (held-out accuracy 0.51 on cities)."""
+    X, y = _cities(n=200)
+    with_id = X.assign(id=[f"id{i}" for i in range(200)])
+    with pytest.warns(UserWarning, match=r"'id' \(200 categories\) have a category for about "
+                                         r"every other row"):
+        DecisionTreeClassifier().fit(with_id, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DecisionTreeClassifier().fit(X, y)  # 5 categories: no warning
+        DecisionTreeClassifier(categorical_features=["city"]).fit(
+            with_id.assign(id=np.arange(200.0)), y)  # the id left numeric
+
+
+def test_sparse_input_with_categorical_features_says_dense_is_needed():
+    """categorical_features=[0] on a sparse matrix failed with numpy's 'setting an array
+    element with a sequence'."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    X = scipy_sparse.random(60, 3, density=0.3, format="csr", random_state=0)
+    for spec in ([0], "from_dtype"):
+        with pytest.raises(TypeError, match=r"Sparse data .* X.toarray\(\)"):
+            DecisionTreeClassifier(categorical_features=spec).fit(X, np.arange(60) % 2)
+
+
+def test_fit_codes_of_a_category_column_match_the_hash_lookup():
+    """The fit-time shortcut (the dtype's codes with unobserved levels squeezed out) against
+    the general lookup of every cell in the observed categories."""
+    from treesmith.categorical import (_codes, _fitted_category_codes, _missing,
+                                       _observed_categories)
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        levels = list("abcdefg")[:rng.integers(1, 8)]
+        cells = rng.choice(np.array(levels + [None], dtype=object), 60)
+        column = pd.Series(pd.Categorical(cells, categories=rng.permutation(levels + ["z"])))
+        missing = _missing(column)
+        observed = _observed_categories(column, missing, "c", 0)
+        expected, unseen = _codes(column, observed, missing)
+        assert not unseen.any()
+        np.testing.assert_array_equal(_fitted_category_codes(column), expected)

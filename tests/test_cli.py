@@ -266,3 +266,33 @@ def test_export_rejects_a_bad_max_depth(deep_model, value):
     result = invoke("export", deep_model[0], "--max-depth", value)
     assert result.exit_code == 2
     assert "--max-depth must be an int >= 0 or 'all'" in result.output
+
+
+def test_several_target_columns_are_refused_as_multi_output(tmp_path):
+    path = tmp_path / "two_targets.csv"
+    pd.DataFrame({"x": np.arange(20.0), "y": np.arange(20) % 2,
+                  "z": np.arange(20) % 3}).to_csv(path, index=False)
+    result = invoke("fit", path, "--target", "y,z")
+    assert result.exit_code == 2
+    assert "multi-output targets are not supported" in result.stderr
+
+
+def test_warnings_are_one_line_each_when_run_as_a_command(tmp_path):
+    """Python printed the fit's warnings as 'path/estimators.py:595: UserWarning: …' plus the
+    source line, and an unseen-category warning once per predict call."""
+    import os
+    from pathlib import Path
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "with_id.csv"
+    pd.DataFrame({"id": [f"id{i}" for i in range(120)], "x": rng.normal(size=120),
+                  "y": np.arange(120) % 2}).to_csv(path, index=False)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    completed = subprocess.run([sys.executable, "-m", "treesmith.cli", "fit", str(path)],
+                               capture_output=True, text=True, timeout=300, check=False,
+                               env=env)
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stderr.splitlines()
+    assert lines and all(line.startswith("treesmith: warning: ") for line in lines), lines
+    assert sum("not seen at fit time" in line for line in lines) == 1
+    assert any("'id' (90 categories)" in line for line in lines)

@@ -210,3 +210,16 @@ def test_an_indicator_name_taken_by_another_column_is_an_error(order):
     frame = pd.DataFrame({"c": ["x", "y", "z", "x"], "c=x": [1.0, 2.0, 3.0, 4.0]})[order]
     with pytest.raises(ValueError, match="'c=x' twice"):
         encode_features(frame)
+
+
+def test_several_target_columns_say_multi_output_is_not_supported(tmp_path):
+    """target=["y", "z"] raised "unhashable type: 'list'", and the CLI's --target y,z said the
+    column 'y,z' does not exist."""
+    path = _write(tmp_path, pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0, 1, 0],
+                                          "z": [1, 1, 0]}))
+    for target in (["y", "z"], ("y", "z"), "y,z", "y, z"):
+        with pytest.raises(ValueError, match="multi-output targets are not supported"):
+            load_dataset(path, target=target)
+    assert load_dataset(path, target=["y"]).target_name == "y"
+    with pytest.raises(ValueError, match="target column 'y,w' is not in"):
+        load_dataset(path, target="y,w")

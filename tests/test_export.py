@@ -244,3 +244,29 @@ def test_missing_side_is_reported_per_node(cancer_model):
     dot = DotExporter(cancer_model)
     assert sum("missing → yes" in "\n".join(dot.node_lines(n)) for n in range(tree.node_count)) \
         == int(np.sum(tree.missing_go_left[~tree.is_leaf]))
+
+
+# -- acceptance review: category sets that would read ambiguously --------------------------------
+def test_ambiguous_category_names_are_quoted_and_an_empty_side_reads_missing():
+    """'Nice, France' read as two categories, '' as none ("city in {}"), and the branch of a
+    split that sends no category but the missing values read "city in {} or missing"."""
+    import pandas as pd
+
+    city = np.array(["Nice, France", "{Lyon}", "", " Brest", "Paris"] * 40, dtype=object)
+    y = np.isin(city, ["Nice, France", ""]).astype(int)
+    model = treesmith.DecisionTreeClassifier(max_depth=1).fit(pd.DataFrame({"city": city}), y)
+    text = export_text(model)
+    assert "city in {'', 'Nice, France'}" in text
+    assert "city in {' Brest', Paris, '{Lyon}'}" in text  # the categories' sorted order
+    assert "city in {' Brest', Paris, '{Lyon}'}" in export_graphviz(model)
+
+    rng = np.random.default_rng(0)
+    cells = rng.choice(np.array(["a", "b", None], dtype=object), 300)
+    missing = np.array([cell is None for cell in cells])
+    model = treesmith.DecisionTreeClassifier(max_depth=1).fit(pd.DataFrame({"c": cells}),
+                                                               missing.astype(int))
+    lines = export_text(model).splitlines()
+    assert any(line.startswith("|--- c in {a, b} ") and "or missing" not in line
+               for line in lines)
+    assert any(line.startswith("|--- c is missing ") for line in lines)
+    assert "{}" not in "\n".join(lines)

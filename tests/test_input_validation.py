@@ -241,3 +241,38 @@ def test_warning_and_error_classes_are_public():
         with pytest.raises(treesmith.ConcavityWarning):
             DecisionTreeClassifier(criterion=treesmith.criteria.Renyi(gamma=2.0)).fit(
                 np.arange(20.0)[:, None], np.arange(20) % 2)
+
+
+def _every_public_estimator():
+    """One small instance of every public estimator (the package root and its submodules)."""
+    import treesmith
+    from treesmith.ensemble import GreedyTreeClassifier
+
+    return [DecisionTreeClassifier(), DecisionTreeRegressor(), treesmith.C45Classifier(),
+            treesmith.BayesianTreeClassifier(n_iter=10), treesmith.BayesianTreeRegressor(n_iter=10),
+            GreedyTreeClassifier(), treesmith.BudgetForestClassifier(budget=2.0),
+            treesmith.RandomForestClassifier(n_estimators=2),
+            treesmith.RandomForestRegressor(n_estimators=2)]
+
+
+@pytest.mark.parametrize("estimator", _every_public_estimator(), ids=lambda e: type(e).__name__)
+def test_multi_output_y_is_named_by_every_estimator(estimator, data):
+    """Every public estimator says multi-output is not supported (the forests and C4.5 said
+    'y should be a 1d array' / 'y must be 1-D')."""
+    X, y = data
+    with pytest.raises(ValueError, match="multi-output targets are not supported"):
+        estimator.fit(X, np.column_stack([y, y]))
+
+
+@pytest.mark.parametrize("forest", ["RandomForestClassifier", "RandomForestRegressor"])
+def test_forest_text_column_without_categorical_support_says_how_to_enable_it(forest):
+    """A forest with categorical_features=None named the column no more than numpy did
+    ("could not convert string to float: 'Nice'")."""
+    import treesmith
+
+    X, y = _text_frame()
+    with pytest.raises(ValueError, match="'city' \\(column 1\\).*name it in categorical_"):
+        getattr(treesmith, forest)(n_estimators=2, categorical_features=None).fit(X, y)
+    model = getattr(treesmith, forest)(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match="'a' \\(column 0\\).*numeric at fit time"):
+        model.predict(X.assign(a=["Nice"] * 20))

@@ -8,6 +8,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import warnings
+
 import numpy as np
 import pytest
 import sklearn.tree
@@ -248,17 +250,120 @@ def test_forest_converts_and_shap_explains_it(cancer, diabetes, task):
         forest = RandomForestRegressor(8, max_depth=5, random_state=0).fit(X, y)
         converted = forest.to_sklearn()
         assert isinstance(converted, SkForestRegressor)
-        # diabetes holds values a float32 step from a threshold (e.g. 2e-17 apart); scikit-learn
-        # compares in float32 and cannot tell them apart: only such rows may differ
-        unresolvable = np.zeros(X.shape[0], dtype=bool)
-        for member in forest.estimators_:
-            unresolvable |= _float32_cannot_route(member.tree_, X.to_numpy())
-        differ = ~np.isclose(converted.predict(X), forest.predict(X), rtol=1e-12)
-        assert np.all(unresolvable[differ]) and unresolvable.mean() < 0.02
-        X, y = X[~unresolvable], y[~unresolvable]
+        # diabetes holds training values a float32 step above a threshold (e.g. 2e-17 apart):
+        # float32(t) would send them left; the thresholds chosen from the training values on
+        # either side send every training row where treesmith does
+        assert any(_float32_cannot_route(member.tree_, X.to_numpy()).any()
+                   for member in forest.estimators_)
+        np.testing.assert_allclose(converted.predict(X), forest.predict(X), rtol=1e-12)
         expected = forest.predict(X.iloc[:20])
     np.testing.assert_array_equal(converted.apply(X), forest.apply(X))
     explainer = shap.TreeExplainer(converted)
     values = explainer.shap_values(X.iloc[:20], check_additivity=True)
     total = values.sum(axis=1) + np.asarray(explainer.expected_value)
     np.testing.assert_allclose(total, expected, atol=1e-6)
+
+
+# -- acceptance review: float32 thresholds ----------------------------------------------------
+def test_bootstrap_forest_members_predict_as_treesmith(diabetes):
+    """A node's midpoint between two training values can fall within a float32 step of a value
+    outside the node (diabetes' evenly spaced ages): float32(t) sent that value left in
+    scikit-learn, right in treesmith (the forest's predictions differed by up to 61)."""
+    X, y = diabetes
+    forest = treesmith.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    converted = forest.to_sklearn()
+    for member, twin in zip(forest.estimators_, converted.estimators_):
+        np.testing.assert_array_equal(twin.apply(X), member.apply(X))
+    np.testing.assert_allclose(converted.predict(X), forest.predict(X), rtol=1e-15)
+
+
+def test_float32_training_values_on_both_sides_of_a_midpoint():
+    """Adjacent float32 values a < b: their midpoint rounds (ties to even) to b, which
+    scikit-learn then sent left."""
+    a = np.nextafter(np.float32(1.0), np.float32(2.0))
+    b = np.nextafter(a, np.float32(2.0))
+    X = np.repeat(np.array([[a], [b]], dtype=np.float32), 10, axis=0)
+    y = np.repeat([0, 1], 10)
+    model = treesmith.DecisionTreeClassifier().fit(X, y)
+    assert np.float32(model.tree_.threshold[0]) == b  # the rounding this test is about
+    np.testing.assert_array_equal(model.to_sklearn().predict(X), y)
+
+
+def test_values_float32_cannot_separate_are_warned_about():
+    x = np.repeat([1.0, 1.0 + 1e-12, 2.0], 10)
+    X = np.c_[np.zeros_like(x), x]
+    y = np.repeat([0, 1, 1], 10)
+    model = treesmith.DecisionTreeClassifier().fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), y)
+    with pytest.warns(treesmith.Float32ThresholdWarning,
+                      match=r"1 split\(s\) separate training values .*'x1' \(1\)"):
+        converted = model.to_sklearn()
+    assert (converted.predict(X) != y).sum() == 10  # 1 + 1e-12 is 1 in float32
+    forest = treesmith.RandomForestClassifier(n_estimators=3, bootstrap=False).fit(X, y)
+    with pytest.warns(treesmith.Float32ThresholdWarning, match="in the 3 trees"):
+        forest.to_sklearn()
+    as_float32 = treesmith.DecisionTreeClassifier().fit(X.astype(np.float32), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", treesmith.Float32ThresholdWarning)
+        np.testing.assert_array_equal(as_float32.to_sklearn().predict(X),
+                                      as_float32.predict(X.astype(np.float32)))
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_onnx_outputs_of_converted_forests_equal_treesmith(cancer, diabetes, task):
+    """Complete rows only: skl2onnx 1.20 does not route NaN as scikit-learn's own forests do
+    (their ONNX regression forest differs on rows with NaN too)."""
+    import onnxruntime
+    from skl2onnx import to_onnx
+
+    X, y = cancer if task == "classification" else diabetes
+    X = X.fillna(X.median())
+    Forest = getattr(treesmith, "RandomForestClassifier" if task == "classification"
+                     else "RandomForestRegressor")
+    forest = Forest(5, max_depth=5, random_state=0).fit(X, y)
+    X32 = X.to_numpy(dtype=np.float32)
+    options = {"zipmap": False} if task == "classification" else None
+    onx = to_onnx(forest.to_sklearn(), X32[:1], options=options)
+    session = onnxruntime.InferenceSession(onx.SerializeToString(),
+                                           providers=["CPUExecutionProvider"])
+    outputs = session.run(None, {session.get_inputs()[0].name: X32})
+    if task == "classification":
+        np.testing.assert_allclose(outputs[1], forest.predict_proba(X), atol=1e-6)
+    else:
+        np.testing.assert_allclose(outputs[0].ravel(), forest.predict(X), rtol=1e-5)
+
+
+def test_boolean_columns_convert_as_thresholds_at_one_half():
+    """A bool column is categorical by default: to_sklearn refused every model with one (also
+    unsplit); scikit-learn reads False/True as 0/1, so its splits are x <= 0.5, with the
+    children exchanged where True goes left."""
+    import pandas as pd
+    import shap
+
+    rng = np.random.default_rng(0)
+    n = 500
+    b, c, x = rng.random(n) < 0.5, rng.random(n) < 0.3, rng.normal(size=n)
+    y = ((b & (x > 0)) | (~c & (x < -1))).astype(int)
+    X = pd.DataFrame({"b": b, "c": c, "x": x})
+    X.loc[::9, "c"] = None  # an object column of bools and missing cells
+    model = treesmith.DecisionTreeClassifier(max_depth=5).fit(X, y)
+    tree = model.tree_
+    assert model.is_categorical_[:2].all()
+    left_sets = [{bool(model.categories_[tree.feature[node]][code])
+                  for code in tree.categories_left(node)}
+                 for node in np.flatnonzero(tree.is_categorical_split)]
+    assert {True} in left_sets and {False} in left_sets  # both orientations are exercised
+    converted = model.to_sklearn()
+    numeric = X.astype(float)
+    for rows in (numeric, numeric.assign(c=np.nan)):
+        np.testing.assert_array_equal(converted.apply(rows), model.apply(X.loc[rows.index]
+                                                                         .assign(c=rows["c"])))
+    np.testing.assert_allclose(converted.predict_proba(numeric), model.predict_proba(X),
+                               rtol=0, atol=1e-15)
+    explainer = shap.TreeExplainer(converted)
+    values = explainer.shap_values(numeric.iloc[:40])
+    np.testing.assert_allclose(values.sum(axis=1) + explainer.expected_value,
+                               model.predict_proba(X.iloc[:40]), atol=1e-9)
+    with pytest.raises(ValueError, match="Feature 'city' is categorical"):
+        treesmith.DecisionTreeClassifier(max_depth=1).fit(
+            X.assign(city=rng.choice(["u", "v"], n)), y).to_sklearn()

@@ -550,3 +550,34 @@ def test_a_constraint_on_a_categorical_feature_is_refused():
     with pytest.raises(ValueError, match="'city', which is categorical"):
         RandomForestRegressor(n_estimators=2, monotonic_cst=[1, 0]).fit(X, y)
     DecisionTreeRegressor(monotonic_cst=[0, 1]).fit(X, y)  # the numeric column may be
+
+
+@pytest.mark.parametrize("frame", ["pandas bool", "pandas boolean with NA", "polars Boolean"])
+def test_a_constrained_bool_column_stays_numeric_as_in_scikit_learn(frame):
+    """A bool column is categorical under "from_dtype", so monotonic_cst=[1, 0] on it was
+    refused where scikit-learn accepts it (False < True); an explicit categorical_features
+    naming it is still refused."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    b, x = rng.random(400) < 0.5, rng.normal(size=400)
+    y = ((x + 2 * b + rng.normal(size=400)) > 1).astype(int)
+    if frame == "polars Boolean":
+        pl = pytest.importorskip("polars")
+        X = pl.DataFrame({"b": b, "x": x})
+    else:
+        column = b if frame == "pandas bool" else pd.array(
+            np.where(rng.random(400) < 0.1, None, b), dtype="boolean")
+        X = pd.DataFrame({"b": column, "x": x})
+    for cst, Model in (([-1, 0], DecisionTreeClassifier), ({"b": 1}, DecisionTreeClassifier),
+                       ([1, 0], lambda **kw: RandomForestClassifier(n_estimators=3,
+                                                                    random_state=0, **kw))):
+        model = Model(monotonic_cst=cst).fit(X, y)
+        np.testing.assert_array_equal(model.is_categorical_, [False, False])
+        sign = -1 if isinstance(cst, list) and cst[0] == -1 else 1
+        rows = pd.DataFrame({"b": [False, True] * 50, "x": np.repeat(np.linspace(-3, 3, 50), 2)})
+        proba = model.predict_proba(rows)[:, 1].reshape(50, 2)
+        assert np.all(sign * (proba[:, 1] - proba[:, 0]) >= 0)
+    assert DecisionTreeClassifier(monotonic_cst=[0, 1]).fit(X, y).is_categorical_[0]
+    with pytest.raises(ValueError, match="'b', which is categorical"):
+        DecisionTreeClassifier(monotonic_cst=[1, 0], categorical_features=["b"]).fit(X, y)

@@ -161,3 +161,22 @@ def test_parameters_and_weights_are_checked_by_the_validation_room():
         coalesce(X, np.zeros(6), sample_weight=[1, 1, -1, 1, 1, 1])
     _, _, weight, _ = coalesce(X, np.zeros(6), sample_weight=np.zeros(6))
     assert weight.sum() == 0  # all-zero weights are legal for coalescing
+
+
+def test_coalesce_rows_with_text_and_category_columns():
+    """coalesce turned X into float64: a frame with a text column (a tree with categorical
+    splits takes it) failed with "could not convert string to float", and a multi-output y
+    was called a length mismatch."""
+    X = pd.DataFrame({"city": ["Nice", "Lyon", "Nice", None, "Nice", None],
+                      "x": [1.0, 1.0, 1.0, 2.0, np.nan, 2.0]})
+    y = np.array([0, 1, 1, 0, 1, 0])
+    X_u, y_u, w_u, counts = coalesce(X, y)
+    assert X_u["city"].tolist() == ["Nice", "Lyon", None, "Nice"]
+    assert counts.tolist() == [2, 1, 2, 1] and w_u.tolist() == [2, 1, 2, 1]
+    assert y_u.tolist() == [0, 1, 0, 1]  # (0, 1) tie -> the smallest label
+    as_category = X.astype({"city": "category"})
+    assert coalesce(as_category, y)[3].tolist() == [2, 1, 2, 1]
+    model = CoalescedClassifier(treesmith.DecisionTreeClassifier()).fit(X, y)
+    assert model.is_categorical_.tolist() == [True, False]
+    with pytest.raises(ValueError, match="multi-output targets are not supported"):
+        coalesce(X, np.column_stack([y, y]))

@@ -45,6 +45,7 @@ _LAZY = {
     "ConcavityWarning": "treesmith.criteria._base",
     "LargeTreeWarning": "treesmith.grower",
     "UnseenLevelWarning": "treesmith.datasets",
+    "Float32ThresholdWarning": "treesmith.interop",
     "save": "treesmith.io",
     "load": "treesmith.io",
     "to_dict": "treesmith.io",

@@ -186,12 +186,21 @@ class _RandomState:
 
 
 class _ArrayLike:
+    """A list, tuple, set, range, numpy array, pandas Index or Series...; ``description``
+    says in the error message what its entries must be."""
+
+    def __init__(self, description: str = "an array-like"):
+        self.description = description
+
     def accepts(self, value) -> bool:
         return hasattr(value, "__array__") or hasattr(value, "__len__") and not isinstance(
             value, (str, bytes, dict))
 
     def __str__(self) -> str:
-        return "an array-like"
+        return self.description
+
+
+ArrayLike = _ArrayLike
 
 
 class _NoneConstraint:

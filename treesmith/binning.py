@@ -27,9 +27,27 @@ FLOAT_INPUT_DTYPES = (np.float64, np.float32)
 
 
 def as_float_array(X) -> np.ndarray:
-    """X as a float32 or float64 array, converted (to float64) only when needed."""
+    """X as a float32 or float64 array, converted (to float64) only when needed; a column
+    that does not convert is named (BinMapper bins numbers and category codes)."""
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
     X = np.asarray(X)
-    return X if X.dtype in FLOAT_INPUT_DTYPES else X.astype(np.float64)
+    if X.dtype in FLOAT_INPUT_DTYPES:
+        return X
+    try:
+        return X.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        if X.ndim == 2:
+            for j in range(X.shape[1]):
+                try:
+                    X[:, j].astype(np.float64)
+                except (TypeError, ValueError):
+                    name = names[j] if names is not None else f"x{j}"
+                    raise ValueError(
+                        f"Feature {name!r} (column {j}) holds non-numeric values ({error}); "
+                        "BinMapper bins numbers: give a categorical column as its codes "
+                        "0..k-1 and its number of categories in n_categories (the tree "
+                        "estimators do this with categorical_features).") from None
+        raise
 
 
 def midpoints(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:

@@ -1,8 +1,9 @@
 """Categorical features of the tree estimators: which columns, their categories, their codes.
 
 ``categorical_features`` (docs/methods.md §11) says which columns are categorical:
-``"from_dtype"`` (pandas category, string/object and bool columns; polars Categorical, Enum,
-String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
+``"from_dtype"`` (pandas category, string/object and bool columns, but not an object column
+that holds only numbers nor a bool column that ``monotonic_cst`` constrains; polars
+Categorical, Enum, String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
 ``False`` switches categorical splits off. At fit time each categorical column's categories
 are the values observed in training, sorted (a pandas category column and a polars Enum keep
 their dtype's order), and become the codes 0..k-1 the tree splits on by
@@ -39,6 +40,8 @@ def _is_polars_frame(X) -> bool:
 _POLARS_CATEGORICAL = ("Categorical", "Enum", "String", "Utf8", "Boolean", "Object")
 #: polars dtypes of dates and times, which a tree cannot split on as they are.
 _POLARS_TEMPORAL = ("Date", "Datetime", "Duration", "Time")
+#: polars dtypes holding several values per cell.
+_POLARS_NESTED = ("List", "Array", "Struct")
 
 
 def _polars_dtype_name(dtype):
@@ -60,10 +63,11 @@ def is_categorical_dtype(dtype) -> bool:
             or text.startswith("string"))
 
 
-def check_polars_columns(X, mask: np.ndarray, names) -> None:
+def check_polars_columns(X, mask: np.ndarray, names, fitted: bool = False) -> None:
     """Reject, naming the column, a polars column the numeric conversion cannot take: text
     (String, Categorical, Enum, Object) outside ``mask`` (the categorical columns) and
-    dates/times; the messages of ``_validation.check_X_frame`` for pandas."""
+    dates/times; the messages of ``_validation.check_X_frame`` for pandas. ``fitted``: at
+    prediction, where ``mask`` is the fitted model's."""
     from ._validation import _ENCODE_HINT
 
     for j, dtype in enumerate(X.dtypes):
@@ -73,9 +77,27 @@ def check_polars_columns(X, mask: np.ndarray, names) -> None:
             raise ValueError(
                 f"Feature {label} has polars dtype {dtype}; treesmith needs numbers. Convert "
                 "it, e.g. to days since a reference date or to its year, month and weekday.")
+        if polars_name in _POLARS_NESTED:
+            raise ValueError(
+                f"Feature {label} has polars dtype {dtype}, several values per cell; treesmith "
+                "needs one number or category per cell. Unnest or aggregate it first.")
         if not mask[j] and polars_name in _POLARS_CATEGORICAL and polars_name != "Boolean":
+            if fitted:
+                raise _numeric_at_fit_error(names[j], j)
             raise ValueError(f"Feature {label} holds non-numeric values (polars dtype "
                              f"{dtype}). {_ENCODE_HINT}.")
+
+
+def _holds_only_numbers(column) -> bool:
+    """A pandas object column whose present cells are all numbers (not bools), as a frame
+    built from an object array or transposed has: numeric, as scikit-learn reads it, not
+    categorical by its dtype."""
+    if str(column.dtype) != "object":
+        return False
+    from pandas.api.types import infer_dtype
+
+    return infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float",
+                                                "decimal")
 
 
 def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
@@ -84,14 +106,23 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
     mask = np.zeros(n_features, dtype=bool)
     if spec is None or spec is False:
         return mask
+    if spec is True:
+        raise ValueError("categorical_features=True does not say which columns: use "
+                         "'from_dtype' (the category, string, object and bool columns of a "
+                         "DataFrame), a boolean mask, column indices or names.")
     if isinstance(spec, str):
         if spec != FROM_DTYPE:
+            hint = (f" (to name one column: categorical_features=[{spec!r}])"
+                    if names is not None and spec in names else "")
             raise ValueError(f"categorical_features must be 'from_dtype', None, a boolean mask, "
-                             f"column indices or column names, got {spec!r}.")
+                             f"column indices or column names, got {spec!r}{hint}.")
         if _is_frame(X) or _is_polars_frame(X):
             for j, dtype in enumerate(X.dtypes):
-                mask[j] = is_categorical_dtype(dtype)
+                mask[j] = is_categorical_dtype(dtype) and not (
+                    _is_frame(X) and _holds_only_numbers(X.iloc[:, j]))
         return mask
+    if isinstance(spec, (set, frozenset)):
+        spec = sorted(spec, key=str)  # names or indices: their order does not matter
     try:
         spec = np.asarray(spec)
     except (TypeError, ValueError):
@@ -127,7 +158,10 @@ def _column(X, j, frame: bool):
     """Column ``j`` of ``X``: a pandas Series, or for a polars frame its values as a numpy
     array (object for text, None for nulls; NaN for a float column's nulls)."""
     if _is_polars_frame(X):
-        return X.to_series(j).to_numpy()
+        series = X.to_series(j)
+        if series.null_count() and series.dtype.is_integer():  # to_numpy would give floats
+            return _object_array(series.to_list())
+        return series.to_numpy()
     return X.iloc[:, j] if frame else np.asarray(X)[:, j]
 
 
@@ -154,8 +188,8 @@ def _is_category_column(column) -> bool:
 
 def _missing(column) -> np.ndarray:
     """Missing cells of a column: None, NaN, pandas NA/NaT."""
-    if _is_category_column(column):
-        return column.cat.codes.to_numpy() < 0
+    if _is_category_column(column):  # .array: the Categorical, without building a Series
+        return column.array.codes < 0
     if hasattr(column, "isna"):
         return np.asarray(column.isna(), dtype=bool)
     values = np.asarray(column)
@@ -183,9 +217,9 @@ def _observed_categories(column, missing: np.ndarray, name: str, j: int,
         observed = set(np.asarray(column, dtype=object)[~missing].tolist())
         found = _object_array([value for value in order if value in observed])
     elif _is_category_column(column):
-        codes = column.cat.codes.to_numpy()
-        counts = np.bincount(codes[codes >= 0], minlength=len(column.cat.categories))
-        found = _object_array(column.cat.categories[counts > 0])
+        codes, levels = column.array.codes, column.array.categories
+        counts = np.bincount(codes[codes >= 0], minlength=len(levels))
+        found = _object_array(levels[counts > 0])
     else:
         values = column[~missing]
         if hasattr(values, "unique"):
@@ -232,8 +266,8 @@ def _codes(column, categories: np.ndarray, missing: np.ndarray):
         try:
             index = pandas.Index(categories, dtype=object)
             if _is_category_column(column):
-                remap = index.get_indexer(column.cat.categories.astype(object))
-                raw = column.cat.codes.to_numpy()
+                remap = index.get_indexer(column.array.categories.astype(object))
+                raw = column.array.codes
                 found = np.where(raw >= 0, remap[np.maximum(raw, 0)], -1)
             else:
                 found = index.get_indexer(np.asarray(column, dtype=object))
@@ -247,6 +281,33 @@ def _codes(column, categories: np.ndarray, missing: np.ndarray):
     codes = np.where(found >= 0, found, -1).astype(np.float64)
     codes[(found < 0) | missing] = np.nan
     return codes, (found < 0) & ~missing
+
+
+def _numeric_at_fit_error(name, j: int) -> ValueError:
+    return ValueError(f"Feature {str(name)!r} (column {j}) holds non-numeric values but was "
+                      "numeric at fit time; pass the columns of fit, in fit's order (to "
+                      "split on its categories, refit with it in categorical_features).")
+
+
+def _as_numeric_at_predict(column, j: int, names) -> None:
+    """At prediction, a column the model took as numeric must convert to numbers: else a
+    ValueError naming it (not the fit-time hint to make it categorical, which would not
+    apply to this fitted model)."""
+    try:
+        np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _numeric_at_fit_error(names[j] if names is not None else f"x{j}", j) from None
+
+
+def _fitted_category_codes(column) -> np.ndarray:
+    """Float codes of a pandas category column at fit time, when its categories are its
+    observed levels in dtype order (:func:`_observed_categories`): the dtype's codes with the
+    unobserved levels squeezed out, without a hash lookup (what :func:`_codes` gives)."""
+    raw, n_levels = column.array.codes, len(column.array.categories)
+    observed = np.bincount(raw[raw >= 0], minlength=n_levels) > 0
+    remap = np.full(n_levels + 1, np.nan)  # the last entry: code -1 (missing)
+    remap[:n_levels][observed] = np.arange(int(observed.sum()), dtype=np.float64)
+    return remap[raw]
 
 
 def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
@@ -272,24 +333,34 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
         if polars_frame and found is None and (fit_mask is None or not fit_mask[j]):
             continue  # a numeric polars column stays as it is
         column = _column(X, j, frame)
+        missing = None
         if fit_mask is not None and fit_mask[j]:
             name = str(names[j]) if names is not None else f"x{j}"
-            found = categories[j] = _observed_categories(column, _missing(column), name, j,
+            missing = _missing(column)
+            found = categories[j] = _observed_categories(column, missing, name, j,
                                                          _polars_enum_order(X, j))
         if found is None:
             if frame:
+                if fit_mask is None and getattr(column.dtype, "kind", "O") not in "biufc":
+                    _as_numeric_at_predict(column, j, names)
                 encoded[j] = column
             else:
                 try:
                     encoded[:, j] = np.asarray(column, dtype=np.float64)
                 except (TypeError, ValueError):
                     name = names[j] if names is not None else f"x{j}"
+                    if fit_mask is None:  # prediction: the model's column j is numeric
+                        raise _numeric_at_fit_error(name, j) from None
                     raise ValueError(
                         f"Feature {str(name)!r} (column {j}) holds non-numeric values but is "
                         "not categorical; add it to categorical_features.") from None
             continue
-        codes, unseen = _codes(column, found, _missing(column))
-        if warn_unseen and unseen.any():
+        if missing is not None and _is_category_column(column) and not polars_frame:
+            codes, unseen = _fitted_category_codes(column), None  # fit: all categories seen
+        else:
+            codes, unseen = _codes(column, found,
+                                   _missing(column) if missing is None else missing)
+        if warn_unseen and unseen is not None and unseen.any():
             name = names[j] if names is not None else f"x{j}"
             values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
             try:
@@ -338,6 +409,9 @@ def encode_categories(estimator, X, fitting: bool):
     if type(X).__module__.split(".")[0] == "polars" and type(X).__name__ == "LazyFrame":
         raise TypeError("X is a polars LazyFrame, a query that has not run; pass the "
                         "DataFrame it computes, X.collect().")
+    if type(X).__module__.split(".")[:2] == ["scipy", "sparse"]:
+        raise TypeError("Sparse data was passed for X, but dense data is required (the tree "
+                        "estimators bin dense columns). Use X.toarray() to convert it.")
     if getattr(X, "shape", None) is None and isinstance(X, (list, tuple)):
         try:
             X = np.asarray(X)
@@ -355,8 +429,10 @@ def encode_categories(estimator, X, fitting: bool):
             from ._validation import check_X_frame
 
             check_X_frame(X, text_columns=False)  # duplicate names, dates
-        mask = resolve_mask(getattr(estimator, "categorical_features", None), X, shape[1],
-                            names)
+        spec = getattr(estimator, "categorical_features", None)
+        mask = resolve_mask(spec, X, shape[1], names)
+        if isinstance(spec, str) and spec == FROM_DTYPE and mask.any():
+            mask &= ~_constrained_booleans(estimator, X, shape[1], names)
         if polars_frame:
             check_polars_columns(X, mask, names)
         estimator.is_categorical_ = mask
@@ -364,16 +440,95 @@ def encode_categories(estimator, X, fitting: bool):
         if mask.any():  # the categories are found in the same pass over X as the codes
             encoded = encode(X, estimator.categories_, names, warn_unseen=False,
                              fit_mask=mask)
+            _warn_identifier_like(estimator.categories_, names, shape[0])
             return encoded
         return X
+    if names is not None:
+        check_fitted_columns(estimator, X.columns)
     categories = getattr(estimator, "categories_", None)
     if polars_frame:
         fitted_mask = getattr(estimator, "is_categorical_", None)
         if fitted_mask is not None and len(fitted_mask) == shape[1]:
-            check_polars_columns(X, fitted_mask, names)
-    if categories is None or len(categories) != shape[1] or all(c is None for c in categories):
+            check_polars_columns(X, fitted_mask, names, fitted=True)
+    if categories is None or all(c is None for c in categories):
         return X
+    if len(categories) != shape[1]:
+        raise ValueError(f"X has {shape[1]} features, but {type(estimator).__name__} is "
+                         f"expecting {len(categories)} features as input.")
+    if names is None:
+        fitted_names = getattr(estimator, "feature_names_in_", None)
+        names = None if fitted_names is None else [str(name) for name in fitted_names]
     return encode(X, categories, names, warn_unseen=not fitting)
+
+
+def check_fitted_columns(estimator, columns) -> None:
+    """A frame given for prediction has the columns of fit, in fit's order: a ValueError
+    (scikit-learn's rule and first sentence) saying which columns are new, missing or moved.
+    Checked before the categorical columns are encoded, which reads them by position."""
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None or not all(isinstance(name, str) for name in columns):
+        return  # no names to compare: scikit-learn's validation warns and goes by position
+    names, fitted = list(columns), [str(name) for name in fitted]
+    if names == fitted:
+        return
+    unseen = [name for name in names if name not in fitted]
+    absent = [name for name in fitted if name not in names]
+    if unseen or absent:
+        detail = "; ".join(part for part in (
+            f"not seen at fit: {unseen[:_SHOWN]}" if unseen else "",
+            f"seen at fit but missing: {absent[:_SHOWN]}" if absent else "") if part)
+    else:
+        detail = (f"they are those of fit in another order ({names[:8]}"
+                  f"{' …' if len(names) > 8 else ''}); reorder them, e.g. "
+                  "X[model.feature_names_in_]")
+    raise ValueError(f"The feature names should match those that were passed during fit: "
+                     f"{detail}.")
+
+
+#: A categorical column with at least this many categories, and at least half as many as
+#: rows, looks like an identifier (see _warn_identifier_like).
+_IDENTIFIER_MIN_CATEGORIES = 20
+
+
+def _warn_identifier_like(categories: list, names, n_rows: int) -> None:
+    """Warn about categorical columns with about one category per row (an id, a free-text
+    field): a split by a set of their categories can reproduce the training labels exactly,
+    and at prediction their new values are all unseen (the missing side)."""
+    suspects = [(j, len(found)) for j, found in enumerate(categories)
+                if found is not None and len(found) >= _IDENTIFIER_MIN_CATEGORIES
+                and 2 * len(found) >= n_rows]
+    if not suspects:
+        return
+    shown = ", ".join(f"{str(names[j]) if names is not None else f'x{j}'!r} ({k} categories)"
+                      for j, k in suspects[:_SHOWN])
+    warnings.warn(
+        f"Categorical column(s) {shown} have a category for about every other row of the "
+        f"{n_rows}: a split by a set of their categories can fit the training labels exactly "
+        "and generalises to no new value (unseen categories take the missing side). Drop "
+        "identifier columns, group rare categories, or leave such a column out of "
+        "categorical_features.", UserWarning, stacklevel=5)
+
+
+def _constrained_booleans(estimator, X, n_features: int, names) -> np.ndarray:
+    """Boolean columns (pandas bool/boolean, polars Boolean) that ``monotonic_cst``
+    constrains: "from_dtype" leaves them numeric (False < True, as scikit-learn reads them),
+    since a constraint has no meaning on categories."""
+    constrained = np.zeros(n_features, dtype=bool)
+    if getattr(estimator, "monotonic_cst", None) is None:
+        return constrained
+    from ._validation import check_monotonic_cst
+
+    try:
+        direction = check_monotonic_cst(estimator.monotonic_cst, n_features, names)
+    except (TypeError, ValueError):
+        return constrained  # the estimator's own check reports it
+    if direction is None:
+        return constrained
+    for j, dtype in enumerate(X.dtypes):
+        boolean = (_polars_dtype_name(dtype) == "Boolean"
+                   or str(dtype) in ("bool", "boolean"))
+        constrained[j] = boolean and direction[j] != 0
+    return constrained
 
 
 def category_counts(categories):

@@ -746,8 +746,25 @@ from ._cli_tune import register as _register_tune  # noqa: E402 - needs the help
 _register_tune(app, _one_line_errors, _examples)
 
 
+def _one_line_warnings() -> None:
+    """Warnings as ``treesmith: warning: ...`` lines on stderr, each text once (as ``predict``
+    shows them), instead of Python's file:line form: what a command-line user reads."""
+    import warnings
+
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        if text not in shown:
+            shown.add(text)
+            print(f"treesmith: warning: {text}", file=sys.stderr if file is None else file)
+
+    warnings.showwarning = show
+
+
 def main() -> None:
     """Console-script entry point."""
+    _one_line_warnings()
     app()
 
 

@@ -258,6 +258,22 @@ def _load_keel(short: str, task: str | None, encode: bool, target: str | None) -
                    feature_groups=groups, categories=levels)
 
 
+def _one_target(target, columns):
+    """``target`` as one column name: several (a list, or "a,b" naming columns) is an error
+    saying that multi-output targets are not supported."""
+    if isinstance(target, (list, tuple)) and len(target) == 1:
+        target = target[0]
+    several = not isinstance(target, str) and isinstance(target, (list, tuple, set))
+    if isinstance(target, str) and target not in columns and "," in target:
+        several = all(part.strip() in columns for part in target.split(","))
+    if several:
+        raise ValueError(f"target={target!r} names several columns: multi-output targets are "
+                         "not supported; give one label column (and fit one tree per output, "
+                         "e.g. with sklearn.multioutput.MultiOutputClassifier / "
+                         "MultiOutputRegressor).")
+    return target
+
+
 def load_csv(path, *, target: str | None = None, task: str | None = None,
              encode: bool = True, na_values=None) -> Dataset:
     """Read a CSV file with a header row; ``target`` is the label column (default: the last).
@@ -275,7 +291,7 @@ def load_csv(path, *, target: str | None = None, task: str | None = None,
                          f"a target column, found {frame.shape[1]} column(s)")
     if frame.shape[0] == 0:
         raise ValueError(f"CSV file {os.fspath(path)!r} has no data rows")
-    target = frame.columns[-1] if target is None else target
+    target = frame.columns[-1] if target is None else _one_target(target, frame.columns)
     if target not in frame.columns:
         raise ValueError(f"target column {target!r} is not in {os.fspath(path)!r}; "
                          f"columns are {list(map(str, frame.columns))}")

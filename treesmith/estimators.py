@@ -19,6 +19,7 @@ from ._dtypes import MAX_BINS_LIMIT, TREE_LEAF
 from ._gc import pauses_collector
 from ._threading import fit_threads, numba_threads, predict_threads
 from ._validation import (
+    ArrayLike,
     InstanceOf,
     Interval,
     Options,
@@ -67,9 +68,11 @@ TREE_PARAMETER_CONSTRAINTS = {
     "n_jobs": [Interval(Integral, None, None), None],
     # values and length checked against X by _validation.check_monotonic_cst
     "monotonic_cst": [None, "array-like", InstanceOf(dict, "a dict {feature: -1 | 0 | 1}")],
-    # resolved against the columns of X by treesmith.categorical.resolve_mask
-    "categorical_features": [None, Options({"from_dtype"}), InstanceOf(
-        (bool, list, tuple, np.ndarray), "False, a boolean mask, column indices or names")],
+    # resolved against the columns of X by treesmith.categorical.resolve_mask, which also
+    # refuses a string other than "from_dtype" (pointing at [name] when it names a column)
+    "categorical_features": [None, InstanceOf(str, "'from_dtype'"), InstanceOf(bool, "False"),
+                             ArrayLike("a boolean mask, column indices or names (a list, "
+                                       "array or pandas Index)")],
 }
 
 
@@ -523,7 +526,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     categorical_features : "from_dtype", None/False, boolean mask, column indices or names
         Columns split by sets of categories (docs/methods.md §11) rather than by thresholds.
         "from_dtype" (default): the pandas category, string, object and bool columns of a
-        DataFrame (none of an array). A categorical column's observed categories, sorted
+        DataFrame (none of an array; an object column holding only numbers stays numeric,
+        and so does a bool column that ``monotonic_cst`` constrains: False < True). A categorical column's observed categories, sorted
         (``categories_``), become codes 0..k-1, at most 255 and at most ``max_bins``.
         Missing values, and categories unseen in training, take each split's missing-value
         side (unseen ones with an ``UnseenLevelWarning``). The best set is exact for two

@@ -164,11 +164,25 @@ class TreeExporter:
                                       and self.tree.depth[node] >= self.max_depth)
 
     def category_set(self, feature: int, codes) -> str:
-        """Categories as ``{Lyon, Nice}`` (their codes when the categories are not known)."""
+        """Categories as ``{Lyon, Nice}`` (their codes when the categories are not known).
+        A category whose text would be ambiguous in that list (empty, padded with spaces,
+        holding ``,``, ``{`` or ``}``, or the text of another category, as 1 and '1') is shown
+        quoted, as Python writes it: ``{'', 'Nice, France'}``."""
         categories = self.categories[feature] if self.categories is not None else None
-        shown = [str(categories[c]) if categories is not None and c < len(categories)
-                 else str(c) for c in sorted(codes)]
-        return "{" + ", ".join(shown) + "}"
+        if categories is None:
+            return "{" + ", ".join(str(c) for c in sorted(codes)) + "}"
+        texts = [str(category) for category in categories]
+        repeated = {text for text in texts if texts.count(text) > 1}
+
+        def shown(code: int) -> str:
+            if code >= len(texts):
+                return str(code)
+            text = texts[code]
+            ambiguous = (text != text.strip() or not text or text in repeated
+                         or any(mark in text for mark in ",{}"))
+            return repr(categories[code]) if ambiguous else text
+
+        return "{" + ", ".join(shown(c) for c in sorted(codes)) + "}"
 
     def categories_to(self, node: int, go_left: bool) -> set:
         """Codes of the known categories a split by a set of categories sends to one side
@@ -192,6 +206,8 @@ class TreeExporter:
         name = self.feature_names[self.tree.feature[node]]
         if self.tree.is_categorical_split[node]:
             codes = self.categories_to(node, go_left)
+            if not codes:  # no category seen in training goes this way: missing values do
+                return f"{name} is missing"
             return f"{name} in {self.category_set(int(self.tree.feature[node]), codes)}"
         threshold = float(self.tree.threshold[node])
         if np.isinf(threshold):
@@ -204,6 +220,8 @@ class TreeExporter:
         """`` or missing`` on the branch missing values take (nothing for presence tests)."""
         if np.isinf(self.tree.threshold[node]) or self.missing_goes_left(node) != go_left:
             return ""
+        if self.tree.is_categorical_split[node] and not self.categories_to(node, go_left):
+            return ""  # the condition reads "is missing"
         return " or missing"
 
     def missing_goes_left(self, node: int) -> bool:

@@ -14,15 +14,30 @@ What carries over, exactly:
   values take at every split (scikit-learn's ``missing_go_to_left``), node impurities, sample
   counts and weights;
 - the leaf values: class proportions (weighted, after ``class_weight``) or the mean label, so
-  ``predict``, ``predict_proba`` and ``apply`` agree with treesmith's.
+  ``predict``, ``predict_proba`` and ``apply`` agree with treesmith's;
+- splits on a boolean column (categorical by default, categories False/True): scikit-learn
+  reads it as 0/1, so ``b in {False}`` becomes ``b <= 0.5`` and ``b in {True}`` the same test
+  with its children (and missing side) exchanged.
+
+What does not: a split by a set of categories of any other column, or a model with such a
+categorical column even unsplit (the converted model would be given its text), raises a
+ValueError naming the node or column: scikit-learn 1.9's trees test ``x <= threshold`` only.
+Fit with ``categorical_features=None`` on one-hot encoded columns for a model that converts.
 
 What changes: scikit-learn compares values in float32 (it casts X), treesmith in the input's own
 precision. Each threshold t is therefore stored as float32(t), as scikit-learn stores its own:
 rounding to float32 is monotone, so every value x <= t still goes left, and a value x > t goes
-right unless float32 cannot tell x from t (x within half a float32 step above t). On the data
-the tree was trained on, and on any data but such values, the predictions are identical.
-(treesmith itself compares a float32 input in float32's own values, so a float32 copy of the
-data can route a value equal to float32(t) > t differently from the float64 original.)
+right unless float32 cannot tell x from t (x within half a float32 step above t). Where the
+feature was binned exactly, the training values on either side of t are known: when float32(t)
+would send the value just above t left, the threshold is the float32 just below that value's
+float32 instead, so both training values go their way. Two training values that float32 cannot
+tell apart (e.g. 0.03833367306762126 and 0.038333673067621254, both 0.038333673 in float32) can
+go to different sides in treesmith but not in scikit-learn: ``to_sklearn`` then warns
+(``Float32ThresholdWarning``), naming the feature; fitting on ``X.astype(np.float32)`` avoids
+it. Otherwise the predictions on the training data, and on any data but values within a float32
+step of a threshold, are identical. (treesmith itself compares a float32 input in float32's own
+values, so a float32 copy of the data can route a value equal to float32(t) > t differently
+from the float64 original.)
 
 The converted estimator's ``criterion`` names the nearest scikit-learn criterion (used only if
 you refit it, which trains scikit-learn's own algorithm): gini and entropy map to themselves,
@@ -32,6 +47,8 @@ node impurities.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier as SklearnClassifier
@@ -57,6 +74,11 @@ _SHARED_PARAMETERS = ("max_depth", "min_samples_split", "min_samples_leaf",
                       "random_state")
 
 
+class Float32ThresholdWarning(UserWarning):
+    """A converted split separates training values that float32 cannot tell apart, so
+    scikit-learn (which casts X to float32) sends them to the same side."""
+
+
 def to_sklearn(model):
     """A fitted scikit-learn estimator that predicts as the fitted treesmith ``model``.
 
@@ -69,9 +91,17 @@ def to_sklearn(model):
 
     if isinstance(model, (RandomForestClassifier, RandomForestRegressor)):
         return _forest_to_sklearn(model)
+    converted, inseparable = _tree_to_sklearn(model)
+    _warn_inseparable(inseparable, model)
+    return converted
+
+
+def _tree_to_sklearn(model):
+    """(the converted estimator, {feature: splits whose sides float32 cannot separate})."""
     check_is_fitted(model, "tree_")
     tree = model.tree_
-    _check_no_categories(model, tree)
+    boolean = _boolean_features(model)
+    _check_no_categories(model, tree, boolean)
     is_classifier = tree.n_classes > 0
     name = getattr(getattr(model, "criterion_", None), "name", None)
     if is_classifier:
@@ -97,18 +127,90 @@ def to_sklearn(model):
     if is_classifier:
         estimator.classes_ = np.asarray(model.classes_)
         estimator.n_classes_ = int(estimator.classes_.shape[0])
-    estimator.tree_ = sklearn_tree(tree)
-    return estimator
+    threshold, inseparable = float32_thresholds(tree, getattr(model, "bin_mapper_", None))
+    swap = _boolean_splits_as_thresholds(model, tree, boolean, threshold)
+    estimator.tree_ = sklearn_tree(tree, threshold, swap)
+    return estimator, inseparable
 
 
-def _check_no_categories(model, tree):
+def _boolean_features(model) -> set:
+    """Categorical features whose categories are booleans: scikit-learn reads False/True as
+    0/1, so their splits are thresholds at 0.5 (no other value can occur)."""
+    categories = getattr(model, "categories_", None) or []
+    return {j for j, levels in enumerate(categories) if levels is not None and len(levels)
+            and all(isinstance(level, (bool, np.bool_)) for level in levels)}
+
+
+def _boolean_splits_as_thresholds(model, tree, boolean: set, threshold) -> np.ndarray:
+    """Set ``threshold`` to 0.5 at the splits on boolean features; returns the nodes whose
+    children (and missing side) must swap: those sending True left, since x <= 0.5 sends
+    False left."""
+    swap = np.zeros(tree.node_count, dtype=bool)
+    for node in np.flatnonzero(tree.is_categorical_split):
+        feature = int(tree.feature[node])
+        if feature not in boolean:
+            continue
+        levels = model.categories_[feature]
+        left = {bool(levels[code]) for code in tree.categories_left(node)}
+        threshold[node] = 0.5
+        swap[node] = left == {True}
+    return swap
+
+
+def float32_thresholds(tree, bin_mapper=None):
+    """Each split's threshold as scikit-learn will compare it (a float32 value, see the module
+    docstring), and {feature: number of splits} whose two nearest training values float32
+    cannot separate. ``bin_mapper`` (the model's ``BinMapper``) gives the training values of
+    exactly binned features; without it every threshold is float32(t)."""
+    threshold = tree.threshold.astype(np.float32)
+    inseparable: dict[int, int] = {}
+    if bin_mapper is None or getattr(bin_mapper, "bin_values_", None) is None:
+        return threshold, inseparable
+    numeric = np.flatnonzero((tree.children_left != TREE_LEAF) & np.isfinite(tree.threshold))
+    for f in np.unique(tree.feature[numeric]):
+        values = bin_mapper.bin_values_[f]
+        if values is None or values.shape[0] < 2:
+            continue
+        nodes = numeric[tree.feature[numeric] == f]
+        t = tree.threshold[nodes]
+        above = np.searchsorted(values, t, side="right")  # first training value > t
+        inside = (above >= 1) & (above < values.shape[0])
+        nodes, t, above = nodes[inside], t[inside], above[inside]
+        low = values[above - 1].astype(np.float32)
+        high = values[above].astype(np.float32)
+        wrong = high <= threshold[nodes]  # the value just above t would go left
+        fixable = wrong & (low < high)
+        threshold[nodes[fixable]] = np.nextafter(high[fixable], np.float32(-np.inf))
+        if np.any(wrong & ~fixable):
+            inseparable[int(f)] = int(np.sum(wrong & ~fixable))
+    return threshold, inseparable
+
+
+def _warn_inseparable(inseparable: dict, model, n_trees: int = 1) -> None:
+    if not inseparable:
+        return
+    names = getattr(model, "feature_names_in_", None)
+    shown = ", ".join(f"{str(names[f]) if names is not None else f'x{f}'!r} ({count})"
+                      for f, count in sorted(inseparable.items())[:5])
+    where = "" if n_trees == 1 else f" in the {n_trees} trees"
+    warnings.warn(
+        f"{sum(inseparable.values())} split(s){where} separate training values that float32 "
+        f"cannot tell apart (features: {shown}{' …' if len(inseparable) > 5 else ''}); "
+        "scikit-learn casts X to float32, so the converted model sends such values to one "
+        "side and can predict differently from treesmith on them. Fit on X.astype(np.float32) "
+        "for a conversion that predicts identically.", Float32ThresholdWarning, stacklevel=3)
+
+
+def _check_no_categories(model, tree, boolean=frozenset()):
     """scikit-learn's trees (1.9) test ``x <= threshold`` only: a split by a set of categories,
-    or a categorical feature the converted model would be given as text, has no equivalent."""
+    or a categorical feature the converted model would be given as text, has no equivalent
+    (except on the ``boolean`` features, read as 0/1)."""
     names = getattr(model, "feature_names_in_", None)
     hint = ("scikit-learn's trees cannot represent splits by sets of categories. For a model "
             "that converts, fit with categorical_features=None on one-hot encoded columns (e.g. "
             "treesmith.datasets.encode_features or sklearn.preprocessing.OneHotEncoder).")
-    split_nodes = np.flatnonzero(tree.is_categorical_split)
+    split_nodes = np.flatnonzero(tree.is_categorical_split
+                                 & ~np.isin(tree.feature, sorted(boolean)))
     if split_nodes.size:
         node = int(split_nodes[0])
         feature = int(tree.feature[node])
@@ -116,6 +218,9 @@ def _check_no_categories(model, tree):
         raise ValueError(f"Node {node} splits feature {str(name)!r} by a set of categories "
                          f"({split_nodes.size} such node(s)); {hint}")
     mask = getattr(model, "is_categorical_", None)
+    if mask is not None:
+        mask = np.asarray(mask, dtype=bool).copy()
+        mask[sorted(boolean)] = False
     if mask is not None and np.any(mask):
         feature = int(np.flatnonzero(mask)[0])
         name = names[feature] if names is not None else f"x{feature}"
@@ -129,7 +234,14 @@ def _forest_to_sklearn(forest):
     from sklearn.ensemble import RandomForestRegressor as SklearnForestRegressor
 
     check_is_fitted(forest, "estimators_")
-    members = [to_sklearn(member) for member in forest.estimators_]
+    inseparable: dict[int, int] = {}
+    members = []
+    for member in forest.estimators_:
+        converted, member_inseparable = _tree_to_sklearn(member)
+        members.append(converted)
+        for feature, count in member_inseparable.items():
+            inseparable[feature] = inseparable.get(feature, 0) + count
+    _warn_inseparable(inseparable, forest, len(members))
     is_classifier = hasattr(forest, "classes_")
     Forest = SklearnForestClassifier if is_classifier else SklearnForestRegressor
     converted = Forest(n_estimators=len(members), criterion=members[0].criterion,
@@ -149,27 +261,31 @@ def _forest_to_sklearn(forest):
     return converted
 
 
-def sklearn_tree(tree) -> SklearnTree:
+def sklearn_tree(tree, threshold=None, swap=None) -> SklearnTree:
     """scikit-learn's ``Tree`` holding the nodes of a treesmith ``Tree``.
 
     Node ids, children (``-1`` for leaves), features (``-2`` for leaves, as both libraries
-    write it), thresholds rounded to float32 (``-2.0`` for leaves), missing-value sides,
+    write it), thresholds as float32 (``threshold``, from :func:`float32_thresholds`; by
+    default float32(t)) (``-2.0`` for leaves), missing-value sides (at the ``swap`` nodes
+    the children and the missing side are exchanged),
     impurities, counts and weights are copied; ``value`` is ``(n_nodes, 1, n_classes)`` class
     proportions or ``(n_nodes, 1, 1)`` means, the layout scikit-learn >= 1.4 uses.
     """
     n_nodes = tree.node_count
     leaf = tree.children_left == TREE_LEAF
     nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
-    nodes["left_child"] = tree.children_left
-    nodes["right_child"] = tree.children_right
+    swap = np.zeros(n_nodes, dtype=bool) if swap is None else swap
+    nodes["left_child"] = np.where(swap, tree.children_right, tree.children_left)
+    nodes["right_child"] = np.where(swap, tree.children_left, tree.children_right)
     nodes["feature"] = tree.feature
-    # float32(t): what scikit-learn compares its float32-cast X with (see the module docstring)
-    threshold = tree.threshold.astype(np.float32).astype(np.float64)
-    nodes["threshold"] = np.where(leaf, -2.0, threshold)
+    # a float32 value: what scikit-learn compares its float32-cast X with (module docstring)
+    if threshold is None:
+        threshold = tree.threshold.astype(np.float32)
+    nodes["threshold"] = np.where(leaf, -2.0, np.asarray(threshold, dtype=np.float64))
     nodes["impurity"] = tree.impurity
     nodes["n_node_samples"] = tree.n_node_samples
     nodes["weighted_n_node_samples"] = tree.weighted_n_node_samples
-    nodes["missing_go_to_left"] = tree.missing_go_left.astype(np.uint8)
+    nodes["missing_go_to_left"] = (tree.missing_go_left ^ swap).astype(np.uint8)
     n_classes = max(tree.n_classes, 1)
     values = np.ascontiguousarray(tree.value, dtype=np.float64).reshape(n_nodes, 1, n_classes)
     converted = SklearnTree(tree.n_features, np.array([n_classes], dtype=np.intp), 1)

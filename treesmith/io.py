@@ -232,6 +232,13 @@ def _encode(value):
         return {"__type__": "c45_tree", "n_features": value.n_features,
                 "n_classes": value.n_classes,
                 "arrays": {name: _encode_array(getattr(value, name)) for name in C45Tree.ARRAYS}}
+    if isinstance(value, range):  # parameters given as other array-likes keep their values
+        return [int(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return [_encode(item) for item in sorted(value, key=str)]
+    if type(value).__module__.split(".")[0] == "pandas" and type(value).__name__ in (
+            "Index", "Series"):
+        return _encode_array(np.asarray(value.to_numpy()))
     cls = type(value)
     for tag, registry in _registries().items():
         name = getattr(value, "name", None)
@@ -584,6 +591,11 @@ def _check_ensemble(estimator, name: str, where: str = "attributes") -> None:
         _check_estimator(member, f"{where}.estimators_[{i}]")
         if member.n_features_in_ != n_features:
             _fail(f"{where}.estimators_[{i}]", "has another number of features")
+        for attribute in ("feature_names_in_", "is_categorical_"):  # one copy each: agree
+            ours, theirs = getattr(estimator, attribute, None), getattr(member, attribute, None)
+            if theirs is not None and (ours is None or not np.array_equal(
+                    np.asarray(ours), np.asarray(theirs))):
+                _fail(f"{where}.estimators_[{i}]", f"{attribute} differs from the ensemble's")
         if is_classifier(estimator):
             classes = getattr(estimator, "classes_", None)
             if not isinstance(classes, np.ndarray) or not np.array_equal(

@@ -43,7 +43,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import Interval, check_sample_weight, validate_parameters
+from ._validation import Interval, check_sample_weight, check_y_values, validate_parameters
 from .costs import resolve_feature_costs
 
 
@@ -265,24 +265,38 @@ def coalesce(X, y, sample_weight=None):
     DataFrame with the same columns when ``X`` is one), each labelled with the class of largest
     total weight among its copies (ties → the smallest label), weighted by the copies' total
     weight (``sample_weight``, default 1 each), and ``counts`` = how many original rows each
-    one stands for. Rows are identical when every value is (NaN equals NaN, −0 equals 0).
+    one stands for. Rows are identical when every value is (NaN equals NaN, −0 equals 0). A
+    DataFrame may hold text and category columns (for trees with categorical splits); its
+    rows are then compared by pandas' grouping, missing values equal.
     """
-    values = np.asarray(X, dtype=np.float64)
-    if values.ndim != 2:
-        raise ValueError(f"X must be 2-D, got shape {values.shape}.")
-    y = np.asarray(y)
-    n = values.shape[0]
+    y = np.asarray(check_y_values(y, "classification"))  # multi-output y is named
+    if hasattr(X, "iloc") and not all(getattr(dtype, "kind", "O") in "biuf"
+                                      for dtype in X.dtypes):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}.")
+        n = X.shape[0]
+        group = X.groupby(list(X.columns), dropna=False, sort=False,
+                          observed=True).ngroup().to_numpy()  # numbered as first seen
+        n_groups = int(group.max()) + 1 if n else 0
+        rows = np.unique(group, return_index=True)[1]
+    else:
+        values = np.asarray(X, dtype=np.float64)
+        if values.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {values.shape}.")
+        n = values.shape[0]
+        keys = np.where(np.isnan(values), np.nan, values + 0.0)  # one NaN, one zero
+        keys = np.ascontiguousarray(keys).view(
+            np.dtype((np.void, keys.dtype.itemsize * keys.shape[1])))
+        _, first, row_group = np.unique(keys.ravel(), return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # groups in order of first appearance
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        group = rank[row_group.ravel()]
+        n_groups = order.size
+        rows = first[order]
     if y.shape != (n,):
         raise ValueError(f"y must have one label per row of X ({n}), got shape {y.shape}.")
     weight = check_sample_weight(sample_weight, n, positive_sum=False, rescale=False)
-    keys = np.where(np.isnan(values), np.nan, values + 0.0)  # one NaN, one zero
-    keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1])))
-    _, first, row_group = np.unique(keys.ravel(), return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # groups in order of first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    group = rank[row_group.ravel()]
-    n_groups = order.size
 
     classes, y_code = np.unique(y, return_inverse=True)
     class_weight = np.zeros((n_groups, classes.size))
@@ -290,7 +304,6 @@ def coalesce(X, y, sample_weight=None):
     counts = np.bincount(group, minlength=n_groups)
     y_u = classes[np.argmax(class_weight, axis=1)]
     w_u = class_weight.sum(axis=1)
-    rows = first[order]
     X_u = X.iloc[rows].reset_index(drop=True) if hasattr(X, "iloc") else values[rows]
     return X_u, y_u, w_u, counts
 

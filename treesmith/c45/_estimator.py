@@ -11,7 +11,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_sample_weight
+from .._validation import check_sample_weight, check_y_values
 from . import _grow, _prune
 from ._tree import C45Tree, predicted_class
 
@@ -236,7 +236,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"0 sample(s) (shape={shape}) while a minimum of 1 is required.")
         if y is None:
             raise ValueError("C45Classifier requires y to be passed, but the target y is None.")
-        y = np.asarray(y)
+        y = np.asarray(check_y_values(y, "classification"))  # multi-output y named
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
                           "used as y.ravel().", DataConversionWarning, stacklevel=2)

@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._gc import pauses_collector
-from .._validation import check_X_frame, check_fraction, check_sample_weight
+from .._validation import check_X_frame, check_fraction, check_sample_weight, check_y_values
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..costs import group_costs
 from .costs import leaf_path_groups
@@ -134,6 +134,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
     # -- fitting ----------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
         check_X_frame(X, categorical_supported=False)
+        y = check_y_values(y, "classification")
         try:
             X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES,
                                  ensure_all_finite="allow-nan")

@@ -41,7 +41,7 @@ from .._threading import (
     threads_for_work,
     threads_per_task,
 )
-from .._validation import check_sample_weight
+from .._validation import check_sample_weight, check_X_frame, check_y_values
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..categorical import category_counts, encode_categories
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
@@ -253,6 +253,9 @@ class BaseForest(BaseEstimator):
     # -- validation -------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
         X = encode_categories(self, X, fitting=True)
+        # the single tree's messages: a text column that is not categorical, multi-output y
+        check_X_frame(X)
+        y = check_y_values(y, self._task)
         try:
             X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES,
                                  ensure_all_finite="allow-nan",
@@ -270,6 +273,7 @@ class BaseForest(BaseEstimator):
     def _validate_X_predict(self, X):
         check_is_fitted(self, "estimators_")
         X = encode_categories(self, X, fitting=False)
+        check_X_frame(X)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
 
