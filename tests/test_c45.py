@@ -198,6 +198,13 @@ def test_nominal_multiway_and_binary():
     unseen = X.iloc[:2].copy()
     unseen["colour"] = pd.Categorical(["pink", "red"], categories=X["colour"].cat.categories)
     assert multi.predict(unseen)[1] == "a"
+    # "from_dtype" (the default, as in the other estimators) and its older name "auto"
+    for spec in ("from_dtype", "auto"):
+        same = C45Classifier(min_objects=1, categorical_features=spec).fit(X, y).c45_tree_
+        assert np.array_equal(same.attribute, tree.attribute)
+        assert np.array_equal(same.n_children, tree.n_children)
+    with pytest.raises(ValueError, match="'from_dtype', None"):
+        C45Classifier(categorical_features="dtype").fit(X, y)
 
 
 def test_missing_values_spread_over_branches():

@@ -55,8 +55,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         part, which does not change the tree). An int shuffles the rows first, reproducibly.
     mdl_correction : bool, default True
         C4.5 release 8's penalty on numeric cuts (Weka 3.8's ``-J`` turns it off).
-    categorical_features : "auto", None, array of column indices / names or boolean mask
-        Nominal columns. "auto": pandas columns of category, object, string or bool dtype.
+    categorical_features : "from_dtype", None, array of column indices / names or boolean mask
+        Nominal columns. "from_dtype" (also spelled "auto", its name in earlier releases):
+        pandas columns of category, object, string or bool dtype.
         Their categories are the pandas categories, else the sorted training values; a value
         never seen in training is treated as missing.
     missing_values : "fractional" or "error", default "fractional"
@@ -82,7 +83,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     def __init__(self, confidence_factor=0.25, min_objects=2, unpruned=False,
                  subtree_raising=True, collapse=True, binary_splits=False, laplace=False,
                  reduced_error_pruning=False, n_folds=3, random_state=None,
-                 mdl_correction=True, categorical_features="auto",
+                 mdl_correction=True, categorical_features="from_dtype",
                  missing_values="fractional"):
         self.confidence_factor = confidence_factor
         self.min_objects = min_objects
@@ -131,9 +132,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if spec is None:
             return mask
         if isinstance(spec, str):
-            if spec != "auto":
-                raise ValueError(f"categorical_features must be 'auto', None, column indices, "
-                                 f"column names or a boolean mask, got {spec!r}.")
+            if spec not in ("from_dtype", "auto"):
+                raise ValueError(f"categorical_features must be 'from_dtype', None, column "
+                                 f"indices, column names or a boolean mask, got {spec!r}.")
             if hasattr(X, "dtypes"):
                 for j, dtype in enumerate(X.dtypes):
                     mask[j] = dtype.kind in "OSUb" or str(dtype) in ("category", "string")
