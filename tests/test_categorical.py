@@ -375,6 +375,31 @@ def test_ordered_scan_matches_its_naive_reference(n_classes, crowded):
             assert (got["score"], got["gain"], left, bool(got["missing_go_left"])) == expected
 
 
+@pytest.mark.parametrize("n_classes", [2, 0])
+def test_two_key_twin_scans_as_the_full_scan(n_classes):
+    """Two classes and regression get the scan compiled without the principal component
+    (``categorical_scan_pointer(principal_component=False)``, a compile-time saving): the
+    same split records, bit for bit, as the full scan, on the ordered and the exhaustive
+    paths."""
+    from treesmith._kernels.pointers import categorical_scan_pointer, scan_pointer
+    from treesmith._kernels.records import SPLIT_DTYPE
+
+    scan = scan_pointer()
+    full, two_keys = categorical_scan_pointer(), categorical_scan_pointer(True, False)
+    assert full is not two_keys
+    for seed, n_bins in ((0, 40), (1, 8), (2, 255)):
+        hist, node = _kernel_problem(seed, n_classes, n_bins,
+                                     min_samples_leaf=1 if seed != 1 else 5)
+        records = []
+        for categorical_scan in (full, two_keys):
+            results = np.zeros(1, dtype=SPLIT_DTYPE)
+            work = np.zeros((7, max(hist.shape[1], n_classes, 1)))
+            categorical_scan(hist, np.int64(n_bins), np.int64(n_bins), node, work, results,
+                             np.int64(0), scan)
+            records.append(results.tobytes())
+        assert records[0] == records[1]
+
+
 def test_monotonic_constraint_on_another_feature_leaves_category_sets_free():
     """A constraint on numeric feature 0 does not restrict the category sets of feature 1
     (the scan once read feature 0's direction for every categorical candidate)."""

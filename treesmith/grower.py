@@ -328,7 +328,7 @@ class TreeGrower:
             small_node_scan_pointer(
                 data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)),
             budget, np.zeros(STATUS_SIZE, dtype=np.int64),
-            categorical_scan_pointer(bool(bins.is_categorical.any())),
+            categorical_scan_pointer(bool(bins.is_categorical.any()), self.n_classes > 2),
             feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
             significance_test_pointer(data, bins, impurity, stopping, significance),
             histogram_pointer(data, _histograms_in_parallel(data.sample_idx.shape[0],

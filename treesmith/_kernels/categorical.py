@@ -234,7 +234,7 @@ _SMALLEST_WEIGHT = 1e-300
 _MAX_SQUARINGS = 40
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _first_eigenvector(covariance, v, power, product):
     """Unit first eigenvector ``v`` of the symmetric positive semi-definite, nonzero matrix
     ``covariance`` (K x K), its largest component positive; ``power`` and ``product`` are
@@ -297,7 +297,7 @@ def _first_eigenvector(covariance, v, power, product):
             v[a] = -v[a]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _dot(x, y, z, m):
     """sum_j x[j] y[j] z[j] over j < m, in a fixed order: four running sums, not one long
     chain of dependent additions, and the same bits on every machine (which ``fastmath``
@@ -317,7 +317,7 @@ def _dot(x, y, z, m):
     return (s0 + s1) + (s2 + s3)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel
 def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch):
     """``keys[:m]``: the principal-component scores of ``m`` categories of K classes, from
     their class weight sums ``class_weights[k, j]`` (K rows, category j in column j; the rows
@@ -540,6 +540,14 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     for j in range(prefix + 1):  # _set_bit written out: a call per category passing the
         code = order[j]  # bitset costs an NRT incref/decref pair
         bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+
+
+@internal_kernel
+def no_principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch):
+    """Stand-in for ``_principal_component_keys`` in the scan's twin for two classes and
+    regression (``pointers.categorical_scan_pointer``), which never reach it: it compiles in
+    no time."""
+    return 0.0, 0.0
 
 
 @pointer_kernel
