@@ -252,14 +252,14 @@ def _first_eigenvector(covariance, v, power, product):
     for a in range(k_classes):
         for c in range(k_classes):
             power[a, c] = covariance[a, c] * (1.0 / trace)
+    ones = v  # scratch until v is computed: the third factor of _dot
+    for a in range(k_classes):
+        ones[a] = 1.0
     for _ in range(_MAX_SQUARINGS):
         trace = 0.0
         for a in range(k_classes):
-            for c in range(a, k_classes):
-                s = 0.0
-                for b in range(k_classes):
-                    s += power[a, b] * power[b, c]
-                product[a, c] = s
+            for c in range(a, k_classes):  # P symmetric: (P^2)[a, c] = row a . row c
+                product[a, c] = _dot(power[a], power[c], ones, k_classes)
             trace += product[a, a]
         # trace(P^2) = 1 iff P = v v^T, for unit-trace P; 1 - 1e-10 leaves the second
         # eigenvector a weight below 1e-10 in the column taken as v
