@@ -830,8 +830,8 @@ def test_numpy_rows_of_the_wrong_width_or_order_are_named():
     categorical = int(np.flatnonzero(model.is_categorical_)[0])
     swapped = values.copy()
     swapped[:, [numeric[0], categorical]] = values[:, [categorical, numeric[0]]]
-    with pytest.raises(ValueError, match=f"{X.columns[numeric[0]]!r} \\(column {numeric[0]}\\) holds "
-                              "non-numeric values but was numeric at fit time"):
+    with pytest.raises(ValueError, match=f"{X.columns[numeric[0]]!r} \\(column {numeric[0]}\\) "
+                              "holds non-numeric values but was numeric at fit time"):
         model.predict(swapped)
 
 

@@ -1,15 +1,15 @@
 """Categorical features of the tree estimators: which columns, their categories, their codes.
 
 ``categorical_features`` (docs/methods.md §11) says which columns are categorical:
-``"from_dtype"`` (pandas category, string/object and bool columns, but not an object column
-that holds only numbers nor a bool column that ``monotonic_cst`` constrains; polars
-Categorical, Enum, String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
-``False`` switches categorical splits off. At fit time each categorical column's categories
-are the values observed in training, sorted (a pandas category column and a polars Enum keep
-their dtype's order), and become the codes 0..k-1 the tree splits on by
-sets (``treesmith._kernels.categorical``); at most 255 per column, one bin each. Missing
-values, and at prediction time categories never seen in training, become NaN: the tree sends
-them to the side it learned for missing values.
+``"from_dtype"`` (pandas category, string/object and bool columns, but not an object column that
+holds only numbers nor a bool column that ``monotonic_cst`` constrains; polars Categorical,
+Enum, String and Boolean columns), a boolean mask, column indices or column names; ``None`` or
+``False`` switches categorical splits off. At fit time each categorical column's categories are
+the values observed in training, sorted (a pandas category column and a polars Enum keep their
+dtype's order), and become the codes 0..k-1 the tree splits on by sets
+(``treesmith._kernels.categorical``); at most 255 per column, one bin each. Missing values, and
+at prediction time categories never seen in training, become NaN: the tree sends them to the
+side it learned for missing values.
 """
 
 from __future__ import annotations

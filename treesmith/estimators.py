@@ -527,8 +527,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Columns split by sets of categories (docs/methods.md §11) rather than by thresholds.
         "from_dtype" (default): the pandas category, string, object and bool columns of a
         DataFrame (none of an array; an object column holding only numbers stays numeric,
-        and so does a bool column that ``monotonic_cst`` constrains: False < True). A categorical column's observed categories, sorted
-        (``categories_``), become codes 0..k-1, at most 255 and at most ``max_bins``.
+        and so does a bool column that ``monotonic_cst`` constrains: False < True). A
+        categorical column's observed categories, sorted (``categories_``), become codes
+        0..k-1, at most 255 and at most ``max_bins``.
         Missing values, and categories unseen in training, take each split's missing-value
         side (unseen ones with an ``UnseenLevelWarning``). The best set is exact for two
         classes (strictly concave criterion) and regression under the gain rules without
