@@ -34,8 +34,9 @@ Candidates, with m the categories present in the node:
 Cost (``benchmarks/bench_categorical.py``): an ordering is a bucket sort of the keys
 (``_sort_by_key``) and a copy of the rows in that order, after one pass over the bins that
 finds the present categories, their weights and (two classes, regression) their keys; the
-principal component adds a K x K weighted covariance of the proportions and a power iteration.
-Every path but the exhaustive one is one numeric scan of the ordered rows.
+principal component adds a K x K weighted covariance of the proportions and its first
+eigenvector (``_first_eigenvector``). Every path but the exhaustive one is one numeric scan of
+the ordered rows.
 
 The chosen set is a 256-bit bitset (four uint64 words, bit ``c & 63`` of word ``c >> 6`` for
 code c), stored per node by the growth loop and read by ``partition_categorical`` and the
@@ -197,6 +198,17 @@ def _ordering_is_exact(node):
 def _copy_row(source, b, target, r):
     for s in range(source.shape[1]):
         target[r, s] = source[b, s]
+
+
+@njit(cache=True, nogil=True)
+def _no_split(out):
+    """Mark the record ``out`` as holding no valid split (its ``impurity_failed`` is the
+    caller's)."""
+    out["bin_threshold"] = NO_SPLIT
+    out["next_bin"] = NO_SPLIT
+    out["score"] = -np.inf
+    out["gain"] = -np.inf
+    _clear_bits(out["left_categories"])
 
 
 @njit(cache=True, nogil=True)
@@ -443,12 +455,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 high = max(high, key)
             m += 1
     if m == 0:
-        out["bin_threshold"] = NO_SPLIT
-        out["next_bin"] = NO_SPLIT
-        out["score"] = -np.inf
-        out["gain"] = -np.inf
+        _no_split(out)
         out["impurity_failed"] = False
-        _clear_bits(out["left_categories"])
         return
     # The numeric scan scores the candidates into results[f], with this feature's index: it
     # reads the feature's monotonic direction, 0 for a categorical feature (constraints on
@@ -493,13 +501,10 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                     if everything or (mask >> j) & 1:
                         _set_bit(best_bits, present[j])
         out["impurity_failed"] = failed
-        out["next_bin"] = NO_SPLIT
-        _clear_bits(out["left_categories"])
         if best_score == -np.inf:
-            out["bin_threshold"] = NO_SPLIT
-            out["score"] = -np.inf
-            out["gain"] = -np.inf
+            _no_split(out)
             return
+        out["next_bin"] = NO_SPLIT
         out["score"] = best[0]["score"]
         out["gain"] = best[0]["gain"]
         out["weight_left"] = best[0]["weight_left"]
@@ -527,16 +532,14 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         for s in range(n_stats):
             compact[j, s] = hist_f[b, s]
     scan(compact, m, m, node, work, results, f)
-    out["next_bin"] = NO_SPLIT
-    _clear_bits(out["left_categories"])
     prefix = out["bin_threshold"]
     if prefix == NO_SPLIT or not out["score"] > -np.inf:
-        out["bin_threshold"] = NO_SPLIT
-        out["score"] = -np.inf
-        out["gain"] = -np.inf
+        _no_split(out)
         return
     out["bin_threshold"] = CATEGORICAL_SPLIT
+    out["next_bin"] = NO_SPLIT
     bits = out["left_categories"]
+    _clear_bits(bits)
     for j in range(prefix + 1):  # _set_bit written out: a call per category passing the
         code = order[j]  # bitset costs an NRT incref/decref pair
         bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
