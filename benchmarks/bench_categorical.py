@@ -102,7 +102,8 @@ def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 25
     rule other than the gain family), or, ``as_a_fit``, the one a gini / squared-error gain
     fit with unit weights calls (the gain-rule twin; for classification the unit-weight scan
     with gini inlined, about twice as fast): the categorical scan calls the same one, so its
-    own cost (finding, ordering and copying the categories) weighs more against it."""
+    own cost (finding and ordering the categories) weighs more against it. The categorical
+    scan gets the twin of the same scan that reads the bins in its order (``in_order``)."""
     from treesmith._kernels.categorical import scan_categorical
     from treesmith._kernels.pointers import scan_pointer
     from treesmith._kernels.records import SPLIT_DTYPE
@@ -117,8 +118,10 @@ def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 25
 
         criterion = Gini() if n_classes else MSE()
         scan = scan_pointer(node.rule, criterion.impurity_function(), unit_weights=n_classes > 0)
+        scan_in_order = scan_pointer(node.rule, criterion.impurity_function(),
+                                     unit_weights=n_classes > 0, in_order=True)
     else:
-        scan = scan_pointer()
+        scan, scan_in_order = scan_pointer(), scan_pointer(in_order=True)
     calls = 2000
     # The calls loop in compiled code, as in the growth loop: a call from Python would time
     # the boxing of the node record, not the scan.
@@ -128,7 +131,7 @@ def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 25
         numeric_loop(hist, node, work, results, scan, calls)
 
     def categorical():
-        categorical_loop(hist, node, work, results, scan, calls)
+        categorical_loop(hist, node, work, results, scan_in_order, calls)
 
     numeric(), categorical()  # compile
     wall = {"numeric": [], "categorical": []}

@@ -346,7 +346,8 @@ def _kernel_problem(seed, n_classes, n_bins, rule_code=0, min_samples_leaf=1, cr
 @pytest.mark.parametrize("n_classes", [2, 3, 4, 0])
 @pytest.mark.parametrize("crowded", [False, True])
 def test_ordered_scan_matches_its_naive_reference(n_classes, crowded):
-    """The bucket-sorted layout and the shared per-category work choose exactly the split of
+    """The bucket-sorted order, read in place by the numeric scan's twin that takes bins in
+    ``NodeScan.bin_order``, and the shared per-category work choose exactly the split of
     the reference (Python's sort by (key, code), one compact histogram per ordering, the
     numeric scan): same score bits, same category set, same missing side; under the gain
     and balanced rules and a leaf-size limit, with ties, pure and absent categories, with and
@@ -358,6 +359,7 @@ def test_ordered_scan_matches_its_naive_reference(n_classes, crowded):
     from treesmith._kernels.split_rules import RULE_BALANCED
 
     scan, categorical_scan = scan_pointer(), categorical_scan_pointer()
+    scan_in_order = scan_pointer(in_order=True)
     settings = [(0, 1), (RULE_BALANCED, 1), (0, 30)] if n_classes else [(0, 1)]
     for seed in range(6):
         for rule_code, min_samples_leaf in settings:
@@ -367,7 +369,8 @@ def test_ordered_scan_matches_its_naive_reference(n_classes, crowded):
             results = np.zeros(1, dtype=SPLIT_DTYPE)
             work = np.zeros((7, max(hist.shape[1], n_classes, 1)))
             categorical_scan(hist, np.int64(n_bins), np.int64(n_bins), node, work, results,
-                             np.int64(0), scan)
+                             np.int64(0), scan_in_order)
+            # the reference copies the rows in key order for the scan of numeric features
             expected = scan_orderings_reference(hist, n_bins, n_bins, node, scan)
             got = results[0]
             if expected is None:
@@ -387,7 +390,7 @@ def test_two_key_twin_scans_as_the_full_scan(n_classes):
     from treesmith._kernels.pointers import categorical_scan_pointer, scan_pointer
     from treesmith._kernels.records import SPLIT_DTYPE
 
-    scan = scan_pointer()
+    scan = scan_pointer(in_order=True)
     full, two_keys = categorical_scan_pointer(), categorical_scan_pointer(True, False)
     assert full is not two_keys
     for seed, n_bins in ((0, 40), (1, 8), (2, 255)):

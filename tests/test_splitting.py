@@ -130,7 +130,7 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
                                        np.zeros(n_bins_non_missing.size, dtype=bool)),
                              np.arange(2), 0, y.size, node,
                              small_node_workspace(1, missing_bin, 2), 0, results, scan_pointer(),
-                             categorical_scan_pointer())
+                             categorical_scan_pointer(), scan_pointer(in_order=True))
     for f in range(2):
         expected = with_histogram[f]
         assert results[f]["score"] == pytest.approx(expected["score"], rel=1e-12, abs=1e-15)
@@ -199,7 +199,8 @@ def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks, parallel_
                         BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing,
                                        np.zeros(n_bins_non_missing.size, dtype=bool)), features,
                         0, y.size, node, small_node_workspace(chunks, missing_bin, 4), out,
-                        scan_pointer(), chunks, categorical_scan_pointer())
+                        scan_pointer(), chunks, categorical_scan_pointer(),
+                        scan_pointer(in_order=True))
         results[chunks] = out
     assert (results[n_chunks]["bin_threshold"] != NO_SPLIT).all()
     np.testing.assert_array_equal(results[n_chunks], results[1])
@@ -302,3 +303,71 @@ def test_categories_of_rows_maps_row_bits_to_code_bits_in_place(seed):
     _categories_of_rows(bits, touched, n_rows)
     codes = [c for c in range(256) if (int(bits[c >> 6]) >> (c & 63)) & 1]
     assert codes == sorted(touched[left_rows].tolist())
+
+
+@pytest.mark.parametrize("kind", ["every_rule", "gain", "unit_weights_gini",
+                                  "unit_weights_entropy", "impure_pairs", "sampled_candidates"])
+def test_scan_in_order_is_the_scan_of_the_rows_copied_in_that_order(kind):
+    """The twin of each scan that takes the bins in ``NodeScan.bin_order``
+    (``scan_pointer(..., in_order=True)``: the categorical scan hands it its categories in
+    key order) returns, bit for bit, the record of the scan itself on a histogram whose rows
+    were copied in that order: thresholds are positions in the order. With empty, pure and
+    missing bins, leaf-size limits, and the minimax rule's sampled thresholds."""
+    from treesmith._kernels.pointers import sampled_candidates_scan_pointer
+    from treesmith._kernels.split_rules import RULE_IMPURE_PAIRS
+    from treesmith.rules import Minimax
+    from treesmith.rules._kernel import kernel_rule
+    from treesmith.rules.set_functions import ThresholdPairs
+
+    criterion = Entropy() if kind == "unit_weights_entropy" else Gini()
+    unit_weights = kind.startswith("unit_weights")
+    rng = np.random.default_rng(["every_rule", "gain", "unit_weights_gini",
+                                 "unit_weights_entropy", "impure_pairs",
+                                 "sampled_candidates"].index(kind))
+    n_checked = 0
+    for trial in range(40):
+        n_bins = int(rng.integers(1, 60))
+        counts = rng.integers(0, 40, size=(n_bins + 1, 3)).astype(float)
+        counts[rng.random(n_bins + 1) < 0.3] = 0.0  # empty bins
+        pure = rng.random(n_bins + 1) < 0.3
+        counts[pure] *= np.eye(3)[rng.integers(0, 3, pure.sum())]  # pure bins
+        if trial % 3 == 0:
+            counts[n_bins] = 0.0  # no missing values
+        weights = counts if unit_weights else counts * rng.uniform(0.5, 2.0, counts.shape)
+        hist = np.ascontiguousarray(np.hstack([weights, counts]))
+        totals = hist.sum(axis=0)
+        if totals[3:].sum() == 0:
+            continue
+        parent = totals[:3].sum() * criterion(totals[:3] / totals[:3].sum())
+        min_samples_leaf = 1 if trial % 2 else 15
+        node = node_scan(criterion, totals, parent, totals[:3].sum(), min_samples_leaf,
+                         skip=min_samples_leaf == 1 and kind != "impure_pairs")
+        if kind == "every_rule":
+            scans = scan_pointer(), scan_pointer(in_order=True)
+        elif kind == "impure_pairs":
+            node = node._replace(rule=node.rule._replace(code=RULE_IMPURE_PAIRS))
+            scans = scan_pointer(node.rule), scan_pointer(node.rule, in_order=True)
+        elif kind == "sampled_candidates":
+            rule, _ = kernel_rule(Minimax(ThresholdPairs(3)), np.ones(1), 0.0, False,
+                                  seed=trial)
+            node = node._replace(rule=rule)
+            scans = sampled_candidates_scan_pointer(), sampled_candidates_scan_pointer(True)
+        else:
+            if min_samples_leaf > 1:
+                continue  # the unit-weight scan is handed out without leaf-size limits too
+            h = criterion.impurity_function()
+            scans = (scan_pointer(node.rule, h, unit_weights=True),
+                     scan_pointer(node.rule, h, unit_weights=True, in_order=True))
+        assert scans[0] is not scans[1]
+        order = rng.permutation(n_bins).astype(np.int64)
+        copied = np.ascontiguousarray(np.vstack([hist[order], hist[n_bins:]]))
+        records = []
+        for scan, histogram, scanned_node in (
+                (scans[0], copied, node), (scans[1], hist, node._replace(bin_order=order))):
+            results = np.zeros(1, dtype=SPLIT_DTYPE)
+            scan(histogram, np.int64(n_bins), np.int64(n_bins), scanned_node,
+                 scan_workspace(1, 6, 3)[0], results, np.int64(0))
+            records.append(results.tobytes())
+        assert records[0] == records[1]
+        n_checked += 1
+    assert n_checked >= 15

@@ -320,22 +320,27 @@ class TreeGrower:
         small_node_size = int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
                                                2 * sampling.max_features <= n_features))
         stopping, significance = rules.record(), rules.significance_record()
+        scan = scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
+                                self._unit_weight_scan(data))
+        has_categorical = bool(bins.is_categorical.any())
         engine = EngineSettings(
             PARALLEL_THRESHOLD, small_node_size, n_threads,
             int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
-            scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
-                             self._unit_weight_scan(data)),
+            scan,
             small_node_scan_pointer(
                 data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)),
             budget, np.zeros(STATUS_SIZE, dtype=np.int64),
-            categorical_scan_pointer(bool(bins.is_categorical.any()), self.n_classes > 2),
+            categorical_scan_pointer(has_categorical, self.n_classes > 2),
             feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
             significance_test_pointer(data, bins, impurity, stopping, significance),
             histogram_pointer(data, _histograms_in_parallel(data.sample_idx.shape[0],
                                                             n_features, n_threads),
                               needed=data.sample_idx.shape[0] >= small_node_size),
             *heap_pointers(stopping.max_leaf_nodes > 0),
-            categorical_partition_pointer(data, bool(bins.is_categorical.any())))
+            categorical_partition_pointer(data, has_categorical),
+            scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
+                             self._unit_weight_scan(data), in_order=True)
+            if has_categorical else scan)
         records = (bins, impurity, stopping, sampling, rule, test_costs, significance)
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),

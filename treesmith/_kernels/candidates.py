@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from .random import initial_state, next_below
-from .splitting import scan_feature, sort_prefix
+from .splitting import bin_at, scan_feature, sort_prefix
 from .split_rules import NO_SPLIT
 from .stats import bin_count, count_column, stats_count
 
@@ -88,6 +88,11 @@ def draw_candidate_bins(rows_per_bin, n_bins_non_missing, n_rows, n_draws, state
             return
 
 
+#: The scan of every bin when no thresholds are sampled; ``scan_feature``'s twin that takes
+#: the bins in ``NodeScan.bin_order`` in ``scan_sampled_candidates_in_order``.
+scan_every_bin = scan_feature
+
+
 @njit(cache=True, nogil=True)
 def scan_sampled_candidates(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
     """``splitting.scan_feature`` restricted to the paper's sampled thresholds when the
@@ -97,18 +102,22 @@ def scan_sampled_candidates(hist_f, n_bins_non_missing, missing_bin, node, work,
     ``pointers.sampled_candidates_scan_pointer``). Bins from one candidate to the next are
     merged into one row, the last occupied bins after the last candidate into a final row:
     the scan's cuts are then exactly the candidates (and, after the final row, "non-missing
-    left, missing right"); the chosen row is translated back to its bin.
+    left, missing right"); the chosen row is translated back to its bin. Its twin
+    ``scan_sampled_candidates_in_order`` takes the bins in ``node.bin_order``, thresholds then
+    being positions in it (``splitting.bin_at``), and scans every bin with
+    ``scan_feature``'s twin (``scan_every_bin``; ``pointers.sampled_candidates_scan_pointer``).
     """
     parameters = node.rule.parameters
     if parameters.shape[0] <= SEED or parameters[SAMPLED_FLAG] == 0.0:
-        scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
+        scan_every_bin(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
         return
     n_classes = node.n_classes
     n_stats = hist_f.shape[1]
     n_rows = np.int64(stats_count(node.totals, n_classes))
-    rows_per_bin = np.empty(n_bins_non_missing)
+    bin_order = node.bin_order
+    rows_per_bin = np.empty(n_bins_non_missing)  # by position (bin_at)
     for b in range(n_bins_non_missing):
-        rows_per_bin[b] = bin_count(hist_f, b, n_classes)
+        rows_per_bin[b] = bin_count(hist_f, bin_at(bin_order, b), n_classes)
     is_candidate = np.zeros(n_bins_non_missing, dtype=np.bool_)
     state = candidate_state(np.int64(parameters[SEED]), node.totals, n_classes, f)
     draw_candidate_bins(rows_per_bin, n_bins_non_missing, n_rows,
@@ -121,8 +130,9 @@ def scan_sampled_candidates(hist_f, n_bins_non_missing, missing_bin, node, work,
     for b in range(n_bins_non_missing):
         if rows_per_bin[b] <= 0.0:
             continue
+        row = bin_at(bin_order, b)
         for s in range(n_stats):
-            grouped[n_groups, s] += hist_f[b, s]
+            grouped[n_groups, s] += hist_f[row, s]
         is_open = True
         if is_candidate[b]:
             last_bin[n_groups] = b
@@ -133,6 +143,7 @@ def scan_sampled_candidates(hist_f, n_bins_non_missing, missing_bin, node, work,
         n_groups += 1
     for s in range(n_stats):
         grouped[n_groups, s] = hist_f[missing_bin, s]
+    # the groups are rows in order: scan_feature, which ignores node.bin_order
     scan_feature(grouped, n_groups, n_groups, node, work, results, f)
     split = results[f]
     b = split["bin_threshold"]

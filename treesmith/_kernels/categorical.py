@@ -4,10 +4,11 @@ A categorical feature's bins are its category codes 0..k-1 (``treesmith.categori
 missing bin, so its histogram is the same per-bin statistics row as a numeric feature's. A
 candidate split sends a set of categories left, the other categories right and the missing
 bin (missing values and categories unseen in training) to its learned side. The scan never
-scores a candidate itself: it lays out the categories of a candidate family as a compact
-histogram and hands it to the numeric scan (``splitting.scan_feature`` through its pointer), so
-the impurity, the split rule's numerator, min_samples_leaf / min_weight_leaf and the choice of
-the missing side are exactly those of numeric features.
+scores a candidate itself: it hands the categories of a candidate family in order (the node's
+``bin_order``) or laid out as a compact histogram to the numeric scan (its twin that takes
+bins in that order, ``splitting.bin_at``, through a pointer), so the impurity, the split
+rule's numerator, min_samples_leaf / min_weight_leaf and the choice of the missing side are
+exactly those of numeric features.
 
 Candidates, with m the categories present in the node:
 
@@ -32,11 +33,11 @@ Candidates, with m the categories present in the node:
   categories' proportion vectors lie on one line.
 
 Cost (``benchmarks/bench_categorical.py``): an ordering is a bucket sort of the keys
-(``_sort_by_key``) and a copy of the rows in that order, after one pass over the bins that
-finds the present categories, their weights and (two classes, regression) their keys; the
-principal component adds a K x K weighted covariance of the proportions and its first
-eigenvector (``_first_eigenvector``). Every path but the exhaustive one is one numeric scan of
-the ordered rows.
+(``_sort_by_key``), after one pass over the bins that finds the present categories, their
+weights and (two classes, regression) their keys; the principal component adds a K x K
+weighted covariance of the proportions and its first eigenvector (``_first_eigenvector``).
+Every path but the exhaustive one is then one numeric scan that reads the histogram's rows
+in key order: no row is copied.
 
 The chosen set is a 256-bit bitset (four uint64 words, bit ``c & 63`` of word ``c >> 6`` for
 code c), stored per node by the growth loop and read by ``partition_categorical`` and the
@@ -47,7 +48,7 @@ import numpy as np
 from numba import njit
 
 from .decorators import internal_kernel, pointer_kernel
-from .records import SPLIT_DTYPE, Monotonicity
+from .records import SPLIT_DTYPE, Monotonicity, NodeScan
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
     REGRESSION_COUNT,
@@ -198,26 +199,6 @@ def _ordering_is_exact(node):
 def _copy_row(source, b, target, r):
     for s in range(source.shape[1]):
         target[r, s] = source[b, s]
-
-
-@njit(cache=True, nogil=True)
-def _copy_rows(hist_f, order, m, missing_bin, compact):
-    """``compact[j] = hist_f[order[j]]`` for j < m, then the missing bin's row: the ordered
-    histogram the numeric scan reads. Two statistics per step (classification rows hold 2 K):
-    a third less time than one at a time for 3 classes."""
-    n_stats = hist_f.shape[1]
-    odd = n_stats % 2
-    for j in range(m):
-        b = order[j]
-        for s in range(0, n_stats - odd, 2):
-            first = hist_f[b, s]
-            second = hist_f[b, s + 1]
-            compact[j, s] = first
-            compact[j, s + 1] = second
-        if odd:
-            compact[j, n_stats - 1] = hist_f[b, n_stats - 1]
-    for s in range(n_stats):
-        compact[m, s] = hist_f[missing_bin, s]
 
 
 @njit(cache=True, nogil=True)
@@ -418,8 +399,9 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     OUT ``results[f]``: as the numeric scan's record (``records.SPLIT_DTYPE``), with
     ``bin_threshold`` ``CATEGORICAL_SPLIT`` (``NO_SPLIT`` when no valid split exists),
     ``left_categories`` the bitset of the row indices of ``hist_f`` sent left and ``next_bin``
-    ``NO_SPLIT``. ``scan`` is the numeric per-feature scan (``pointers.scan_pointer``), which
-    scores every candidate; ``work`` its scratch block.
+    ``NO_SPLIT``. ``scan`` is the numeric per-feature scan's twin that takes the bins in
+    ``node.bin_order`` (``pointers.scan_pointer(..., in_order=True)``), which scores every
+    candidate; ``work`` its scratch block.
 
     One pass over the bins finds the present categories, their weights and (two classes,
     regression) their keys; the scratch of every step is one allocation.
@@ -431,7 +413,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     by_principal_component = n_classes > 2
     principal_floats = (n_classes * n + 2 * n_classes + 3 * n_classes * n_classes
                         if by_principal_component else 0)
-    n_floats = 2 * n + (n + 1) * n_stats + n + principal_floats
+    n_floats = 3 * n + principal_floats
     # one allocation, its tail the integer scratch: an allocation costs as much as a pass
     # over the categories of a two-class node
     scratch = np.empty(n_floats + 4 * n + 1)
@@ -514,10 +496,17 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         best_score = -np.inf
         failed = False  # h failed on some candidate (a failing user criterion)
         compact = np.empty((3, n_stats))
+        in_compact_order = scratch_ints[n:n + 2]  # the rows of compact as they are
+        in_compact_order[0] = 0
+        in_compact_order[1] = 1
+        compact_node = NodeScan(n_classes, node.impurity, node.rule, node.min_samples_leaf,
+                                node.min_weight_leaf, node.weighted_parent_impurity,
+                                node.total_weight, node.totals, node.monotonicity,
+                                in_compact_order)
         _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
         if m == 1:  # the only candidate: the category on one side, missing values on the other
             _copy_row(hist_f, present[0], compact, np.int64(0))
-            scan(compact[::2].copy(), np.int64(1), np.int64(1), node, work, results, f)
+            scan(compact[::2].copy(), np.int64(1), np.int64(1), compact_node, work, results, f)
             failed = failed or results[f]["impurity_failed"]
             best_score, better = _keep_if_better(results, f, best, best_score, scale)
             if better:
@@ -530,7 +519,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 row = 0 if (mask >> j) & 1 else 1
                 for s in range(n_stats):
                     compact[row, s] += hist_f[present[j], s]
-            scan(compact, np.int64(2), np.int64(2), node, work, results, f)
+            scan(compact, np.int64(2), np.int64(2), compact_node, work, results, f)
             failed = failed or results[f]["impurity_failed"]
             best_score, better = _keep_if_better(results, f, best, best_score, scale)
             if better:
@@ -552,12 +541,11 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         for w in range(BITSET_WORDS):
             out["left_categories"][w] = best_bits[w]
         return
-    # one ordering, laid out as a compact histogram in key order and scanned once: the
-    # numeric scan's record is the answer, its prefix length turned into a set
+    # one ordering: the numeric scan takes the histogram's rows in key order (the node's
+    # bin_order), and its record is the answer, its prefix length turned into a set
     floats = scratch_floats[2 * n:]
     ints = scratch_ints[n:]
-    compact = floats[:(m + 1) * n_stats].reshape((m + 1, n_stats))
-    sorted_keys = floats[(m + 1) * n_stats:(m + 1) * n_stats + m]
+    sorted_keys = floats[:m]
     order = ints[:m]
     bucket_start = ints[m:2 * m + 1]
     bucket_of = ints[2 * m + 1:3 * m + 1]
@@ -566,8 +554,10 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             class_weights, weights, keys, m, keys,
             scratch_floats[scratch_floats.shape[0] - principal_floats + n_classes * n:])
     _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
-    _copy_rows(hist_f, order, m, missing_bin, compact)
-    scan(compact, m, m, node, work, results, f)
+    in_key_order = NodeScan(n_classes, node.impurity, node.rule, node.min_samples_leaf,
+                            node.min_weight_leaf, node.weighted_parent_impurity,
+                            node.total_weight, node.totals, node.monotonicity, order)
+    scan(hist_f, m, missing_bin, in_key_order, work, results, f)
     prefix = out["bin_threshold"]
     if prefix == NO_SPLIT or not out["score"] > -np.inf:
         _no_split(out)

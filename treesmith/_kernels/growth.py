@@ -506,6 +506,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     n_free = np.int64(0)
     proportions = np.empty(max(n_classes, 1))
     results = np.empty(n_features, dtype=SPLIT_DTYPE)
+    natural_order = np.empty(0, dtype=np.int64)  # every node's NodeScan.bin_order
     path_costs = np.empty(n_features)
     n_cost_groups = 1
     for f in range(n_features):
@@ -612,16 +613,18 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 node_scan = NodeScan(n_classes, impurity, rule, stopping.min_samples_leaf,
                                      stopping.min_weight_leaf, weighted_impurity, total_weight,
                                      node_stats, Monotonicity(direction, lower_bound[node],
-                                                              upper_bound[node]))
+                                                              upper_bound[node]),
+                                     natural_order)
                 if has_histogram:
                     scan_features_with_histogram(hist, features, bins, node_scan, results,
-                                                 work[0], engine.scan, engine.categorical_scan)
+                                                 work[0], engine.scan, engine.categorical_scan,
+                                                 engine.scan_in_order)
                 else:
                     parallel = count * features.shape[0] >= SMALL_NODE_PARALLEL_WORK
                     engine.small_node_scan(data, bins, features, start[node], end[node],
                                            node_scan, small_node_workspace, results,
                                            engine.scan, n_chunks if parallel else 1,
-                                           engine.categorical_scan)
+                                           engine.categorical_scan, engine.scan_in_order)
                 if _report_failed_scan(results, features, engine.status, node, start[node],
                                        end[node], depth[node]):
                     break

@@ -192,7 +192,8 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     # Unconstrained: the test asks whether the feature is associated with the labels at all.
     node = NodeScan(n_classes, Impurity(h, h_params), gain_rule(), min_samples_leaf,
                     min_weight_leaf, weighted_parent_impurity, node_weight, totals,
-                    Monotonicity(np.zeros(0, dtype=np.int64), -np.inf, np.inf))
+                    Monotonicity(np.zeros(0, dtype=np.int64), -np.inf, np.inf),
+                    np.zeros(0, dtype=np.int64))
 
     observed = -np.inf
     for f in range(n_features):

@@ -103,6 +103,8 @@ def twin(dispatcher: Dispatcher, suffix: str, python_entry: bool = False, option
     would overwrite each other's entries. One twin per (kernel, suffix) and process; under
     ``NUMBA_DISABLE_JIT`` the kernel itself, which is plain Python then.
 
+    A twin of a function compiled with ``inline="always"`` is inlined as the function is.
+
     ``reference_counted`` False compiles it without Numba's reference counting (the ``_nrt``
     option): for a kernel that allocates nothing (Numba refuses to compile one that does) and
     is called so often that the atomic incref/decref pair it takes on each array argument
@@ -132,7 +134,9 @@ def twin(dispatcher: Dispatcher, suffix: str, python_entry: bool = False, option
             _TWINS[key] = compiled(copy, {**{name: value for name, value in options.items()
                                              if name != "parallel"}, **reference_counting})
         else:
-            _TWINS[key] = njit(cache=True, nogil=True, **reference_counting)(copy)
+            inlined = ({"inline": "always"}
+                       if dispatcher.targetoptions.get("inline") == "always" else {})
+            _TWINS[key] = njit(cache=True, nogil=True, **inlined, **reference_counting)(copy)
     return _TWINS[key]
 
 
@@ -163,7 +167,7 @@ def _node_scan_type():
                                     Monotonicity)
     return types.NamedTuple(
         [types.int64, impurity, rule, types.int64, types.float64, types.float64, types.float64,
-         float_1d, monotonicity], NodeScan)
+         float_1d, monotonicity, types.int64[::1]], NodeScan)
 
 
 def _results_type():
@@ -206,7 +210,7 @@ def _inlined_impurities():
     return {_impurity.gini: "gini", _impurity.entropy: "entropy"}
 
 
-def scan_pointer(rule=None, impurity_function=None, unit_weights=False):
+def scan_pointer(rule=None, impurity_function=None, unit_weights=False, in_order=False):
     """The per-feature scan (``splitting.scan_feature``) as a first-class function pointer.
 
     The scan is the largest piece of compiled code; called directly it would be compiled again
@@ -226,28 +230,53 @@ def scan_pointer(rule=None, impurity_function=None, unit_weights=False):
     samples scans each feature ~12 % faster without the six incref/decref pairs on its
     arguments), instead: same results bit for bit, and that fit compiles this scan instead of
     the other, not both.
+
+    ``in_order`` gives the chosen scan's twin that takes the bins in ``NodeScan.bin_order``
+    (``splitting.bin_at``): the categorical scan hands it its categories in key order. Only
+    fits with a categorical feature compile it.
     """
     from .split_rules import gain_numerator, numerator_is_gain
     from .splitting import scan_feature, scan_feature_unit_weights
 
     gain_only = rule is not None and bool(numerator_is_gain(int(rule.code)))
     inlined = _inlined_impurities().get(impurity_function) if unit_weights else None
+    order = _in_order_globals() if in_order else {}
+    suffix = "_in_order" if in_order else ""
     if gain_only and inlined is not None:
-        function = twin(scan_feature_unit_weights, inlined, reference_counted=False,
-                        impurity_through_pointer=_direct_call(impurity_function))
-        return _cached_pointer(_SCAN_POINTERS, ("unit_weights", inlined), function,
-                               scan_signature)
-    function = (twin(scan_feature, "gain_numerator", rule_numerator=gain_numerator)
-                if gain_only else scan_feature)
-    return _cached_pointer(_SCAN_POINTERS, gain_only, function, scan_signature)
+        function = twin(scan_feature_unit_weights, inlined + suffix, reference_counted=False,
+                        impurity_through_pointer=_direct_call(impurity_function), **order)
+        return _cached_pointer(_SCAN_POINTERS, ("unit_weights", inlined, bool(in_order)),
+                               function, scan_signature)
+    if gain_only:
+        function = twin(scan_feature, "gain_numerator" + suffix, rule_numerator=gain_numerator,
+                        **order)
+    else:
+        function = twin(scan_feature, "in_order", **order) if in_order else scan_feature
+    return _cached_pointer(_SCAN_POINTERS, (gain_only, bool(in_order)), function,
+                           scan_signature)
 
 
-def sampled_candidates_scan_pointer():
+def _in_order_globals():
+    """The globals a scan's twin ``*_in_order`` rebinds: ``splitting.bin_at`` to
+    ``bin_in_order``, in the scan and in its helper ``_next_occupied``."""
+    from .splitting import _next_occupied, bin_in_order
+
+    return {"bin_at": bin_in_order,
+            "_next_occupied": twin(_next_occupied, "in_order", bin_at=bin_in_order)}
+
+
+def sampled_candidates_scan_pointer(in_order=False):
     """``candidates.scan_sampled_candidates`` (the minimax rule's scan of the paper's random
-    thresholds) as a pointer of the scan's type: compiled only by fits that use it."""
+    thresholds) as a pointer of the scan's type: compiled only by fits that use it.
+    ``in_order``: its twin that takes the bins in ``NodeScan.bin_order`` (``scan_pointer``)."""
     from .candidates import scan_sampled_candidates
+    from .splitting import bin_in_order, scan_feature
 
-    return _cached_pointer(_SCAN_POINTERS, "sampled_candidates", scan_sampled_candidates,
+    function = scan_sampled_candidates
+    if in_order:
+        function = twin(scan_sampled_candidates, "in_order", bin_at=bin_in_order,
+                        scan_every_bin=twin(scan_feature, "in_order", **_in_order_globals()))
+    return _cached_pointer(_SCAN_POINTERS, ("sampled_candidates", bool(in_order)), function,
                            scan_signature)
 
 
@@ -360,7 +389,7 @@ def small_node_scan_pointer(data, bins, parallel=True):
         categorical_scan = types.FunctionType(categorical_scan_signature())
         return types.void(data_type, bins_type, types.int64[::1], types.int64, types.int64,
                           _node_scan_type(), workspace, _results_type(), scan, types.int64,
-                          categorical_scan)
+                          categorical_scan, scan)
 
     function = scan_small_node if parallel else scan_small_node_serial
     return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type, bool(parallel)),

@@ -83,15 +83,17 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: ``significance_test`` (``permutation.node_is_significant``, or a stand-in without it),
 #: ``build_histogram`` (``histogram.build_histogram``, or its serial twin when no node reaches
 #: ``parallel_threshold``), and the best-first heap's ``heap_push`` and ``heap_pop``
-#: (stand-ins in depth-first growth); and ``partition_categorical``, the partition of a node's
+#: (stand-ins in depth-first growth); ``partition_categorical``, the partition of a node's
 #: samples by a categorical split (``categorical.partition_categorical``, or a stand-in when
-#: no feature is categorical).
+#: no feature is categorical); and ``scan_in_order``, the twin of ``scan`` that takes the bins
+#: in ``NodeScan.bin_order``, which the categorical scan scores its candidates with (``scan``
+#: itself when no feature is categorical: never called then, and not compiled twice).
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
      "small_node_scan", "max_node_stats_bytes", "status", "categorical_scan",
      "choose_features", "significance_test", "build_histogram", "heap_push", "heap_pop",
-     "partition_categorical"])
+     "partition_categorical", "scan_in_order"])
 
 #: ``EngineSettings.status[STATUS_CODE]``: the tree grew completely (``GROWTH_COMPLETE``); a
 #: candidate split's impurity was not finite or negative (``GROWTH_CRITERION_FAILED``: the
@@ -130,16 +132,24 @@ Monotonicity = namedtuple("Monotonicity", ["direction", "lower", "upper"])
 #: No monotonic constraints: what a node of an unconstrained fit carries.
 UNCONSTRAINED = Monotonicity(np.zeros(0, dtype=np.int64), -np.inf, np.inf)
 
+#: The bins of a histogram in their own order: what every node of the growth loop carries
+#: as ``NodeScan.bin_order``.
+NATURAL_ORDER = np.zeros(0, dtype=np.int64)
+
 #: What a per-feature scan needs to know about the node: the stats layout (``n_classes``,
 #: 0 for regression), the impurity and the rule, the leaf-size constraints, the node's
 #: ``w(S) h(S)``, the training set's total weight (scores are in probability units), the
-#: node's statistics row ``totals`` (``treesmith._kernels.stats``) and its monotonic
-#: constraints (``Monotonicity``; ``UNCONSTRAINED`` when omitted in Python).
+#: node's statistics row ``totals`` (``treesmith._kernels.stats``), its monotonic
+#: constraints (``Monotonicity``; ``UNCONSTRAINED`` when omitted in Python) and the order
+#: in which the scan takes the histogram's non-missing bins, ``bin_order`` (position p holds
+#: bin ``bin_order[p]``; empty, ``NATURAL_ORDER``: bin p). Thresholds are then positions:
+#: the categorical scan hands over its categories in key order this way, without copying
+#: their rows (``treesmith._kernels.categorical``).
 NodeScan = namedtuple(
     "NodeScan",
     ["n_classes", "impurity", "rule", "min_samples_leaf", "min_weight_leaf",
-     "weighted_parent_impurity", "total_weight", "totals", "monotonicity"],
-    defaults=(UNCONSTRAINED,))
+     "weighted_parent_impurity", "total_weight", "totals", "monotonicity", "bin_order"],
+    defaults=(UNCONSTRAINED, NATURAL_ORDER))
 
 #: Scratch of the small-node scan, one slice per thread chunk: ``scratch`` (n_chunks, n_bins,
 #: n_stats) all zeros between uses, ``touched`` (n_chunks, n_bins) int64, ``compact``

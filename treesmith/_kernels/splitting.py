@@ -58,12 +58,30 @@ from .stats import (
 )
 
 
-@internal_kernel
-def _next_occupied(hist_f, b, n_bins_non_missing, n_classes):
-    b += 1
-    while b < n_bins_non_missing and bin_count(hist_f, b, n_classes) <= 0.0:
-        b += 1
-    return b if b < n_bins_non_missing else NO_SPLIT
+@njit(cache=True, nogil=True, inline="always")
+def bin_at(bin_order, position):
+    """The bin a scan takes at ``position``: the position itself in the scans of numeric
+    features. Their twins ``*_in_order`` (``pointers.scan_pointer(..., in_order=True)``), to
+    which the categorical scan hands its categories in key order, bind this name to
+    ``bin_in_order``: one compiled scan per order, and no test per bin in either."""
+    return position
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bin_in_order(bin_order, position):
+    """The bin at ``position`` of ``NodeScan.bin_order`` (see ``bin_at``)."""
+    return bin_order[position]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_occupied(hist_f, bin_order, p, n_bins_non_missing, n_classes):
+    """The first position after ``p`` whose bin (``bin_at``) is occupied, or ``NO_SPLIT``.
+    Inlined: a call that passes ``bin_order`` costs an NRT incref/decref pair per bin."""
+    p += 1
+    while p < n_bins_non_missing and bin_count(hist_f, bin_at(bin_order, p),
+                                               n_classes) <= 0.0:
+        p += 1
+    return p if p < n_bins_non_missing else NO_SPLIT
 
 
 @pointer_kernel
@@ -93,6 +111,9 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     (empty ``direction``) test one flag per feature.
 
     ``work`` is scratch space of shape ``(7, max(n_stats, n_classes))`` (see ``scan_workspace``).
+    Bins are taken in their own order; this scan's twins ``*_in_order`` take them in
+    ``node.bin_order``, and thresholds are then positions in it (``bin_at``).
+
     The loop indexes scalars and calls ``h`` directly: array views and passing the function
     pointer through helpers cost several times the arithmetic here.
     """
@@ -132,16 +153,19 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     best_missing_left = np.bool_(False)
     best_weight_left = 0.0
     best_gain = -np.inf
-    b = _next_occupied(hist_f, NO_SPLIT, n_bins_non_missing, n_classes)
+    bin_order = node.bin_order
+    # b and next_b are positions (bin_at)
+    b = _next_occupied(hist_f, bin_order, NO_SPLIT, n_bins_non_missing, n_classes)
     pure_here = -1
     if skip_same_class_runs and b != NO_SPLIT:
-        pure_here = pure_class_of_bin(hist_f, b, n_classes)
+        pure_here = pure_class_of_bin(hist_f, bin_at(bin_order, b), n_classes)
     first_cut = True
     failed = False
     while b != NO_SPLIT:
-        next_b = _next_occupied(hist_f, b, n_bins_non_missing, n_classes)
+        next_b = _next_occupied(hist_f, bin_order, b, n_bins_non_missing, n_classes)
+        row = bin_at(bin_order, b)
         for s in range(n_stats):
-            left[s] += hist_f[b, s]
+            left[s] += hist_f[row, s]
             right[s] = non_missing[s] - left[s]
         if next_b == NO_SPLIT:
             # All non-missing values are left: only "missing values right" remains.
@@ -152,8 +176,8 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
         else:
             cut = b
             n_variants = 2 if n_missing > 0.0 else 1
-            pure_next = (pure_class_of_bin(hist_f, next_b, n_classes) if skip_same_class_runs
-                         else -1)
+            pure_next = (pure_class_of_bin(hist_f, bin_at(bin_order, next_b), n_classes)
+                         if skip_same_class_runs else -1)
             skip = pure_here >= 0 and pure_here == pure_next and not first_cut
             pure_here = pure_next
             first_cut = False
@@ -278,7 +302,8 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
     inlined call (``pointers.scan_pointer``, which hands out this scan only when all of this
     holds). The next occupied bin and the same-class-run test are written out in the loop,
     and scratch rows are indexed rather than sliced: per bin, a call and an array view (an
-    NRT incref/decref pair) cost more than the sums.
+    NRT incref/decref pair) cost more than the sums. Bins are taken in their own order, or
+    in ``node.bin_order`` by the twins ``*_in_order`` (``bin_at``), as in ``scan_feature``.
     """
     n_classes = node.n_classes
     h = node.impurity.h
@@ -288,6 +313,7 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
     min_samples_leaf = node.min_samples_leaf
     min_weight_leaf = node.min_weight_leaf
     skip_same_class_runs = node.rule.skip_same_class_runs
+    bin_order = node.bin_order
     # work rows: 0 missing, 1 non-missing, 2 running left, 4 / 5 the candidate's children,
     # 6 the proportions handed to h.
     proportions = work[6, :n_classes]
@@ -310,15 +336,19 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
     failed = False
     first_cut = True
     pure_here = np.int64(-1)
-    b = np.int64(-1)  # the current occupied bin; -1: before the first
+    # b, next_b: positions in bin_order; row, next_row: their bins
+    b = np.int64(-1)  # the current occupied position; -1: before the first
+    row = b
     while True:
-        # The next occupied bin (n_bins_non_missing: none) and, for the run test, its class
-        # if it holds one class only (-1 otherwise).
+        # The next occupied position (n_bins_non_missing: none) and, for the run test, its
+        # class if it holds one class only (-1 otherwise).
         next_b = b + 1
+        next_row = next_b
         while next_b < n_bins_non_missing:
+            next_row = bin_at(bin_order, next_b)
             count = 0.0
             for k in range(n_classes):
-                count += hist_f[next_b, weight_column(n_classes, k)]
+                count += hist_f[next_row, weight_column(n_classes, k)]
             if count > 0.0:
                 break
             next_b += 1
@@ -326,7 +356,7 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
         if skip_same_class_runs and next_b < n_bins_non_missing:
             n_present = 0
             for k in range(n_classes):
-                present = hist_f[next_b, weight_column(n_classes, k)] > 0.0
+                present = hist_f[next_row, weight_column(n_classes, k)] > 0.0
                 n_present += present
                 pure_next = k if present else pure_next
             if n_present != 1:
@@ -335,10 +365,11 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
             if next_b >= n_bins_non_missing:
                 break  # no non-missing value
             b = next_b
+            row = next_row
             pure_here = pure_next
             continue
         for k in range(n_classes):
-            work[2, k] += hist_f[b, weight_column(n_classes, k)]
+            work[2, k] += hist_f[row, weight_column(n_classes, k)]
         last = next_b >= n_bins_non_missing
         if last:
             # All non-missing values are left: only "missing values right" remains.
@@ -354,6 +385,7 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
             first_cut = False
             if skip:
                 b = next_b
+                row = next_row
                 continue
         for variant in range(n_variants):
             # variant 0: missing values right (or none); variant 1: missing values left. The
@@ -406,6 +438,7 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
         if last:
             break
         b = next_b
+        row = next_row
     split = results[f]
     split["score"] = best_score
     split["gain"] = best_gain
@@ -446,16 +479,17 @@ def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
 
 @internal_kernel
 def scan_features_with_histogram(hist, features, bins, node, results, work, scan,
-                                 categorical_scan):
+                                 categorical_scan, scan_in_order):
     """Best split of each feature in ``features`` of a node that has a pooled histogram
     ``hist[feature, bin, stat]``, through ``scan`` (``pointers.scan_pointer()``), or
-    ``categorical_scan`` for a categorical feature (``pointers.categorical_scan_pointer()``);
-    ``work`` is one scratch block of ``scan_workspace``."""
+    ``categorical_scan`` for a categorical feature (``pointers.categorical_scan_pointer()``),
+    which scores its candidates with ``scan_in_order``, the twin of ``scan`` that takes the
+    bins in ``node.bin_order``; ``work`` is one scratch block of ``scan_workspace``."""
     for i in range(features.shape[0]):
         f = features[i]
         if bins.is_categorical[f]:
             categorical_scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work,
-                             results, f, scan)
+                             results, f, scan_in_order)
         else:
             scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work, results, f)
 
@@ -645,7 +679,7 @@ def _categories_of_rows(bits, touched, n_rows):
 
 @internal_kernel(reference_counted=False)
 def scan_small_node_features(data, bins, features, start, end, node, workspace, chunk, results,
-                             scan, categorical_scan):
+                             scan, categorical_scan, scan_in_order):
     """Small-node counterpart of ``scan_features_with_histogram``: the same scan on compact
     histograms built from the node's samples, with chunk ``chunk`` of ``workspace``
     (``records.SmallNodeWorkspace``).
@@ -671,7 +705,8 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
         n_occupied = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch,
                                                touched, compact, occupied, unit_weights)
         if bins.is_categorical[f]:
-            categorical_scan(compact, n_occupied, n_occupied, node, block, results, f, scan)
+            categorical_scan(compact, n_occupied, n_occupied, node, block, results, f,
+                             scan_in_order)
             _categories_of_rows(results[f]["left_categories"], touched, n_occupied)
             continue
         scan(compact, n_occupied, n_occupied, node, block, results, f)
@@ -688,7 +723,7 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
 
 @njit(cache=True, parallel=True)
 def scan_small_node(data, bins, features, start, end, node, workspace, results, scan,
-                    n_chunks, categorical_scan):
+                    n_chunks, categorical_scan, scan_in_order):
     """``scan_small_node_features`` over the node's ``features``, cut into ``n_chunks`` chunks
     run on separate threads (1: on this thread). Chunk ``c`` uses slice ``c`` of the workspace;
     results are per feature, so they do not depend on ``n_chunks``.
@@ -697,14 +732,14 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
     """
     if n_chunks <= 1:
         scan_small_node_features(data, bins, features, start, end, node, workspace,
-                                 np.int64(0), results, scan, categorical_scan)
+                                 np.int64(0), results, scan, categorical_scan, scan_in_order)
         return
     # A parallel loop cannot take records holding arrays: it gets their fields and builds the
     # records again inside.
     X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code, n_classes = data
     n_bins, missing_bin, n_bins_non_missing, is_categorical = bins
     (_, impurity, rule, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
-     total_weight, totals, monotonicity) = node
+     total_weight, totals, monotonicity, bin_order) = node
     h, h_params = impurity
     code, parameters, group_q, n_groups, divides_by_cost, skip_same_class_runs = rule
     direction, lower, upper = monotonicity
@@ -718,19 +753,19 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
             SplitRule(code, parameters, group_q, n_groups, divides_by_cost,
                       skip_same_class_runs),
             min_samples_leaf, min_weight_leaf, weighted_parent_impurity, total_weight, totals,
-            Monotonicity(direction, lower, upper))
+            Monotonicity(direction, lower, upper), bin_order)
         scan_small_node_features(
             TrainingData(X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code,
                          n_classes),
             BinLayout(n_bins, missing_bin, n_bins_non_missing, is_categorical),
             features[first:last], start,
             end, chunk_node, SmallNodeWorkspace(scratch, touched, compact, work, occupied),
-            np.int64(c), results, scan, categorical_scan)
+            np.int64(c), results, scan, categorical_scan, scan_in_order)
 
 
 @pointer_kernel
 def scan_small_node_serial(data, bins, features, start, end, node, workspace, results, scan,
-                           n_chunks, categorical_scan):
+                           n_chunks, categorical_scan, scan_in_order):
     """``scan_small_node`` on the calling thread, whatever ``n_chunks`` says (same results:
     they are per feature).
 
@@ -739,7 +774,7 @@ def scan_small_node_serial(data, bins, features, start, end, node, workspace, re
     parallel region is then never entered, and a first fit does not pay for compiling it.
     """
     scan_small_node_features(data, bins, features, start, end, node, workspace, np.int64(0),
-                             results, scan, categorical_scan)
+                             results, scan, categorical_scan, scan_in_order)
 
 
 @njit(cache=True, nogil=True)

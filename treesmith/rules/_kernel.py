@@ -90,15 +90,16 @@ def kernel_rule(rule: Rule, sample_weight: np.ndarray, theta: float, skip_same_c
 
 
 def scan_pointer_for(rule: Rule, kernel_record=None, impurity_function=None,
-                     unit_weights=False):
+                     unit_weights=False, in_order=False):
     """The per-feature scan the engine runs for ``rule``: the minimax rule with sampled
     candidates scans the paper's random thresholds (``_kernels.candidates``), every other rule
     every bin (``splitting.scan_feature``; for a gain-numerator rule, given its kernel record
     ``kernel_record``, the scan's twin compiled without the other rules' numerators, or with
     ``unit_weights`` and a built-in ``impurity_function`` the unit-weight scan with that
-    impurity inlined: ``pointers.scan_pointer``)."""
+    impurity inlined: ``pointers.scan_pointer``). ``in_order``: its twin that takes the bins
+    in ``NodeScan.bin_order``, for the categorical scan."""
     from .._kernels.pointers import sampled_candidates_scan_pointer, scan_pointer
 
     if rule.code == RULE_MINIMAX and getattr(rule, "candidates", "all") == "sampled":
-        return sampled_candidates_scan_pointer()
-    return scan_pointer(kernel_record, impurity_function, unit_weights)
+        return sampled_candidates_scan_pointer(in_order)
+    return scan_pointer(kernel_record, impurity_function, unit_weights, in_order)
