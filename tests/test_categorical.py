@@ -948,3 +948,17 @@ def test_fit_codes_of_a_category_column_match_the_hash_lookup():
         expected, unseen = _codes(column, observed, missing)
         assert not unseen.any()
         np.testing.assert_array_equal(_fitted_category_codes(column), expected)
+
+
+def test_s_pruning_scores_many_interleaved_categories_by_sets():
+    """With more than 10 categories and the informative ones interleaved with the others in
+    code order, the S-pruning test must score the category sets in key order (the numeric
+    scan's in-order twin): scored in code order, no prefix separates them and the split was
+    pruned."""
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 20, 2000)
+    y = (rng.random(2000) < np.where(codes % 2 == 0, 0.65, 0.35)).astype(int)
+    X = pd.DataFrame({"city": pd.Categorical([f"c{c:02d}" for c in codes])})
+    model = DecisionTreeClassifier(max_depth=1, significance=0.01, n_permutations=99,
+                                   random_state=0).fit(X, y)
+    assert model.tree_.node_count == 3 and model.tree_.is_categorical_split[0]

@@ -153,3 +153,32 @@ def test_max_over_features_controls_the_level_whatever_the_number_of_features():
     y = (X[:, 2] >= 4).astype(np.int64)
     assert permutation_test_max(X, y, np.ones(200), 2, np.full(3, 8), MISSING_BIN, gini,
                                 NO_PARAMS, 1, 0.0, 99, 0, np.zeros(3, dtype=bool), None)[1] == 1 / 100
+
+
+def test_a_categorical_column_is_scored_by_its_best_set_of_categories():
+    """``permutation_test_max`` re-scores a categorical column with more than 10 categories
+    (the categorical scan's ordered path) by its best set of categories: with two classes and
+    gini the class-1 proportion order holds it (Breiman et al. 1984, Thm 4.5), so ``G`` is
+    the best prefix's gain of that order, computed here in numpy."""
+    from treesmith._kernels.pointers import impurity_pointer, scan_pointer
+
+    rng = np.random.default_rng(4)
+    n_categories = 25
+    codes = rng.integers(0, n_categories, 600)
+    y = (rng.random(600) < rng.random(n_categories)[codes]).astype(np.int64)
+    X = np.asfortranarray(codes[:, None].astype(np.int64))
+    gain, _ = permutation_test_max(X, y, np.ones(600), 2, np.array([n_categories]), MISSING_BIN,
+                                   impurity_pointer(gini), NO_PARAMS, 1, 0.0, 0, 0,
+                                   np.array([True]), scan_pointer(in_order=True))
+    counts = np.zeros((n_categories, 2))
+    np.add.at(counts, (codes, y), 1.0)
+    order = sorted(range(n_categories), key=lambda c: (counts[c, 1] / counts[c].sum(), c))
+    total = counts.sum(axis=0)
+
+    def weighted_gini(c):
+        return c.sum() * python_gini(c / c.sum())
+
+    best = max((weighted_gini(total) - weighted_gini(counts[order[:k]].sum(axis=0))
+                - weighted_gini(counts[order[k:]].sum(axis=0))) / 600.0
+               for k in range(1, n_categories))
+    assert gain == pytest.approx(best, rel=1e-12)

@@ -393,15 +393,17 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
 
 
 @njit(cache=True, nogil=True)
-def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scan):
+def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
+                     scan_in_order):
     """Best set of categories of one feature from its histogram ``hist_f[code, stat]``.
 
     OUT ``results[f]``: as the numeric scan's record (``records.SPLIT_DTYPE``), with
     ``bin_threshold`` ``CATEGORICAL_SPLIT`` (``NO_SPLIT`` when no valid split exists),
     ``left_categories`` the bitset of the row indices of ``hist_f`` sent left and ``next_bin``
-    ``NO_SPLIT``. ``scan`` is the numeric per-feature scan's twin that takes the bins in
-    ``node.bin_order`` (``pointers.scan_pointer(..., in_order=True)``), which scores every
-    candidate; ``work`` its scratch block.
+    ``NO_SPLIT``. ``scan_in_order`` is the numeric per-feature scan's twin that takes the bins
+    in ``node.bin_order`` (``pointers.scan_pointer(..., in_order=True)``; the scan itself has
+    the same type but would read the bins in their own order), which scores every candidate;
+    ``work`` its scratch block.
 
     One pass over the bins finds the present categories, their weights and (two classes,
     regression) their keys; the scratch of every step is one allocation.
@@ -506,7 +508,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
         if m == 1:  # the only candidate: the category on one side, missing values on the other
             _copy_row(hist_f, present[0], compact, np.int64(0))
-            scan(compact[::2].copy(), np.int64(1), np.int64(1), compact_node, work, results, f)
+            scan_in_order(compact[::2].copy(), np.int64(1), np.int64(1), compact_node, work,
+                          results, f)
             failed = failed or results[f]["impurity_failed"]
             best_score, better = _keep_if_better(results, f, best, best_score, scale)
             if better:
@@ -519,7 +522,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 row = 0 if (mask >> j) & 1 else 1
                 for s in range(n_stats):
                     compact[row, s] += hist_f[present[j], s]
-            scan(compact, np.int64(2), np.int64(2), compact_node, work, results, f)
+            scan_in_order(compact, np.int64(2), np.int64(2), compact_node, work, results, f)
             failed = failed or results[f]["impurity_failed"]
             best_score, better = _keep_if_better(results, f, best, best_score, scale)
             if better:
@@ -557,7 +560,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     in_key_order = NodeScan(n_classes, node.impurity, node.rule, node.min_samples_leaf,
                             node.min_weight_leaf, node.weighted_parent_impurity,
                             node.total_weight, node.totals, node.monotonicity, order)
-    scan(hist_f, m, missing_bin, in_key_order, work, results, f)
+    scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
     prefix = out["bin_threshold"]
     if prefix == NO_SPLIT or not out["score"] > -np.inf:
         _no_split(out)
@@ -580,7 +583,8 @@ def no_principal_component_keys(class_weights, weights, inverse_weights, m, keys
 
 
 @pointer_kernel
-def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scan):
+def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
+                        scan_in_order):
     """Stand-in for ``scan_categorical`` in fits without categorical features (never
     called): the growth loop's pointer needs a function of that type, and this one compiles
     in no time."""

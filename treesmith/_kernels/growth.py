@@ -637,7 +637,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     splittable = False
                 elif significance.level > 0.0 and not engine.significance_test(
                         data, start[node], end[node], best, bins, impurity, stopping,
-                        significance, sampling.seed * 1000003 + node, engine.scan,
+                        significance, sampling.seed * 1000003 + node, engine.scan_in_order,
                         engine.status, node, depth[node]):
                     splittable = False
                 else:

@@ -71,11 +71,12 @@ def _shuffle_pairs(y_code, sample_weight, state):
 
 @njit(cache=True, nogil=True)
 def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_bins, node, hist_f, work,
-               out, categorical, scan):
+               out, categorical, scan_in_order):
     """Largest Delta_h over the feature's thresholds, or over its sets of categories when
-    ``categorical`` (-inf when no valid split exists); ``scan`` is the numeric scan as a
-    function pointer (``pointers.scan_pointer``) that the categorical scan scores its
-    candidates with, or None when no feature is categorical.
+    ``categorical`` (-inf when no valid split exists); ``scan_in_order`` is the numeric scan's
+    twin that takes the bins in ``NodeScan.bin_order`` (``pointers.scan_pointer(...,
+    in_order=True)``), which the categorical scan scores its candidates with, or None when no
+    feature is categorical.
 
     ``node`` is the node's ``records.NodeScan`` under the gain rule, with the node's own weight
     as total weight; ``node.totals``, ``hist_f``, ``work`` and ``out`` are scratch.
@@ -90,10 +91,10 @@ def _best_gain(feature_bins, sample_idx, y_code, sample_weight, n_bins, node, hi
         for s in range(hist_f.shape[1]):
             totals[s] += hist_f[b, s]
     # n_bins is also the missing bin of the compact bins
-    if scan is None:
+    if scan_in_order is None:
         scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
     elif categorical:
-        scan_categorical(hist_f, n_bins, n_bins, node, work, out, np.int64(0), scan)
+        scan_categorical(hist_f, n_bins, n_bins, node, work, out, np.int64(0), scan_in_order)
     else:
         scan_feature(hist_f, n_bins, n_bins, node, work, out, np.int64(0))
     if out[0]["impurity_failed"]:  # h failed on some candidate: the test cannot be trusted
@@ -158,13 +159,14 @@ def _weighted_parent_impurity(y_code, sample_weight, n_classes, h, h_params):
 # types.int64,  # n_permutations
 # types.int64,  # seed
 # types.boolean[::1],  # is_categorical: columns split by sets of categories
-# scan pointer or None  # the numeric scan, for the categorical columns (None: none is)
+# scan pointer or None  # the numeric scan's in-order twin, for the categorical columns
+#                         (None: none is)
 
 
 @njit(cache=True, nogil=True)
 def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, missing_bin, h,
                          h_params, min_samples_leaf, min_weight_leaf, n_permutations, seed,
-                         is_categorical, scan):
+                         is_categorical, scan_in_order):
     """Like :func:`permutation_test`, for the best gain over *all* features of the node.
 
     Seed 001 re-tests only the chosen feature, which ignores that it was chosen as the best of
@@ -198,7 +200,8 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     observed = -np.inf
     for f in range(n_features):
         gain = _best_gain(compact[:, f], sample_idx, y_code, sample_weight, n_occupied[f], node,
-                          hist_f[:n_occupied[f] + 1], work, out, is_categorical[f], scan)
+                          hist_f[:n_occupied[f] + 1], work, out, is_categorical[f],
+                          scan_in_order)
         if gain != gain:  # the criterion failed: p is NaN, and the grower raises
             return gain, np.nan
         observed = max(observed, gain)
@@ -215,7 +218,7 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
         for f in range(n_features):
             gain = _best_gain(compact[:, f], sample_idx, shuffled_y, shuffled_w, n_occupied[f],
                               node, hist_f[:n_occupied[f] + 1], work, out, is_categorical[f],
-                              scan)
+                              scan_in_order)
             if gain != gain:
                 return observed, np.nan
             if gain >= observed - 1e-12:
@@ -306,13 +309,14 @@ def record_failure(status, node, f, start, end, depth):
 
 # -- the node test the growth kernel calls through a function pointer -------------------------
 @njit(cache=True, nogil=True)
-def node_is_significant(data, start, end, f, bins, impurity, stopping, significance, seed, scan,
-                        status, node, depth):
+def node_is_significant(data, start, end, f, bins, impurity, stopping, significance, seed,
+                        scan_in_order, status, node, depth):
     """S-condition: is the best gain of feature ``f`` (or, ``significance.over_features``, the
     node's best gain over all features) significant at ``significance.level``? The node's
     samples are ``data.sample_idx[start:end]``; the p-value is ``permutation_test_max``'s on
     the node's bins of that one feature (S-pruning's test) or of every feature, a categorical
-    feature re-scored by sets of categories with ``scan``. A NaN p-value (the impurity failed on
+    feature re-scored by sets of categories with ``scan_in_order`` (the numeric scan's twin
+    that takes bins in ``NodeScan.bin_order``). A NaN p-value (the impurity failed on
     shuffled labels) is reported in ``status`` (``records.STATUS_*``) like a failed scan.
 
     The growth loop calls it through ``pointers.significance_test_pointer``, so that only fits
@@ -339,7 +343,7 @@ def node_is_significant(data, start, end, f, bins, impurity, stopping, significa
     p_value = permutation_test_max(
         node_bins, labels, weights, data.n_classes, n_bins, bins.missing_bin, impurity.h,
         impurity.h_params, stopping.min_samples_leaf, stopping.min_weight_leaf,
-        significance.n_permutations, seed, categorical, scan)[1]
+        significance.n_permutations, seed, categorical, scan_in_order)[1]
     if p_value != p_value:
         record_failure(status, node, f, start, end, depth)
         status[STATUS_IN_PERMUTATION_TEST] = 1
@@ -347,8 +351,8 @@ def node_is_significant(data, start, end, f, bins, impurity, stopping, significa
 
 
 @pointer_kernel
-def node_test_skipped(data, start, end, f, bins, impurity, stopping, significance, seed, scan,
-                      status, node, depth):
+def node_test_skipped(data, start, end, f, bins, impurity, stopping, significance, seed,
+                      scan_in_order, status, node, depth):
     """Without S-pruning every split stands: ``node_is_significant``'s stand-in, which the
     growth loop never calls (it tests ``significance.level > 0`` first) but whose pointer
     type it needs."""
