@@ -164,3 +164,12 @@ def test_threshold_pairs_default_and_names(split):
     for member in model.estimators_:
         assert list(member.feature_names_in_) == list(frame.columns)
         assert member.n_features_in_ == 10
+
+
+def test_a_numpy_generator_as_random_state_is_refused_by_name(split):
+    X_train, y_train, _, _ = split
+    model = BudgetForestClassifier(None, alphas=[0], max_estimators=2,
+                                   random_state=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="random_state must be None, an int or a numpy "
+                                         "RandomState"):
+        model.fit(X_train, y_train)

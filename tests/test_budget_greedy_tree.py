@@ -203,3 +203,10 @@ def test_bad_parameters_are_named():
 @parametrize_with_checks([GreedyTreeClassifier(ThresholdPairs(0), random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_a_numpy_generator_as_random_state_is_refused_by_name():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    with pytest.raises(ValueError, match="random_state must be None, an int or a numpy "
+                                         "RandomState"):
+        GreedyTreeClassifier(random_state=np.random.default_rng(0)).fit(X, [0, 0, 1, 1])

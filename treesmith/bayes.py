@@ -20,14 +20,19 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._dtypes import CLASSIFICATION, REGRESSION, TREE_LEAF, TREE_UNDEFINED
 from ._gc import pauses_collector
 from ._kernels import bayes as _kernel
-from ._validation import check_fraction, check_int, check_sample_weight, validate_parameters
+from ._validation import (
+    check_fraction,
+    check_int,
+    check_random_state_parameter,
+    check_sample_weight,
+    validate_parameters,
+)
 from .binning import BinMapper, midpoints
 from .criteria._base import REGRESSION_TASK, resolve_criterion
 from .estimators import TREE_PARAMETER_CONSTRAINTS, BaseDecisionTree
@@ -172,11 +177,7 @@ class BaseBayesianTree(BaseDecisionTree):
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
         (sigma, phi, n_iter, n_chains, burn_in, max_leaves,
          max_depth) = self._check_sampler_parameters(sample_idx.shape[0])
-        try:
-            random_state = check_random_state(self.random_state)
-        except ValueError:
-            raise ValueError("random_state must be None, an int or a numpy RandomState, got "
-                             f"{self.random_state!r}.") from None
+        random_state = check_random_state_parameter(self.random_state)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))

@@ -19,12 +19,17 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._gc import pauses_collector
-from .._validation import check_X_frame, check_fraction, check_sample_weight, check_y_values
+from .._validation import (
+    check_fraction,
+    check_random_state_parameter,
+    check_sample_weight,
+    check_X_frame,
+    check_y_values,
+)
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..costs import group_costs
 from .costs import leaf_path_groups
@@ -189,7 +194,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         X, y = self._validate_X_y(X, y)
         self._check_parameters()
         set_functions = self._set_functions()
-        random_state = check_random_state(self.random_state)
+        random_state = check_random_state_parameter(self.random_state)
         self.classes_, y_code_all = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])

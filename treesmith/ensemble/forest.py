@@ -27,7 +27,7 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -41,7 +41,12 @@ from .._threading import (
     threads_for_work,
     threads_per_task,
 )
-from .._validation import check_sample_weight, check_X_frame, check_y_values
+from .._validation import (
+    check_random_state_parameter,
+    check_sample_weight,
+    check_X_frame,
+    check_y_values,
+)
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..categorical import category_counts, encode_categories
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
@@ -309,11 +314,7 @@ class BaseForest(BaseEstimator):
     def _fit_forest(self, X, y_code, sample_weight, n_classes, y):
         n_samples, n_features = X.shape
         n_draws = self._check_forest_parameters(n_samples)
-        try:
-            random_state = check_random_state(self.random_state)
-        except ValueError:
-            raise ValueError("random_state must be None, an int or a numpy RandomState, got "
-                             f"{self.random_state!r}.") from None
+        random_state = check_random_state_parameter(self.random_state)
         template = self._tree_template()
         if hasattr(self, "feature_names_in_"):
             template.feature_names_in_ = self.feature_names_in_

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._gc import pauses_collector
-from .._validation import check_int, check_sample_weight, resolve_max_features
+from .._validation import (
+    check_int,
+    check_random_state_parameter,
+    check_sample_weight,
+    resolve_max_features,
+)
 from ..binning import BinMapper
 from ..costs import ResolvedCosts, resolve_costs
 from ..estimators import BaseDecisionTree
@@ -147,7 +151,7 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.classes_, y_code = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        random_state = check_random_state(self.random_state)
+        random_state = check_random_state_parameter(self.random_state)
         self.impurity_ = self._resolved_impurity()
         grower_args = _minimax_setting(self, X.shape[1])
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
