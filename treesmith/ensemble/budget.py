@@ -169,17 +169,20 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             return X, y, sample_weight, X_val, y_val
         fraction = check_fraction("validation_fraction", self.validation_fraction, 0.0, 1.0,
                                   low_inclusive=False, high_inclusive=False)
-        rows = np.arange(X.shape[0])
+        n_samples = X.shape[0]
+        n_held_out = int(np.ceil(fraction * n_samples))  # train_test_split's rounding
+        if n_samples - n_held_out < 2 or n_held_out < 1:
+            raise ValueError(f"validation_fraction={fraction} of {n_samples} sample(s) leaves "
+                             f"{n_samples - n_held_out} training and {n_held_out} validation "
+                             "rows (at least 2 and 1 needed); pass X_val and y_val or more "
+                             "rows.")
+        rows = np.arange(n_samples)
         try:
             train, held_out = train_test_split(rows, test_size=fraction, stratify=y,
                                                random_state=random_state)
         except ValueError:  # a class too small to stratify
             train, held_out = train_test_split(rows, test_size=fraction,
                                                random_state=random_state)
-        if train.size < 2 or held_out.size < 1:
-            raise ValueError(f"validation_fraction={fraction} leaves {train.size} training and "
-                             f"{held_out.size} validation rows; pass X_val and y_val or more "
-                             "rows.")
         train, held_out = np.sort(train), np.sort(held_out)
         return X[train], y[train], sample_weight[train], X[held_out], y[held_out]
 
