@@ -371,6 +371,8 @@ class BaseDecisionTree(BaseEstimator):
         self.criterion_ = resolve_criterion(self.criterion, self._task)
         self.criterion_.validate(n_classes if n_classes else None)
         rule, costs = self._resolve_rule_and_costs(n_features)
+        if hasattr(rule, "set_function"):  # Minimax: F must not overflow on this sample
+            rule.set_function().check_total_weight(float(sample_weight.sum()))
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
         monotonic_cst = self._monotonic_constraints(n_features, n_classes, self.criterion_)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,

@@ -76,7 +76,7 @@ class MinimaxGrower:
         """Grow on the rows with positive weight (class counts are sums of weights)."""
         n_features = X_binned.shape[1]
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
-        self._check_root_is_finite(sample_weight)
+        self.set_function.check_total_weight(float(np.sum(sample_weight)))
         out = grow_minimax(
             X_binned, sample_idx, np.ascontiguousarray(y_code, dtype=np.int64),
             np.ascontiguousarray(sample_weight, dtype=np.float64), int(self.n_classes),
@@ -91,24 +91,6 @@ class MinimaxGrower:
         # the node arrays have the layout of the engine's growth kernel
         return TreeGrower(self.bin_mapper, None, self.n_classes, None)._to_tree(n_features, *out)
 
-    def _check_root_is_finite(self, sample_weight):
-        """F of the whole sample must stay a finite float64 (F is monotone: every node's F and
-        every reduction F(S) − F(S_g^i) are then finite too). F grows as the square (Powers: the
-        l-th power) of the summed weights, so weights near 1e160 overflow it; F is not
-        invariant to scaling the weights (α of threshold-Pairs counts objects), so they are
-        not rescaled silently."""
-        total = float(np.sum(sample_weight))
-        # (Σ n)^l bounds Powers and (Σ n)^2 threshold-Pairs; the kernels would turn an
-        # overflow into inf (a tree that cannot split) or inf - inf = NaN (Powers: F = 0)
-        exponent = getattr(self.set_function, "power", 2)
-        with np.errstate(over="ignore"):
-            bound = np.float64(total) ** exponent
-        if not np.isfinite(bound):
-            raise ValueError(
-                f"sample_weight is too large for {self.set_function!r}: F of the whole sample "
-                f"(total weight {total:.3g}, F up to total^{exponent}) overflows float64. F "
-                "counts objects: divide the weights by a constant (with threshold-Pairs, "
-                "divide alpha by it too), or use a smaller Powers power.")
 
 
 def leaf_class_counts(tree: Tree) -> np.ndarray:
