@@ -224,6 +224,14 @@ def test_regressor_bad_parameters(diabetes, params, message):
     assert message in str(error.value)
 
 
+def test_regressor_target_whose_squares_overflow_is_named(diabetes):
+    """y near 1e200: the leaves' sums of squares overflow; the error names y, not a failed
+    criterion of the finished tree."""
+    X, y = diabetes
+    with pytest.raises(ValueError, match="y is too large for BayesianTreeRegressor"):
+        BayesianTreeRegressor(**FAST).fit(X[:50], y[:50] * 1e200)
+
+
 def test_regressor_constant_target_gives_the_single_leaf_tree(diabetes):
     X, _ = diabetes
     model = BayesianTreeRegressor(**FAST).fit(X[:40], np.full(40, 2.5))

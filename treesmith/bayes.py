@@ -606,8 +606,14 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         self._check_prior_parameters()
         positive = sample_weight > 0
         total = float(sample_weight.sum())
-        mean = float(np.dot(sample_weight, y) / total)
-        variance = float(np.dot(sample_weight[positive], (y[positive] - mean) ** 2) / total)
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = float(np.dot(sample_weight, y) / total)
+            squares = float(np.dot(sample_weight[positive], (y[positive] - mean) ** 2))
+        if not np.isfinite(squares):  # the leaves' sums of squares would be inf or NaN
+            raise ValueError(f"y is too large for BayesianTreeRegressor: its weighted sum of "
+                             f"squared deviations overflows float64 (largest |y| "
+                             f"{float(np.abs(y).max()):.3g}); divide y by a constant.")
+        variance = squares / total
         self.mu_bar_ = mean if self.mu_bar is None else float(self.mu_bar)
         nu = float(self.nu)
         if self.lam is None:
