@@ -285,3 +285,73 @@ def test_infinity_is_named_by_column():
     X[3, 2] = np.inf
     with pytest.raises(ValueError, match="column 2"):
         RandomForestClassifier(3).fit(X, y)
+
+
+# -- warm_start and class_weight="balanced_subsample", as scikit-learn's forests -------------
+def trees_equal(first, second):
+    return len(first.estimators_) == len(second.estimators_) and all(np.array_equal(a.tree_.feature, b.tree_.feature)
+               and np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
+               and np.allclose(a.tree_.value, b.tree_.value)
+               for a, b in zip(first.estimators_, second.estimators_))
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_warm_start_adds_trees_and_equals_one_fit_with_an_int_seed(Forest):
+    X, y = make_classification(300, 6, random_state=0)
+    once = Forest(8, oob_score=True, random_state=3).fit(X, y)
+    warm = Forest(3, oob_score=True, warm_start=True, random_state=3).fit(X, y)
+    first_trees = list(warm.estimators_)
+    warm.set_params(n_estimators=8).fit(X, y)
+    assert len(warm.estimators_) == 8
+    assert warm.estimators_[:3] == first_trees  # the old trees are kept, not regrown
+    assert trees_equal(once, warm)
+    assert once.oob_score_ == pytest.approx(warm.oob_score_)
+    np.testing.assert_allclose(once.predict(X), warm.predict(X))
+
+
+def test_warm_start_without_more_trees_warns_and_fewer_raises():
+    X, y = make_classification(200, 5, random_state=0)
+    forest = RandomForestClassifier(4, warm_start=True, random_state=0).fit(X, y)
+    before = list(forest.estimators_)
+    with pytest.warns(UserWarning, match="without increasing n_estimators"):
+        forest.fit(X, y)
+    assert forest.estimators_ == before
+    with pytest.raises(ValueError, match="n_estimators=2 must be larger or equal to "
+                                         r"len\(estimators_\)=4"):
+        forest.set_params(n_estimators=2).fit(X, y)
+    cold = RandomForestClassifier(4, random_state=0).fit(X, y)
+    assert forest.set_params(warm_start=False, n_estimators=4).fit(X, y).estimators_ != before
+    assert trees_equal(cold, forest)
+
+
+def test_balanced_subsample_weighs_each_bootstrap_by_its_own_class_counts():
+    """Each tree's root weights equal n_draws / n_classes per class: the class weights are
+    n_draws / (n_classes * drawn rows of the class), computed on that tree's bootstrap
+    (scikit-learn's compute_sample_weight("balanced", y, indices=drawn))."""
+    from sklearn.utils import compute_sample_weight
+
+    X, y = make_classification(400, 5, weights=[0.8, 0.2], random_state=0)
+    forest = RandomForestClassifier(5, class_weight="balanced_subsample",
+                                    random_state=0).fit(X, y)
+    for member in forest.estimators_:
+        counts = bootstrap_counts(member.random_state, 400, 400)
+        drawn = np.repeat(np.arange(400), counts.astype(int))
+        expected = counts * compute_sample_weight("balanced", y, indices=drawn)
+        root = member.tree_.value[0] * member.tree_.weighted_n_node_samples[0]
+        np.testing.assert_allclose(root, [expected[y == 0].sum(), expected[y == 1].sum()])
+        np.testing.assert_allclose(root, [200.0, 200.0])
+    # without bootstrap it is "balanced" on all rows, as in scikit-learn
+    plain = RandomForestClassifier(2, bootstrap=False, class_weight="balanced_subsample",
+                                   random_state=0).fit(X, y)
+    balanced = RandomForestClassifier(2, bootstrap=False, class_weight="balanced",
+                                      random_state=0).fit(X, y)
+    assert trees_equal(plain, balanced)
+
+
+def test_balanced_subsample_accuracy_close_to_scikit_learn(cancer):
+    X_train, X_test, y_train, y_test = cancer
+    ours = RandomForestClassifier(60, class_weight="balanced_subsample", random_state=0).fit(
+        X_train, y_train).score(X_test, y_test)
+    theirs = SklearnForest(60, class_weight="balanced_subsample", random_state=0).fit(
+        X_train, y_train).score(X_test, y_test)
+    assert ours >= theirs - 0.03

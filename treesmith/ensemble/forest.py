@@ -68,6 +68,17 @@ def bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
         np.float64)
 
 
+def subsample_class_weight(y_code, counts, n_classes: int) -> np.ndarray:
+    """class_weight="balanced_subsample": per class, n_draws / (n_classes drawn x rows of the
+    class drawn), from the bootstrap multiplicities ``counts`` (0 for a class not drawn), as
+    scikit-learn's ``compute_sample_weight("balanced", y, indices=drawn rows)``."""
+    drawn = np.bincount(y_code, weights=counts, minlength=n_classes)
+    present = drawn > 0
+    weight = np.zeros(n_classes)
+    weight[present] = counts.sum() / (np.count_nonzero(present) * drawn[present])
+    return weight
+
+
 def tree_seed(seed: int) -> int:
     """Seed of a tree's per-node feature sampling: the one ``DecisionTreeClassifier(
     random_state=seed)`` uses, so a member equals that tree fitted with its bootstrap counts as
@@ -115,7 +126,7 @@ class TreeJob:
 
     def __init__(self, X_binned, y_code, sample_weight, bin_mapper, criterion, n_classes,
                  rules, rule, max_features, costs, bootstrap, n_draws, threads_per_tree,
-                 monotonic_cst=None, gather_rows=False):
+                 monotonic_cst=None, gather_rows=False, balance_classes=False):
         self.X_binned = X_binned
         self.y_code = y_code
         self.sample_weight = sample_weight
@@ -131,13 +142,18 @@ class TreeJob:
         self.threads_per_tree = threads_per_tree
         self.monotonic_cst = monotonic_cst
         self.gather_rows = gather_rows
+        self.balance_classes = balance_classes
 
     def weights(self, seed):
-        """Sample weights of the tree seeded ``seed``: weight x bootstrap multiplicity."""
+        """Sample weights of the tree seeded ``seed``: weight x bootstrap multiplicity (x the
+        bootstrap's own balanced class weight with ``balance_classes``)."""
         if not self.bootstrap:
             return self.sample_weight
-        return self.sample_weight * bootstrap_counts(seed, self.sample_weight.shape[0],
-                                                     self.n_draws)
+        counts = bootstrap_counts(seed, self.sample_weight.shape[0], self.n_draws)
+        weight = self.sample_weight * counts
+        if self.balance_classes:
+            weight *= subsample_class_weight(self.y_code, counts, self.n_classes)[self.y_code]
+        return weight
 
     def grower(self, seed) -> TreeGrower:
         return TreeGrower(self.bin_mapper, self.criterion, self.n_classes, self.rules,
@@ -227,7 +243,7 @@ class BaseForest(BaseEstimator):
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
                  max_bins, split_rule, feature_costs, cost_groups, cost_model,
-                 monotonic_cst=None, categorical_features="from_dtype"):
+                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -249,6 +265,7 @@ class BaseForest(BaseEstimator):
         self.cost_model = cost_model
         self.monotonic_cst = monotonic_cst
         self.categorical_features = categorical_features
+        self.warm_start = warm_start
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -311,10 +328,17 @@ class BaseForest(BaseEstimator):
         return self._tree_class(**params)
 
     # -- fitting ----------------------------------------------------------------------------
-    def _fit_forest(self, X, y_code, sample_weight, n_classes, y):
+    def _fit_forest(self, X, y_code, sample_weight, n_classes, y, balance_classes=False):
         n_samples, n_features = X.shape
         n_draws = self._check_forest_parameters(n_samples)
         random_state = check_random_state_parameter(self.random_state)
+        kept = self._warm_start_trees()
+        if kept and len(kept) == self.n_estimators:
+            import warnings
+
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit new "
+                          "trees.", UserWarning, stacklevel=3)
+            return self
         template = self._tree_template()
         if hasattr(self, "feature_names_in_"):
             template.feature_names_in_ = self.feature_names_in_
@@ -332,20 +356,23 @@ class BaseForest(BaseEstimator):
                                      n_categories=category_counts(categories))
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
-        seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)
-        workers, per_tree = forest_threads(self.n_jobs, self.n_estimators,
+        # all n_estimators seeds are drawn and the kept trees' skipped, so that with an int
+        # random_state a warm start grows the trees one fit would (scikit-learn's contract)
+        seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)[len(kept):]
+        workers, per_tree = forest_threads(self.n_jobs, len(seeds),
                                            n_draws * template.max_features_)
         X_binned = np.asfortranarray(X_binned)
         job = TreeJob(X_binned, y_code, sample_weight, self.bin_mapper_,
                       criterion, n_classes, rules, rule, template.max_features_, costs,
                       self.bootstrap, n_draws, threads_per_tree=per_tree,
                       monotonic_cst=monotonic_cst,
-                      gather_rows=gathers_rows(self.bootstrap, workers, n_draws, X_binned))
+                      gather_rows=gathers_rows(self.bootstrap, workers, n_draws, X_binned),
+                      balance_classes=balance_classes)
         if self._task == REGRESSION_TASK:
             job = _RegressionTreeJob(job, y)
         trees = self._grow_trees(job, seeds, workers)
 
-        self.estimators_ = []
+        self.estimators_ = list(kept)
         for seed, tree in zip(seeds, trees):
             member = clone(template).set_params(random_state=int(seed))
             member.tree_ = tree
@@ -371,10 +398,22 @@ class BaseForest(BaseEstimator):
         self.cost_groups_ = costs.cost_group
         self.cost_model_ = self.cost_model
         self.n_outputs_ = 1
-        self._seeds = seeds
+        self._seeds = np.concatenate([self._seeds[:len(kept)] if kept else seeds[:0], seeds])
         if self.oob_score:
             self._set_oob_score(X, y, job)
         return self
+
+    def _warm_start_trees(self) -> list:
+        """The fitted trees a warm start keeps (none without ``warm_start`` or before the
+        first fit); ``n_estimators`` below their number is an error, as in scikit-learn."""
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start must be True or False, got {self.warm_start!r}.")
+        if not self.warm_start or not getattr(self, "estimators_", None):
+            return []
+        if self.n_estimators < len(self.estimators_):
+            raise ValueError(f"n_estimators={self.n_estimators} must be larger or equal to "
+                             f"len(estimators_)={len(self.estimators_)} when warm_start==True.")
+        return list(self.estimators_)
 
     def _grow_trees(self, job, seeds, workers):
         """Grow one tree per seed on ``workers`` workers (``PARALLEL_BACKEND``: threads by
@@ -501,7 +540,13 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree.
     oob_score : bool, default=False; ``oob_score_`` is the accuracy of the out-of-bag votes and
         ``oob_decision_function_`` their class probabilities.
-    class_weight : None, "balanced" or dict, applied to the sample weights before bootstrap.
+    class_weight : None, "balanced", "balanced_subsample" or dict. "balanced" and a dict
+        multiply the sample weights before the bootstrap; "balanced_subsample" weighs each
+        tree's bootstrap by its own class counts (n_draws / (n_classes x rows of the class
+        drawn)), and is "balanced" without bootstrap, as in scikit-learn.
+    warm_start : bool, default=False; refitting with a larger ``n_estimators`` keeps the fitted
+        trees and grows only the new ones (with an int ``random_state``, the trees one fit of
+        ``n_estimators`` grows); the same ``n_estimators`` warns and fits nothing.
     n_jobs : None or int, threads used, with the single tree's meaning
         (``treesmith._threading``): None and -1 are every core this process may use (its
         affinity and quota, ``OMP_NUM_THREADS``/``threadpoolctl`` limits, a joblib or Dask
@@ -522,7 +567,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 monotonic_cst=None, categorical_features="from_dtype"):
+                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -532,7 +577,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             monotonic_cst=monotonic_cst,
-            categorical_features=categorical_features)
+            categorical_features=categorical_features, warm_start=warm_start)
         self.class_weight = class_weight
 
     @pauses_collector
@@ -543,14 +588,20 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.classes_, y_code = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        if self.class_weight is not None:
-            if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
-                raise ValueError("class_weight must be None, 'balanced' or a dict {class: "
-                                 f"weight}}, got {self.class_weight!r}.")
-            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
+        class_weight = self.class_weight
+        per_bootstrap = isinstance(class_weight, str) and class_weight == "balanced_subsample"
+        if per_bootstrap and not self.bootstrap:
+            class_weight = "balanced"  # the subsample is every row (scikit-learn's rule)
+        if class_weight is not None and not (per_bootstrap and self.bootstrap):
+            if not (isinstance(class_weight, dict) or (isinstance(class_weight, str)
+                                                       and class_weight == "balanced")):
+                raise ValueError("class_weight must be None, 'balanced', 'balanced_subsample' "
+                                 f"or a dict {{class: weight}}, got {self.class_weight!r}.")
+            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
             if not sample_weight.sum() > 0:
                 raise ValueError("class_weight gives every sample a zero weight.")
-        return self._fit_forest(X, y_code.astype(np.int64), sample_weight, self.n_classes_, y)
+        return self._fit_forest(X, y_code.astype(np.int64), sample_weight, self.n_classes_, y,
+                                balance_classes=per_bootstrap and bool(self.bootstrap))
 
     def predict_proba(self, X):
         """Mean over the trees of the reached leaves' class proportions."""
@@ -594,7 +645,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
 class RandomForestRegressor(RegressorMixin, BaseForest):
     """Random forest regressor on the treesmith engine: the mean of the trees' predictions.
 
-    Parameters as :class:`RandomForestClassifier` without ``class_weight``; ``criterion`` is a
+    Parameters (``warm_start`` too) as :class:`RandomForestClassifier` without
+    ``class_weight``; ``criterion`` is a
     regression criterion ("squared_error" by default) and ``max_features`` defaults to 1.0
     (all features, scikit-learn's default for regression). ``oob_score_`` is the R² of the
     out-of-bag predictions (``oob_prediction_``).
@@ -609,7 +661,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
                  cost_groups=None, cost_model="per_test", monotonic_cst=None,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", warm_start=False):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -619,7 +671,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             monotonic_cst=monotonic_cst,
-            categorical_features=categorical_features)
+            categorical_features=categorical_features, warm_start=warm_start)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
