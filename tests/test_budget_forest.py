@@ -183,3 +183,14 @@ def test_a_numpy_generator_as_random_state_is_refused_by_name(split):
     with pytest.raises(ValueError, match="random_state must be None, an int or a numpy "
                                          "RandomState"):
         model.fit(X_train, y_train)
+
+
+@pytest.mark.parametrize("alphas", [[0, 4], [4, 0]])
+def test_ties_in_accuracy_and_cost_go_to_the_smaller_alpha_whatever_the_order(alphas):
+    """One feature separates the classes: α = 0 and α = 4 grow the same stumps (same accuracy,
+    same cost); the documented tie rule picks the smaller α, not the first one listed."""
+    X = np.random.RandomState(0).rand(100, 2)
+    y = (X[:, 0] > 0.5).astype(int)
+    model = BudgetForestClassifier(None, alphas=alphas, max_estimators=2,
+                                   random_state=0).fit(X, y)
+    assert model.alpha_ == 0

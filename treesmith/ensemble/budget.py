@@ -244,7 +244,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             if kept == 0:
                 continue
             _, cost, accuracy, _ = rows[kept - 1]
-            key = (-accuracy, cost)
+            key = (-accuracy, cost, getattr(set_function, "alpha", 0.0))
             if best is None or key < best[0]:
                 best = (key, set_function, trees[:kept], cost, accuracy)
         self.budget_curve_ = BudgetCurve({k: np.asarray(v, dtype=np.float64 if k != "within_budget"
