@@ -355,3 +355,23 @@ def test_balanced_subsample_accuracy_close_to_scikit_learn(cancer):
     theirs = SklearnForest(60, class_weight="balanced_subsample", random_state=0).fit(
         X_train, y_train).score(X_test, y_test)
     assert ours >= theirs - 0.03
+
+
+def test_bootstrap_counts_draw_in_chunks_what_one_draw_would():
+    """Chunked draws give the counts of one randint call (scikit-learn's bootstrap)."""
+    for n_samples, n_draws in [(7, 3_000_001), (1000, forest_module.BOOTSTRAP_CHUNK + 1)]:
+        expected = np.bincount(np.random.RandomState(5).randint(0, n_samples, n_draws),
+                               minlength=n_samples)
+        np.testing.assert_array_equal(bootstrap_counts(5, n_samples, n_draws), expected)
+
+
+def test_a_huge_int_max_samples_does_not_allocate_one_index_per_draw():
+    """max_samples=10**8 on 20 rows: 10**8 draws would be 800 MB of indices at once."""
+    import tracemalloc
+
+    tracemalloc.start()
+    counts = bootstrap_counts(0, 20, 10**8)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert counts.sum() == 10**8
+    assert peak < 64 * 2**20

@@ -61,11 +61,21 @@ TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_l
                    "categorical_features")
 
 
+#: Draws per chunk of a bootstrap: memory stays O(n_samples + chunk) when an int
+#: ``max_samples`` asks for many more draws than rows.
+BOOTSTRAP_CHUNK = 1 << 20
+
+
 def bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
-    """How many times each row is drawn in ``n_draws`` draws with replacement (float64)."""
+    """How many times each row is drawn in ``n_draws`` draws with replacement (float64): the
+    counts of ``RandomState(seed).randint(0, n_samples, n_draws)``, scikit-learn's bootstrap,
+    drawn in chunks of ``BOOTSTRAP_CHUNK`` (consecutive calls continue the same stream)."""
     rng = np.random.RandomState(seed)
-    return np.bincount(rng.randint(0, n_samples, n_draws), minlength=n_samples).astype(
-        np.float64)
+    counts = np.zeros(n_samples, dtype=np.float64)
+    for start in range(0, n_draws, BOOTSTRAP_CHUNK):
+        size = min(BOOTSTRAP_CHUNK, n_draws - start)
+        counts += np.bincount(rng.randint(0, n_samples, size), minlength=n_samples)
+    return counts
 
 
 def subsample_class_weight(y_code, counts, n_classes: int) -> np.ndarray:
