@@ -14,7 +14,6 @@ tree visited.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
@@ -33,6 +32,7 @@ from ._validation import (
     check_sample_weight,
     validate_parameters,
 )
+from ._threading import resolve_n_jobs
 from .binning import BinMapper, midpoints
 from .criteria._base import REGRESSION_TASK, resolve_criterion
 from .estimators import TREE_PARAMETER_CONSTRAINTS, BaseDecisionTree
@@ -196,12 +196,9 @@ class BaseBayesianTree(BaseDecisionTree):
         return self
 
     def _run_chains(self, data, prior, settings, seeds):
-        if self.n_jobs is None:
-            n_jobs = 1
-        elif self.n_jobs == -1:
-            n_jobs = os.cpu_count() or 1
-        else:
-            n_jobs = int(self.n_jobs)
+        # None: one chain at a time; -1: the threads this process may use (its affinity and
+        # quota, a joblib or Dask worker's share), as everywhere in treesmith
+        n_jobs = 1 if self.n_jobs is None else resolve_n_jobs(int(self.n_jobs))
         run = lambda seed: ChainResult(*_kernel.run_chain(data, prior, settings, int(seed)))
         if n_jobs <= 1 or len(seeds) == 1:
             return [run(seed) for seed in seeds]
@@ -371,7 +368,9 @@ _SAMPLER_DOC = """
     max_bins : int in [2, 65535] or None, default=255
         Bins per feature (split values are bins; see ``treesmith.BinMapper``).
     n_jobs : int or None, default=None
-        Threads running chains at once (None: 1; -1: all cores).
+        Threads running chains at once (None: 1; -1: every core this process may use, its
+        affinity and quota or a joblib/Dask worker's share; a chain's results do not depend
+        on it).
     random_state : int, RandomState or None
         Seeds the chains and the binning subsample.
 """
