@@ -375,3 +375,21 @@ def test_a_huge_int_max_samples_does_not_allocate_one_index_per_draw():
     tracemalloc.stop()
     assert counts.sum() == 10**8
     assert peak < 64 * 2**20
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_ccp_alpha_prunes_every_tree_as_the_single_tree_does(Forest):
+    """scikit-learn's forests take ccp_alpha: each tree is grown, then pruned by minimal
+    cost-complexity on its own (bootstrap-weighted) impurities."""
+    from treesmith.pruning import prune_tree_ccp
+
+    X, y = make_classification(300, 6, random_state=0)
+    grown = Forest(4, random_state=0).fit(X, y)
+    pruned = Forest(4, ccp_alpha=0.01, random_state=0).fit(X, y)
+    for full, small in zip(grown.estimators_, pruned.estimators_):
+        expected = prune_tree_ccp(full.tree_, 0.01)
+        assert small.tree_.node_count == expected.node_count < full.tree_.node_count
+        np.testing.assert_array_equal(small.tree_.feature, expected.feature)
+        assert small.ccp_alpha == 0.01
+    with pytest.raises(ValueError, match="ccp_alpha"):
+        Forest(2, ccp_alpha=-1.0).fit(X, y)

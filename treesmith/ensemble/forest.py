@@ -52,13 +52,14 @@ from ..categorical import category_counts, encode_categories
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
 from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from ..grower import TreeGrower
+from ..pruning import prune_tree_ccp
 
 #: Parameters passed from the forest to each tree.
 TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
                    "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
                    "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
                    "cost_groups", "cost_model", "monotonic_cst",
-                   "categorical_features")
+                   "categorical_features", "ccp_alpha")
 
 
 #: Draws per chunk of a bootstrap: memory stays O(n_samples + chunk) when an int
@@ -253,7 +254,8 @@ class BaseForest(BaseEstimator):
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
                  max_bins, split_rule, feature_costs, cost_groups, cost_model,
-                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False):
+                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False,
+                 ccp_alpha=0.0):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -276,6 +278,7 @@ class BaseForest(BaseEstimator):
         self.monotonic_cst = monotonic_cst
         self.categorical_features = categorical_features
         self.warm_start = warm_start
+        self.ccp_alpha = ccp_alpha
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -317,6 +320,10 @@ class BaseForest(BaseEstimator):
             raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
         if not isinstance(self.oob_score, (bool, np.bool_)):
             raise ValueError(f"oob_score must be True or False, got {self.oob_score!r}.")
+        alpha = self.ccp_alpha
+        if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
+                and np.isfinite(alpha) and alpha >= 0):
+            raise ValueError(f"ccp_alpha must be a finite float >= 0, got {alpha!r}.")
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag rows exist only "
                              "with bootstrap samples).")
@@ -385,7 +392,9 @@ class BaseForest(BaseEstimator):
         self.estimators_ = list(kept)
         for seed, tree in zip(seeds, trees):
             member = clone(template).set_params(random_state=int(seed))
-            member.tree_ = tree
+            # grown, then pruned by minimal cost-complexity, as the single tree and
+            # scikit-learn's forests do
+            member.tree_ = prune_tree_ccp(tree, self.ccp_alpha) if self.ccp_alpha > 0 else tree
             member.n_features_in_ = n_features
             if hasattr(self, "feature_names_in_"):
                 member.feature_names_in_ = self.feature_names_in_
@@ -554,6 +563,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         multiply the sample weights before the bootstrap; "balanced_subsample" weighs each
         tree's bootstrap by its own class counts (n_draws / (n_classes x rows of the class
         drawn)), and is "balanced" without bootstrap, as in scikit-learn.
+    ccp_alpha : float >= 0, default=0.0; each tree is pruned by minimal cost-complexity
+        (``treesmith.pruning.prune_tree_ccp`` on its bootstrap-weighted impurities) after it
+        grows, as in scikit-learn's forests.
     warm_start : bool, default=False; refitting with a larger ``n_estimators`` keeps the fitted
         trees and grows only the new ones (with an int ``random_state``, the trees one fit of
         ``n_estimators`` grows); the same ``n_estimators`` warns and fits nothing.
@@ -577,7 +589,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False):
+                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False,
+                 ccp_alpha=0.0):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -587,7 +600,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             monotonic_cst=monotonic_cst,
-            categorical_features=categorical_features, warm_start=warm_start)
+            categorical_features=categorical_features, warm_start=warm_start,
+            ccp_alpha=ccp_alpha)
         self.class_weight = class_weight
 
     @pauses_collector
@@ -671,7 +685,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
                  cost_groups=None, cost_model="per_test", monotonic_cst=None,
-                 categorical_features="from_dtype", warm_start=False):
+                 categorical_features="from_dtype", warm_start=False, ccp_alpha=0.0):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -681,7 +695,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             monotonic_cst=monotonic_cst,
-            categorical_features=categorical_features, warm_start=warm_start)
+            categorical_features=categorical_features, warm_start=warm_start,
+            ccp_alpha=ccp_alpha)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
