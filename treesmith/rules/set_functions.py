@@ -60,6 +60,7 @@ class SetFunction(ParameterObject):
         if counts.size and (not np.all(np.isfinite(counts)) or counts.min() < 0):
             raise ValueError(f"{self.name}: class counts must be finite and >= 0, got "
                              f"{counts!r}.")
+        self.check_total_weight(float(counts.sum()))
         return float(set_function_kernel(self.code, counts, self.parameter()))
 
     def bound_power(self) -> float:
