@@ -194,3 +194,19 @@ def test_ties_in_accuracy_and_cost_go_to_the_smaller_alpha_whatever_the_order(al
     model = BudgetForestClassifier(None, alphas=alphas, max_estimators=2,
                                    random_state=0).fit(X, y)
     assert model.alpha_ == 0
+
+
+def test_a_huge_max_estimators_with_a_budget_stops_at_the_budget_without_huge_memory(split):
+    """Algorithm 1 has no cap on the number of trees: max_estimators=10**12 (no cap in
+    practice) must not allocate one seed per possible tree before the budget stops it."""
+    X_train, y_train, X_val, y_val = split
+    model = BudgetForestClassifier(8.0, alphas=[8], max_estimators=10**12,
+                                   random_state=0).fit(X_train, y_train, X_val=X_val,
+                                                       y_val=y_val)
+    capped = BudgetForestClassifier(8.0, alphas=[8], max_estimators=model.n_estimators_ + 1,
+                                    random_state=0).fit(X_train, y_train, X_val=X_val,
+                                                        y_val=y_val)
+    assert model.validation_cost_ <= 8.0 < model.budget_curve_["average_cost"][-1]
+    assert model.n_estimators_ >= 2
+    assert [m.random_state for m in model.estimators_] == \
+        [m.random_state for m in capped.estimators_]
