@@ -393,3 +393,22 @@ def test_ccp_alpha_prunes_every_tree_as_the_single_tree_does(Forest):
         assert small.ccp_alpha == 0.01
     with pytest.raises(ValueError, match="ccp_alpha"):
         Forest(2, ccp_alpha=-1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("max_samples", [None, 0.2])
+def test_weight_fractions_are_of_each_trees_bootstrap_weight(max_samples):
+    """min_weight_fraction_leaf is a fraction of the tree's own (bootstrap-weighted) total, as
+    for the single tree fitted with its bootstrap counts and in scikit-learn's forests: with
+    max_samples=0.2 the leaves must reach 0.01 x 400 draws, not 0.01 x 2000 rows. Exact bins:
+    the forest bins all rows, a single tree its drawn rows only."""
+    X, y = make_classification(2000, 6, flip_y=0.3, random_state=0)
+    forest = RandomForestClassifier(3, max_samples=max_samples, min_weight_fraction_leaf=0.01,
+                                    max_bins=None, random_state=0).fit(X, y)
+    n_draws = 2000 if max_samples is None else 400
+    for member in forest.estimators_:
+        counts = bootstrap_counts(member.random_state, 2000, n_draws)
+        single = DecisionTreeClassifier(max_features="sqrt", min_weight_fraction_leaf=0.01,
+                                        max_bins=None, random_state=member.random_state).fit(
+            X, y, sample_weight=counts)
+        assert member.tree_.node_count == single.tree_.node_count
+        assert np.array_equal(member.tree_.feature, single.tree_.feature)

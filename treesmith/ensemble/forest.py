@@ -21,6 +21,7 @@ member. docs/methods.md §7.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 
 import numba
@@ -51,7 +52,7 @@ from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..categorical import category_counts, encode_categories
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
 from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
-from ..grower import TreeGrower
+from ..grower import StoppingRules, TreeGrower
 from ..pruning import prune_tree_ccp
 
 #: Parameters passed from the forest to each tree.
@@ -141,6 +142,7 @@ class TreeJob:
         self.X_binned = X_binned
         self.y_code = y_code
         self.sample_weight = sample_weight
+        self.total_weight = float(sample_weight.sum())
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_classes = n_classes
@@ -166,15 +168,28 @@ class TreeJob:
             weight *= subsample_class_weight(self.y_code, counts, self.n_classes)[self.y_code]
         return weight
 
-    def grower(self, seed) -> TreeGrower:
-        return TreeGrower(self.bin_mapper, self.criterion, self.n_classes, self.rules,
-                          rule=self.rule, max_features=self.max_features, seed=tree_seed(seed),
+    def rules_for(self, weight) -> StoppingRules:
+        """The stopping rules of a tree grown with the sample weights ``weight``: the weight
+        limits (``min_weight_fraction_leaf`` / ``_split`` times the total) are fractions of
+        this tree's own total weight, as for a single tree fitted with its bootstrap counts
+        and in scikit-learn's forests (``max_samples`` < 1 draws a smaller total)."""
+        rules = self.rules
+        if rules.min_weight_leaf == 0.0 and rules.min_weight_split == 0.0:
+            return rules
+        scale = float(np.sum(weight)) / self.total_weight
+        return dataclasses.replace(rules, min_weight_leaf=rules.min_weight_leaf * scale,
+                                   min_weight_split=rules.min_weight_split * scale)
+
+    def grower(self, seed, weight) -> TreeGrower:
+        return TreeGrower(self.bin_mapper, self.criterion, self.n_classes,
+                          self.rules_for(weight), rule=self.rule,
+                          max_features=self.max_features, seed=tree_seed(seed),
                           costs=self.costs, monotonic_cst=self.monotonic_cst)
 
     def grow_on(self, seed, X_binned, y_code, weight, rows):
         """The tree grown on the binned rows ``X_binned`` (the rows ``rows`` of the data)
         with these class codes and sample weights (classification)."""
-        return self.grower(seed).grow(X_binned, y_code, weight)
+        return self.grower(seed, weight).grow(X_binned, y_code, weight)
 
     def grow(self, seed):
         """Grow the tree of ``seed`` (its bootstrap and its feature sampling) on
@@ -537,7 +552,7 @@ class _RegressionTreeJob(TreeJob):
         self.y = y
 
     def grow_on(self, seed, X_binned, y_code, weight, rows):
-        return self.grower(seed).grow(X_binned, y_code, weight,
+        return self.grower(seed, weight).grow(X_binned, y_code, weight,
                                       self.criterion.sample_statistics(self.y[rows], weight))
 
 
