@@ -412,3 +412,20 @@ def test_weight_fractions_are_of_each_trees_bootstrap_weight(max_samples):
             X, y, sample_weight=counts)
         assert member.tree_.node_count == single.tree_.node_count
         assert np.array_equal(member.tree_.feature, single.tree_.feature)
+
+
+def test_min_weight_fraction_split_reaches_the_trees_as_ecart_theta():
+    """The single tree's min_weight_fraction_split (θ: nodes with p(S) <= θ stay leaves, and
+    ECART's truncation) is a forest parameter too, a fraction of each tree's own weight."""
+    X, y = make_classification(1000, 6, flip_y=0.2, random_state=0)
+    forest = RandomForestClassifier(2, split_rule="ecart", min_weight_fraction_split=0.05,
+                                    max_samples=0.5, max_bins=None, max_features=1.0,
+                                    random_state=0).fit(X, y)
+    for member in forest.estimators_:
+        counts = bootstrap_counts(member.random_state, 1000, 500)
+        single = DecisionTreeClassifier(split_rule="ecart", min_weight_fraction_split=0.05,
+                                        max_bins=None, random_state=member.random_state).fit(
+            X, y, sample_weight=counts)
+        assert member.min_weight_fraction_split == 0.05
+        assert member.tree_.node_count == single.tree_.node_count
+        assert np.array_equal(member.tree_.feature, single.tree_.feature)

@@ -57,7 +57,8 @@ from ..pruning import prune_tree_ccp
 
 #: Parameters passed from the forest to each tree.
 TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
-                   "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
+                   "min_weight_fraction_leaf", "min_weight_fraction_split", "max_features",
+                   "max_leaf_nodes",
                    "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
                    "cost_groups", "cost_model", "monotonic_cst",
                    "categorical_features", "ccp_alpha")
@@ -270,7 +271,7 @@ class BaseForest(BaseEstimator):
                  min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
                  max_bins, split_rule, feature_costs, cost_groups, cost_model,
                  monotonic_cst=None, categorical_features="from_dtype", warm_start=False,
-                 ccp_alpha=0.0):
+                 ccp_alpha=0.0, min_weight_fraction_split=0.0):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -294,6 +295,7 @@ class BaseForest(BaseEstimator):
         self.categorical_features = categorical_features
         self.warm_start = warm_start
         self.ccp_alpha = ccp_alpha
+        self.min_weight_fraction_split = min_weight_fraction_split
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -563,6 +565,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     ----------
     n_estimators : int >= 1, default=100.
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    min_weight_fraction_split (θ, also ECART's truncation),
     max_leaf_nodes, min_impurity_decrease, max_bins, split_rule, feature_costs, cost_groups,
     cost_model, monotonic_cst, categorical_features : as for
         :class:`treesmith.DecisionTreeClassifier` (every criterion and split rule of the single
@@ -605,7 +608,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
                  monotonic_cst=None, categorical_features="from_dtype", warm_start=False,
-                 ccp_alpha=0.0):
+                 ccp_alpha=0.0, min_weight_fraction_split=0.0):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -616,7 +619,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             monotonic_cst=monotonic_cst,
             categorical_features=categorical_features, warm_start=warm_start,
-            ccp_alpha=ccp_alpha)
+            ccp_alpha=ccp_alpha, min_weight_fraction_split=min_weight_fraction_split)
         self.class_weight = class_weight
 
     @pauses_collector
@@ -700,7 +703,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
                  cost_groups=None, cost_model="per_test", monotonic_cst=None,
-                 categorical_features="from_dtype", warm_start=False, ccp_alpha=0.0):
+                 categorical_features="from_dtype", warm_start=False, ccp_alpha=0.0,
+                 min_weight_fraction_split=0.0):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -711,7 +715,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             monotonic_cst=monotonic_cst,
             categorical_features=categorical_features, warm_start=warm_start,
-            ccp_alpha=ccp_alpha)
+            ccp_alpha=ccp_alpha, min_weight_fraction_split=min_weight_fraction_split)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
