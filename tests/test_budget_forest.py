@@ -210,3 +210,38 @@ def test_a_huge_max_estimators_with_a_budget_stops_at_the_budget_without_huge_me
     assert model.n_estimators_ >= 2
     assert [m.random_state for m in model.estimators_] == \
         [m.random_state for m in capped.estimators_]
+
+
+def test_validation_cost_equals_a_hand_walk_of_every_path_paying_each_group_once():
+    """Walk each validation row down every tree by hand (missing values to the learned side),
+    collect the cost groups it meets, pay each group once: the mean is the forest's
+    validation_cost_, expected_cost and the last kept row of the budget curve."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(400, 5)
+    y = ((X[:, 0] > 0.5) ^ (X[:, 2] > 0.5)).astype(int) + (X[:, 3] > 0.8)
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    X_val = rng.rand(150, 5)
+    y_val = ((X_val[:, 0] > 0.5) ^ (X_val[:, 2] > 0.5)).astype(int) + (X_val[:, 3] > 0.8)
+    X_val[rng.rand(*X_val.shape) < 0.1] = np.nan
+    costs, groups = [3.0, 3.0, 1.0, 2.0, 0.5], [0, 0, 1, 2, 3]
+    group_cost = {0: 3.0, 1: 1.0, 2: 2.0, 3: 0.5}
+    model = BudgetForestClassifier(4.0, alphas=[0, 2], max_estimators=6, feature_costs=costs,
+                                   cost_groups=groups, random_state=0).fit(
+        X, y, X_val=X_val, y_val=y_val)
+
+    def row_cost(x):
+        met = set()
+        for member in model.estimators_:
+            tree, node = member.tree_, 0
+            while tree.children_left[node] != -1:
+                f = tree.feature[node]
+                met.add(groups[f])
+                left = (tree.missing_go_left[node] if np.isnan(x[f])
+                        else x[f] <= tree.threshold[node])
+                node = tree.children_left[node] if left else tree.children_right[node]
+        return sum(group_cost[g] for g in met)
+
+    by_hand = np.mean([row_cost(x) for x in X_val])
+    assert model.validation_cost_ == pytest.approx(by_hand)
+    assert treesmith.expected_cost(model, X_val) == pytest.approx(by_hand)
+    assert by_hand <= 4.0
