@@ -429,3 +429,23 @@ def test_min_weight_fraction_split_reaches_the_trees_as_ecart_theta():
         assert member.min_weight_fraction_split == 0.05
         assert member.tree_.node_count == single.tree_.node_count
         assert np.array_equal(member.tree_.feature, single.tree_.feature)
+
+
+def test_oob_score_may_be_a_metric_as_in_scikit_learn(cancer):
+    """oob_score=callable: oob_score_ is metric(y_true, out-of-bag prediction)."""
+    from sklearn.metrics import balanced_accuracy_score, mean_absolute_error
+
+    X_train, _, y_train, _ = cancer
+    forest = RandomForestClassifier(20, oob_score=balanced_accuracy_score,
+                                    random_state=0).fit(X_train, y_train)
+    votes = forest.oob_decision_function_
+    seen = ~np.isnan(votes).any(axis=1)
+    assert forest.oob_score_ == pytest.approx(balanced_accuracy_score(
+        y_train[seen], forest.classes_[np.argmax(votes[seen], axis=1)]))
+    X, y = load_diabetes(return_X_y=True)
+    regressor = RandomForestRegressor(20, oob_score=mean_absolute_error, random_state=0).fit(X, y)
+    seen = ~np.isnan(regressor.oob_prediction_)
+    assert regressor.oob_score_ == pytest.approx(mean_absolute_error(
+        y[seen], regressor.oob_prediction_[seen]))
+    with pytest.raises(ValueError, match="oob_score"):
+        RandomForestClassifier(2, oob_score="yes").fit(X_train, y_train)

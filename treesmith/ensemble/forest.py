@@ -335,13 +335,14 @@ class BaseForest(BaseEstimator):
             raise ValueError(f"n_estimators must be an int >= 1, got {self.n_estimators!r}.")
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
-        if not isinstance(self.oob_score, (bool, np.bool_)):
-            raise ValueError(f"oob_score must be True or False, got {self.oob_score!r}.")
+        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
+            raise ValueError(f"oob_score must be True, False or a metric(y_true, y_pred), "
+                             f"got {self.oob_score!r}.")
         alpha = self.ccp_alpha
         if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
                 and np.isfinite(alpha) and alpha >= 0):
             raise ValueError(f"ccp_alpha must be a finite float >= 0, got {alpha!r}.")
-        if self.oob_score and not self.bootstrap:
+        if self.oob_score is not False and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag rows exist only "
                              "with bootstrap samples).")
         max_samples = self.max_samples
@@ -435,7 +436,7 @@ class BaseForest(BaseEstimator):
         self.cost_model_ = self.cost_model
         self.n_outputs_ = 1
         self._seeds = np.concatenate([self._seeds[:len(kept)] if kept else seeds[:0], seeds])
-        if self.oob_score:
+        if self.oob_score is not False:
             self._set_oob_score(X, y, job)
         return self
 
@@ -498,6 +499,10 @@ class BaseForest(BaseEstimator):
         bounds = [n_rows * b // n_blocks for b in range(n_blocks + 1)]
         blocks = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
         return np.concatenate(run_tasks(block_sum, blocks, n_threads))
+
+    def _oob_metric(self, default):
+        """``oob_score`` when it is a metric(y_true, y_pred), else ``default``."""
+        return self.oob_score if callable(self.oob_score) else default
 
     def _oob_rows(self, job, seed):
         return np.flatnonzero(job.weights(int(seed)) == 0)
@@ -575,8 +580,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     bootstrap : bool, default=True; each tree grows on n (or ``max_samples``) rows drawn with
         replacement, passed as integer sample weights.
     max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree.
-    oob_score : bool, default=False; ``oob_score_`` is the accuracy of the out-of-bag votes and
-        ``oob_decision_function_`` their class probabilities.
+    oob_score : bool or callable, default=False; ``oob_score_`` is the accuracy (or, given a
+        metric(y_true, y_pred), that metric) of the out-of-bag votes on the rows some tree left
+        out, and ``oob_decision_function_`` their class probabilities.
     class_weight : None, "balanced", "balanced_subsample" or dict. "balanced" and a dict
         multiply the sample weights before the bootstrap; "balanced_subsample" weighs each
         tree's bootstrap by its own class counts (n_draws / (n_classes x rows of the class
@@ -680,7 +686,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                           UserWarning, stacklevel=3)
         with np.errstate(invalid="ignore"):
             self.oob_decision_function_ = votes / votes.sum(axis=1, keepdims=True)
-        self.oob_score_ = accuracy_score(
+        self.oob_score_ = self._oob_metric(accuracy_score)(
             y[seen], self.classes_.take(np.argmax(votes[seen], axis=1)))
 
 
@@ -690,8 +696,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     Parameters (``warm_start`` too) as :class:`RandomForestClassifier` without
     ``class_weight``; ``criterion`` is a
     regression criterion ("squared_error" by default) and ``max_features`` defaults to 1.0
-    (all features, scikit-learn's default for regression). ``oob_score_`` is the R² of the
-    out-of-bag predictions (``oob_prediction_``).
+    (all features, scikit-learn's default for regression). ``oob_score_`` is the R² (or the
+    ``oob_score`` metric) of the out-of-bag predictions (``oob_prediction_``).
     """
 
     _tree_class = DecisionTreeRegressor
@@ -747,4 +753,4 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         seen = n_votes > 0
         with np.errstate(invalid="ignore"):
             self.oob_prediction_ = total / n_votes
-        self.oob_score_ = r2_score(y[seen], self.oob_prediction_[seen])
+        self.oob_score_ = self._oob_metric(r2_score)(y[seen], self.oob_prediction_[seen])
