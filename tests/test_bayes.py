@@ -138,6 +138,33 @@ def test_results_depend_on_random_state_only_not_on_threads(iris):
     np.testing.assert_array_equal(more.log_posterior_trace_[:2], serial.log_posterior_trace_)
 
 
+def test_n_jobs_minus_one_runs_as_many_chains_at_once_as_this_process_may_use(iris,
+                                                                              monkeypatch):
+    """-1 is the threads this process may use (its affinity, quota, a Dask or joblib worker's
+    share: ``_threading.available_threads``), not os.cpu_count()."""
+    import os
+
+    import treesmith.bayes as bayes_module
+    import treesmith._threading as threading_module
+
+    pools = []
+
+    class RecordingPool(bayes_module.ThreadPoolExecutor):
+        def __init__(self, max_workers):
+            pools.append(max_workers)
+            super().__init__(max_workers=max_workers)
+
+    monkeypatch.setattr(bayes_module, "ThreadPoolExecutor", RecordingPool)
+    monkeypatch.setattr(threading_module, "available_threads", lambda: 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    X, y = iris
+    BayesianTreeClassifier(**{**FAST, "n_chains": 4}, n_jobs=-1).fit(X, y)
+    assert pools == []  # one thread: the chains run one after the other
+    monkeypatch.setattr(threading_module, "available_threads", lambda: 2)
+    BayesianTreeClassifier(**{**FAST, "n_chains": 4}, n_jobs=-1).fit(X, y)
+    assert pools == [2]
+
+
 def test_integer_sample_weights_equal_repeated_rows(iris):
     X, y = iris
     weights = np.tile([1, 2, 0], X.shape[0] // 3)
@@ -222,6 +249,14 @@ def test_regressor_bad_parameters(diabetes, params, message):
     with pytest.raises(ValueError) as error:
         BayesianTreeRegressor(**{**FAST, **params}).fit(X[:50], y[:50])
     assert message in str(error.value)
+
+
+def test_regressor_target_whose_squares_overflow_is_named(diabetes):
+    """y near 1e200: the leaves' sums of squares overflow; the error names y, not a failed
+    criterion of the finished tree."""
+    X, y = diabetes
+    with pytest.raises(ValueError, match="y is too large for BayesianTreeRegressor"):
+        BayesianTreeRegressor(**FAST).fit(X[:50], y[:50] * 1e200)
 
 
 def test_regressor_constant_target_gives_the_single_leaf_tree(diabetes):

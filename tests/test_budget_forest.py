@@ -164,3 +164,84 @@ def test_threshold_pairs_default_and_names(split):
     for member in model.estimators_:
         assert list(member.feature_names_in_) == list(frame.columns)
         assert member.n_features_in_ == 10
+
+
+@pytest.mark.parametrize("n_rows", [1, 2])
+def test_too_few_rows_to_hold_out_a_validation_set_name_validation_fraction(n_rows):
+    """The held-out split of a tiny X fails with our message naming validation_fraction and
+    X_val, not scikit-learn's train_test_split message about test_size."""
+    X = np.arange(n_rows * 2, dtype=float).reshape(n_rows, 2)
+    y = np.arange(n_rows) % 2
+    with pytest.raises(ValueError, match="validation_fraction.*X_val"):
+        BudgetForestClassifier(None, alphas=[0], max_estimators=2, random_state=0).fit(X, y)
+
+
+def test_a_numpy_generator_as_random_state_is_refused_by_name(split):
+    X_train, y_train, _, _ = split
+    model = BudgetForestClassifier(None, alphas=[0], max_estimators=2,
+                                   random_state=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="random_state must be None, an int or a numpy "
+                                         "RandomState"):
+        model.fit(X_train, y_train)
+
+
+@pytest.mark.parametrize("alphas", [[0, 4], [4, 0]])
+def test_ties_in_accuracy_and_cost_go_to_the_smaller_alpha_whatever_the_order(alphas):
+    """One feature separates the classes: α = 0 and α = 4 grow the same stumps (same accuracy,
+    same cost); the documented tie rule picks the smaller α, not the first one listed."""
+    X = np.random.RandomState(0).rand(100, 2)
+    y = (X[:, 0] > 0.5).astype(int)
+    model = BudgetForestClassifier(None, alphas=alphas, max_estimators=2,
+                                   random_state=0).fit(X, y)
+    assert model.alpha_ == 0
+
+
+def test_a_huge_max_estimators_with_a_budget_stops_at_the_budget_without_huge_memory(split):
+    """Algorithm 1 has no cap on the number of trees: max_estimators=10**12 (no cap in
+    practice) must not allocate one seed per possible tree before the budget stops it."""
+    X_train, y_train, X_val, y_val = split
+    model = BudgetForestClassifier(8.0, alphas=[8], max_estimators=10**12,
+                                   random_state=0).fit(X_train, y_train, X_val=X_val,
+                                                       y_val=y_val)
+    capped = BudgetForestClassifier(8.0, alphas=[8], max_estimators=model.n_estimators_ + 1,
+                                    random_state=0).fit(X_train, y_train, X_val=X_val,
+                                                        y_val=y_val)
+    assert model.validation_cost_ <= 8.0 < model.budget_curve_["average_cost"][-1]
+    assert model.n_estimators_ >= 2
+    assert [m.random_state for m in model.estimators_] == \
+        [m.random_state for m in capped.estimators_]
+
+
+def test_validation_cost_equals_a_hand_walk_of_every_path_paying_each_group_once():
+    """Walk each validation row down every tree by hand (missing values to the learned side),
+    collect the cost groups it meets, pay each group once: the mean is the forest's
+    validation_cost_, expected_cost and the last kept row of the budget curve."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(400, 5)
+    y = ((X[:, 0] > 0.5) ^ (X[:, 2] > 0.5)).astype(int) + (X[:, 3] > 0.8)
+    X[rng.rand(*X.shape) < 0.1] = np.nan
+    X_val = rng.rand(150, 5)
+    y_val = ((X_val[:, 0] > 0.5) ^ (X_val[:, 2] > 0.5)).astype(int) + (X_val[:, 3] > 0.8)
+    X_val[rng.rand(*X_val.shape) < 0.1] = np.nan
+    costs, groups = [3.0, 3.0, 1.0, 2.0, 0.5], [0, 0, 1, 2, 3]
+    group_cost = {0: 3.0, 1: 1.0, 2: 2.0, 3: 0.5}
+    model = BudgetForestClassifier(4.0, alphas=[0, 2], max_estimators=6, feature_costs=costs,
+                                   cost_groups=groups, random_state=0).fit(
+        X, y, X_val=X_val, y_val=y_val)
+
+    def row_cost(x):
+        met = set()
+        for member in model.estimators_:
+            tree, node = member.tree_, 0
+            while tree.children_left[node] != -1:
+                f = tree.feature[node]
+                met.add(groups[f])
+                left = (tree.missing_go_left[node] if np.isnan(x[f])
+                        else x[f] <= tree.threshold[node])
+                node = tree.children_left[node] if left else tree.children_right[node]
+        return sum(group_cost[g] for g in met)
+
+    by_hand = np.mean([row_cost(x) for x in X_val])
+    assert model.validation_cost_ == pytest.approx(by_hand)
+    assert treesmith.expected_cost(model, X_val) == pytest.approx(by_hand)
+    assert by_hand <= 4.0

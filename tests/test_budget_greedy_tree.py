@@ -203,3 +203,28 @@ def test_bad_parameters_are_named():
 @parametrize_with_checks([GreedyTreeClassifier(ThresholdPairs(0), random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_a_numpy_generator_as_random_state_is_refused_by_name():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    with pytest.raises(ValueError, match="random_state must be None, an int or a numpy "
+                                         "RandomState"):
+        GreedyTreeClassifier(random_state=np.random.default_rng(0)).fit(X, [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("impurity", [ThresholdPairs(0), Powers(3)])
+def test_weights_that_overflow_the_set_function_are_named(impurity):
+    """F grows as a power of the summed weights: 1e200 per row overflows it. The error names
+    sample_weight, not a failed criterion of the finished tree."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    with pytest.raises(ValueError, match="sample_weight is too large"):
+        GreedyTreeClassifier(impurity=impurity).fit(X, [0, 0, 1, 1],
+                                                    sample_weight=np.full(4, 1e200))
+
+
+def test_a_power_that_overflows_on_unit_weights_is_refused_not_a_silent_leaf():
+    """Powers(200) on 100 rows: 100^200 overflows; the compiled F would be inf - inf -> 0,
+    a 'pure' root, and the tree a single leaf without a word."""
+    X = np.arange(100, dtype=float)[:, None]
+    with pytest.raises(ValueError, match="smaller Powers power"):
+        GreedyTreeClassifier(impurity=Powers(200)).fit(X, np.arange(100) % 2)

@@ -93,3 +93,12 @@ def test_parameters_and_names():
     X, y = load_wine(return_X_y=True)
     with pytest.raises(ValueError, match="minimax"):
         treesmith.DecisionTreeRegressor(split_rule="minimax").fit(X, y.astype(float))
+
+
+def test_a_power_that_overflows_is_refused_not_a_silent_single_leaf():
+    """Powers(200) on 100 rows: 100^200 overflows float64 and the compiled F would be
+    inf - inf -> 0, a 'pure' root; the single tree with the Minimax rule refuses it."""
+    X = np.arange(100, dtype=float)[:, None]
+    model = treesmith.DecisionTreeClassifier(split_rule=Minimax(impurity=Powers(200)))
+    with pytest.raises(ValueError, match="smaller Powers power"):
+        model.fit(X, np.arange(100) % 2)

@@ -114,3 +114,22 @@ def test_parameter_protocol():
     assert f.set_params(alpha=2) == ThresholdPairs(2)
     assert hash(ThresholdPairs(2)) == hash(ThresholdPairs(2.0))
     assert resolve_set_function("powers") == Powers(2)
+
+
+def test_an_overflowing_value_is_an_error_not_zero():
+    """Powers(200) of 50/50: 100^200 − 2·50^200 overflows float64; the compiled kernel makes
+    inf − inf = NaN and returns 0 (a pure set). Called from Python it raises instead."""
+    with pytest.raises(ValueError, match="overflows float64"):
+        Powers(200)([50, 50])
+    with pytest.raises(ValueError, match="overflows float64"):
+        ThresholdPairs(0)([1e200, 1e200])
+    assert Powers(200)([1, 1]) == pytest.approx(2.0 ** 200 - 2)
+
+
+@pytest.mark.xfail(strict=True, reason="kernel defect (treesmith/_kernels/set_functions.py, "
+                   "powers_of_sum): an overflow gives inf - inf = NaN, returned as 0, so an "
+                   "impure set looks pure; the estimators guard it with check_total_weight")
+def test_the_compiled_powers_kernel_does_not_report_an_overflow_as_a_pure_set():
+    from treesmith._kernels.set_functions import POWERS, set_function_kernel
+
+    assert set_function_kernel(POWERS, np.array([50.0, 50.0]), 200.0) != 0.0

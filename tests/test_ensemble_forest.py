@@ -285,3 +285,167 @@ def test_infinity_is_named_by_column():
     X[3, 2] = np.inf
     with pytest.raises(ValueError, match="column 2"):
         RandomForestClassifier(3).fit(X, y)
+
+
+# -- warm_start and class_weight="balanced_subsample", as scikit-learn's forests -------------
+def trees_equal(first, second):
+    return len(first.estimators_) == len(second.estimators_) and all(np.array_equal(a.tree_.feature, b.tree_.feature)
+               and np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
+               and np.allclose(a.tree_.value, b.tree_.value)
+               for a, b in zip(first.estimators_, second.estimators_))
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_warm_start_adds_trees_and_equals_one_fit_with_an_int_seed(Forest):
+    X, y = make_classification(300, 6, random_state=0)
+    once = Forest(8, oob_score=True, random_state=3).fit(X, y)
+    warm = Forest(3, oob_score=True, warm_start=True, random_state=3).fit(X, y)
+    first_trees = list(warm.estimators_)
+    warm.set_params(n_estimators=8).fit(X, y)
+    assert len(warm.estimators_) == 8
+    assert warm.estimators_[:3] == first_trees  # the old trees are kept, not regrown
+    assert trees_equal(once, warm)
+    assert once.oob_score_ == pytest.approx(warm.oob_score_)
+    np.testing.assert_allclose(once.predict(X), warm.predict(X))
+
+
+def test_warm_start_without_more_trees_warns_and_fewer_raises():
+    X, y = make_classification(200, 5, random_state=0)
+    forest = RandomForestClassifier(4, warm_start=True, random_state=0).fit(X, y)
+    before = list(forest.estimators_)
+    with pytest.warns(UserWarning, match="without increasing n_estimators"):
+        forest.fit(X, y)
+    assert forest.estimators_ == before
+    with pytest.raises(ValueError, match="n_estimators=2 must be larger or equal to "
+                                         r"len\(estimators_\)=4"):
+        forest.set_params(n_estimators=2).fit(X, y)
+    cold = RandomForestClassifier(4, random_state=0).fit(X, y)
+    assert forest.set_params(warm_start=False, n_estimators=4).fit(X, y).estimators_ != before
+    assert trees_equal(cold, forest)
+
+
+def test_balanced_subsample_weighs_each_bootstrap_by_its_own_class_counts():
+    """Each tree's root weights equal n_draws / n_classes per class: the class weights are
+    n_draws / (n_classes * drawn rows of the class), computed on that tree's bootstrap
+    (scikit-learn's compute_sample_weight("balanced", y, indices=drawn))."""
+    from sklearn.utils import compute_sample_weight
+
+    X, y = make_classification(400, 5, weights=[0.8, 0.2], random_state=0)
+    forest = RandomForestClassifier(5, class_weight="balanced_subsample",
+                                    random_state=0).fit(X, y)
+    for member in forest.estimators_:
+        counts = bootstrap_counts(member.random_state, 400, 400)
+        drawn = np.repeat(np.arange(400), counts.astype(int))
+        expected = counts * compute_sample_weight("balanced", y, indices=drawn)
+        root = member.tree_.value[0] * member.tree_.weighted_n_node_samples[0]
+        np.testing.assert_allclose(root, [expected[y == 0].sum(), expected[y == 1].sum()])
+        np.testing.assert_allclose(root, [200.0, 200.0])
+    # without bootstrap it is "balanced" on all rows, as in scikit-learn
+    plain = RandomForestClassifier(2, bootstrap=False, class_weight="balanced_subsample",
+                                   random_state=0).fit(X, y)
+    balanced = RandomForestClassifier(2, bootstrap=False, class_weight="balanced",
+                                      random_state=0).fit(X, y)
+    assert trees_equal(plain, balanced)
+
+
+def test_balanced_subsample_accuracy_close_to_scikit_learn(cancer):
+    X_train, X_test, y_train, y_test = cancer
+    ours = RandomForestClassifier(60, class_weight="balanced_subsample", random_state=0).fit(
+        X_train, y_train).score(X_test, y_test)
+    theirs = SklearnForest(60, class_weight="balanced_subsample", random_state=0).fit(
+        X_train, y_train).score(X_test, y_test)
+    assert ours >= theirs - 0.03
+
+
+def test_bootstrap_counts_draw_in_chunks_what_one_draw_would():
+    """Chunked draws give the counts of one randint call (scikit-learn's bootstrap)."""
+    for n_samples, n_draws in [(7, 3_000_001), (1000, forest_module.BOOTSTRAP_CHUNK + 1)]:
+        expected = np.bincount(np.random.RandomState(5).randint(0, n_samples, n_draws),
+                               minlength=n_samples)
+        np.testing.assert_array_equal(bootstrap_counts(5, n_samples, n_draws), expected)
+
+
+def test_a_huge_int_max_samples_does_not_allocate_one_index_per_draw():
+    """max_samples=10**8 on 20 rows: 10**8 draws would be 800 MB of indices at once."""
+    import tracemalloc
+
+    tracemalloc.start()
+    counts = bootstrap_counts(0, 20, 10**8)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert counts.sum() == 10**8
+    assert peak < 64 * 2**20
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_ccp_alpha_prunes_every_tree_as_the_single_tree_does(Forest):
+    """scikit-learn's forests take ccp_alpha: each tree is grown, then pruned by minimal
+    cost-complexity on its own (bootstrap-weighted) impurities."""
+    from treesmith.pruning import prune_tree_ccp
+
+    X, y = make_classification(300, 6, random_state=0)
+    grown = Forest(4, random_state=0).fit(X, y)
+    pruned = Forest(4, ccp_alpha=0.01, random_state=0).fit(X, y)
+    for full, small in zip(grown.estimators_, pruned.estimators_):
+        expected = prune_tree_ccp(full.tree_, 0.01)
+        assert small.tree_.node_count == expected.node_count < full.tree_.node_count
+        np.testing.assert_array_equal(small.tree_.feature, expected.feature)
+        assert small.ccp_alpha == 0.01
+    with pytest.raises(ValueError, match="ccp_alpha"):
+        Forest(2, ccp_alpha=-1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("max_samples", [None, 0.2])
+def test_weight_fractions_are_of_each_trees_bootstrap_weight(max_samples):
+    """min_weight_fraction_leaf is a fraction of the tree's own (bootstrap-weighted) total, as
+    for the single tree fitted with its bootstrap counts and in scikit-learn's forests: with
+    max_samples=0.2 the leaves must reach 0.01 x 400 draws, not 0.01 x 2000 rows. Exact bins:
+    the forest bins all rows, a single tree its drawn rows only."""
+    X, y = make_classification(2000, 6, flip_y=0.3, random_state=0)
+    forest = RandomForestClassifier(3, max_samples=max_samples, min_weight_fraction_leaf=0.01,
+                                    max_bins=None, random_state=0).fit(X, y)
+    n_draws = 2000 if max_samples is None else 400
+    for member in forest.estimators_:
+        counts = bootstrap_counts(member.random_state, 2000, n_draws)
+        single = DecisionTreeClassifier(max_features="sqrt", min_weight_fraction_leaf=0.01,
+                                        max_bins=None, random_state=member.random_state).fit(
+            X, y, sample_weight=counts)
+        assert member.tree_.node_count == single.tree_.node_count
+        assert np.array_equal(member.tree_.feature, single.tree_.feature)
+
+
+def test_min_weight_fraction_split_reaches_the_trees_as_ecart_theta():
+    """The single tree's min_weight_fraction_split (θ: nodes with p(S) <= θ stay leaves, and
+    ECART's truncation) is a forest parameter too, a fraction of each tree's own weight."""
+    X, y = make_classification(1000, 6, flip_y=0.2, random_state=0)
+    forest = RandomForestClassifier(2, split_rule="ecart", min_weight_fraction_split=0.05,
+                                    max_samples=0.5, max_bins=None, max_features=1.0,
+                                    random_state=0).fit(X, y)
+    for member in forest.estimators_:
+        counts = bootstrap_counts(member.random_state, 1000, 500)
+        single = DecisionTreeClassifier(split_rule="ecart", min_weight_fraction_split=0.05,
+                                        max_bins=None, random_state=member.random_state).fit(
+            X, y, sample_weight=counts)
+        assert member.min_weight_fraction_split == 0.05
+        assert member.tree_.node_count == single.tree_.node_count
+        assert np.array_equal(member.tree_.feature, single.tree_.feature)
+
+
+def test_oob_score_may_be_a_metric_as_in_scikit_learn(cancer):
+    """oob_score=callable: oob_score_ is metric(y_true, out-of-bag prediction)."""
+    from sklearn.metrics import balanced_accuracy_score, mean_absolute_error
+
+    X_train, _, y_train, _ = cancer
+    forest = RandomForestClassifier(20, oob_score=balanced_accuracy_score,
+                                    random_state=0).fit(X_train, y_train)
+    votes = forest.oob_decision_function_
+    seen = ~np.isnan(votes).any(axis=1)
+    assert forest.oob_score_ == pytest.approx(balanced_accuracy_score(
+        y_train[seen], forest.classes_[np.argmax(votes[seen], axis=1)]))
+    X, y = load_diabetes(return_X_y=True)
+    regressor = RandomForestRegressor(20, oob_score=mean_absolute_error, random_state=0).fit(X, y)
+    seen = ~np.isnan(regressor.oob_prediction_)
+    assert regressor.oob_score_ == pytest.approx(mean_absolute_error(
+        y[seen], regressor.oob_prediction_[seen]))
+    with pytest.raises(ValueError, match="oob_score"):
+        RandomForestClassifier(2, oob_score="yes").fit(X_train, y_train)

@@ -263,6 +263,19 @@ def clamp_count(value, limit: int) -> int:
 
 
 # -- legacy single-value checks used by the resolvers ------------------------------------------
+def check_random_state_parameter(random_state) -> np.random.RandomState:
+    """``random_state`` as a numpy RandomState (scikit-learn's ``check_random_state``), with
+    an error naming the parameter when it is none of None, an int or a RandomState (e.g. a
+    ``numpy.random.Generator``, which the seeded kernels cannot draw their seeds from)."""
+    from sklearn.utils import check_random_state
+
+    try:
+        return check_random_state(random_state)
+    except ValueError:
+        raise ValueError("random_state must be None, an int or a numpy RandomState, got "
+                         f"{random_state!r}.") from None
+
+
 def check_int(name, value, low, high=None, allow_none=False):
     """An int in [low, high] (or None when allowed)."""
     allowed = [Interval(Integral, low, high, closed="both" if high is not None else "left")]

@@ -14,20 +14,25 @@ tree visited.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._dtypes import CLASSIFICATION, REGRESSION, TREE_LEAF, TREE_UNDEFINED
 from ._gc import pauses_collector
 from ._kernels import bayes as _kernel
-from ._validation import check_fraction, check_int, check_sample_weight, validate_parameters
+from ._validation import (
+    check_fraction,
+    check_int,
+    check_random_state_parameter,
+    check_sample_weight,
+    validate_parameters,
+)
+from ._threading import resolve_n_jobs
 from .binning import BinMapper, midpoints
 from .criteria._base import REGRESSION_TASK, resolve_criterion
 from .estimators import TREE_PARAMETER_CONSTRAINTS, BaseDecisionTree
@@ -172,11 +177,7 @@ class BaseBayesianTree(BaseDecisionTree):
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
         (sigma, phi, n_iter, n_chains, burn_in, max_leaves,
          max_depth) = self._check_sampler_parameters(sample_idx.shape[0])
-        try:
-            random_state = check_random_state(self.random_state)
-        except ValueError:
-            raise ValueError("random_state must be None, an int or a numpy RandomState, got "
-                             f"{self.random_state!r}.") from None
+        random_state = check_random_state_parameter(self.random_state)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
@@ -195,12 +196,9 @@ class BaseBayesianTree(BaseDecisionTree):
         return self
 
     def _run_chains(self, data, prior, settings, seeds):
-        if self.n_jobs is None:
-            n_jobs = 1
-        elif self.n_jobs == -1:
-            n_jobs = os.cpu_count() or 1
-        else:
-            n_jobs = int(self.n_jobs)
+        # None: one chain at a time; -1: the threads this process may use (its affinity and
+        # quota, a joblib or Dask worker's share), as everywhere in treesmith
+        n_jobs = 1 if self.n_jobs is None else resolve_n_jobs(int(self.n_jobs))
         run = lambda seed: ChainResult(*_kernel.run_chain(data, prior, settings, int(seed)))
         if n_jobs <= 1 or len(seeds) == 1:
             return [run(seed) for seed in seeds]
@@ -370,7 +368,9 @@ _SAMPLER_DOC = """
     max_bins : int in [2, 65535] or None, default=255
         Bins per feature (split values are bins; see ``treesmith.BinMapper``).
     n_jobs : int or None, default=None
-        Threads running chains at once (None: 1; -1: all cores).
+        Threads running chains at once (None: 1; -1: every core this process may use, its
+        affinity and quota or a joblib/Dask worker's share; a chain's results do not depend
+        on it).
     random_state : int, RandomState or None
         Seeds the chains and the binning subsample.
 """
@@ -605,8 +605,14 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         self._check_prior_parameters()
         positive = sample_weight > 0
         total = float(sample_weight.sum())
-        mean = float(np.dot(sample_weight, y) / total)
-        variance = float(np.dot(sample_weight[positive], (y[positive] - mean) ** 2) / total)
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = float(np.dot(sample_weight, y) / total)
+            squares = float(np.dot(sample_weight[positive], (y[positive] - mean) ** 2))
+        if not np.isfinite(squares):  # the leaves' sums of squares would be inf or NaN
+            raise ValueError(f"y is too large for BayesianTreeRegressor: its weighted sum of "
+                             f"squared deviations overflows float64 (largest |y| "
+                             f"{float(np.abs(y).max()):.3g}); divide y by a constant.")
+        variance = squares / total
         self.mu_bar_ = mean if self.mu_bar is None else float(self.mu_bar)
         nu = float(self.nu)
         if self.lam is None:

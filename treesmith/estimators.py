@@ -11,7 +11,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -29,6 +29,7 @@ from ._validation import (
     check_fraction,
     check_label_types,
     check_int,
+    check_random_state_parameter,
     check_monotonic_cst,
     check_sample_weight,
     check_X_frame,
@@ -366,14 +367,12 @@ class BaseDecisionTree(BaseEstimator):
     # -- fitting --------------------------------------------------------------------------
     def _fit(self, X, y_code, sample_weight, n_classes, sample_stats=None, y=None):
         n_samples, n_features = X.shape
-        try:
-            random_state = check_random_state(self.random_state)
-        except ValueError:
-            raise ValueError("random_state must be None, an int or a numpy RandomState, got "
-                             f"{self.random_state!r}.") from None
+        random_state = check_random_state_parameter(self.random_state)
         self.criterion_ = resolve_criterion(self.criterion, self._task)
         self.criterion_.validate(n_classes if n_classes else None)
         rule, costs = self._resolve_rule_and_costs(n_features)
+        if hasattr(rule, "set_function"):  # Minimax: F must not overflow on this sample
+            rule.set_function().check_total_weight(float(sample_weight.sum()))
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
         monotonic_cst = self._monotonic_constraints(n_features, n_classes, self.criterion_)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,

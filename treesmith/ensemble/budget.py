@@ -19,12 +19,17 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._gc import pauses_collector
-from .._validation import check_X_frame, check_fraction, check_sample_weight, check_y_values
+from .._validation import (
+    check_fraction,
+    check_random_state_parameter,
+    check_sample_weight,
+    check_X_frame,
+    check_y_values,
+)
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..costs import group_costs
 from .costs import leaf_path_groups
@@ -164,17 +169,20 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             return X, y, sample_weight, X_val, y_val
         fraction = check_fraction("validation_fraction", self.validation_fraction, 0.0, 1.0,
                                   low_inclusive=False, high_inclusive=False)
-        rows = np.arange(X.shape[0])
+        n_samples = X.shape[0]
+        n_held_out = int(np.ceil(fraction * n_samples))  # train_test_split's rounding
+        if n_samples - n_held_out < 2 or n_held_out < 1:
+            raise ValueError(f"validation_fraction={fraction} of {n_samples} sample(s) leaves "
+                             f"{n_samples - n_held_out} training and {n_held_out} validation "
+                             "rows (at least 2 and 1 needed); pass X_val and y_val or more "
+                             "rows.")
+        rows = np.arange(n_samples)
         try:
             train, held_out = train_test_split(rows, test_size=fraction, stratify=y,
                                                random_state=random_state)
         except ValueError:  # a class too small to stratify
             train, held_out = train_test_split(rows, test_size=fraction,
                                                random_state=random_state)
-        if train.size < 2 or held_out.size < 1:
-            raise ValueError(f"validation_fraction={fraction} leaves {train.size} training and "
-                             f"{held_out.size} validation rows; pass X_val and y_val or more "
-                             "rows.")
         train, held_out = np.sort(train), np.sort(held_out)
         return X[train], y[train], sample_weight[train], X[held_out], y[held_out]
 
@@ -189,7 +197,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         X, y = self._validate_X_y(X, y)
         self._check_parameters()
         set_functions = self._set_functions()
-        random_state = check_random_state(self.random_state)
+        random_state = check_random_state_parameter(self.random_state)
         self.classes_, y_code_all = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -211,7 +219,16 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
         X_binned = np.asfortranarray(self.bin_mapper_.fit_transform(
             X_train, feature_names=getattr(self, "feature_names_in_", None)))
-        seeds = random_state.randint(0, 2**31 - 1, size=self.max_estimators)
+        # the trees' seeds, drawn one at a time by each α from the same state (the same
+        # sequence as one randint call of max_estimators values): Algorithm 1 stops at the
+        # budget, so max_estimators may be huge ("no cap") without one seed per possible tree
+        seed_state = random_state.get_state()
+
+        def tree_seeds():
+            stream = np.random.RandomState()
+            stream.set_state(seed_state)
+            for _ in range(self.max_estimators):
+                yield int(stream.randint(0, 2**31 - 1))
 
         # α values grow at once, one Numba thread each (no nested parallel regions); n_jobs
         # has the single tree's meaning (treesmith._threading): None = this process's cores
@@ -220,14 +237,14 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         def run(set_function):
             with numba_threads(1 if workers > 1 else numba.get_num_threads()):
                 return self._grow_for(set_function, setting, X_binned, y_code, w_train, X_val,
-                                      val_code, seeds)
+                                      val_code, tree_seeds())
 
         runs = run_tasks(run, set_functions, workers)
 
         curve = {"alpha": [], "n_estimators": [], "average_cost": [],
                  "validation_accuracy": [], "within_budget": []}
         best = None
-        for set_function, (trees, kept, rows) in zip(set_functions, runs):
+        for set_function, (trees, seeds, kept, rows) in zip(set_functions, runs):
             for row in rows:
                 curve["alpha"].append(getattr(set_function, "alpha", np.nan))
                 for key, value in zip(("n_estimators", "average_cost", "validation_accuracy",
@@ -236,9 +253,9 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             if kept == 0:
                 continue
             _, cost, accuracy, _ = rows[kept - 1]
-            key = (-accuracy, cost)
+            key = (-accuracy, cost, getattr(set_function, "alpha", 0.0))
             if best is None or key < best[0]:
-                best = (key, set_function, trees[:kept], cost, accuracy)
+                best = (key, set_function, list(zip(seeds, trees[:kept])), cost, accuracy)
         self.budget_curve_ = BudgetCurve({k: np.asarray(v, dtype=np.float64 if k != "within_budget"
                                                         else bool) for k, v in curve.items()})
         if best is None:
@@ -246,13 +263,13 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"budget={self.budget!r} is below the average validation cost of "
                              f"every single tree (the cheapest costs {cheapest:.4g}); raise the "
                              "budget or the alphas.")
-        _, self.impurity_, trees, self.validation_cost_, self.validation_score_ = best
+        _, self.impurity_, seeded_trees, self.validation_cost_, self.validation_score_ = best
         self.alpha_ = getattr(self.impurity_, "alpha", None) if self.alphas is not None else None
         self.feature_costs_ = costs.feature_cost
         self.cost_groups_ = costs.cost_group
         self.cost_model_ = "per_feature"
         self.estimators_ = []
-        for seed, tree in zip(seeds, trees):
+        for seed, tree in seeded_trees:
             member = clone(template).set_params(impurity=self.impurity_,
                                                 random_state=int(seed))
             member.tree_ = tree
@@ -272,8 +289,9 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
 
     def _grow_for(self, set_function, setting, X_binned, y_code, w_train, X_val, val_code,
                   seeds):
-        """Algorithm 1 for one set function: trees, how many stay within the budget, and one
-        curve row (n_trees, average cost, validation accuracy, within budget) per tree."""
+        """Algorithm 1 for one set function, the trees seeded from the iterable ``seeds``:
+        trees, their seeds, how many stay within the budget, and one curve row (n_trees,
+        average cost, validation accuracy, within budget) per tree."""
         costs = setting["costs"]
         groups = costs.cost_group
         n_groups = int(groups.max()) + 1
@@ -281,7 +299,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         acquired = np.zeros((X_val.shape[0], n_groups), dtype=bool)
         votes = np.zeros((X_val.shape[0], self.n_classes_))
         rows_val = np.arange(X_val.shape[0])
-        trees, rows = [], []
+        trees, used_seeds, rows = [], [], []
         kept = 0
         for k, seed in enumerate(seeds):
             weight = w_train * bootstrap_counts(int(seed), w_train.shape[0], w_train.shape[0])
@@ -295,11 +313,12 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             accuracy = float(np.mean(np.argmax(votes, axis=1) == val_code))
             within = self.budget is None or cost <= self.budget
             trees.append(tree)
+            used_seeds.append(int(seed))
             rows.append((k + 1, cost, accuracy, within))
             if not within:
                 break  # Algorithm 1: the forest without this last tree
             kept = k + 1
-        return trees, kept, rows
+        return trees, used_seeds, kept, rows
 
     # -- prediction -------------------------------------------------------------------------
     def _validate_X_predict(self, X):

@@ -21,13 +21,14 @@ member. docs/methods.md §7.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 
 import numba
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -41,26 +42,54 @@ from .._threading import (
     threads_for_work,
     threads_per_task,
 )
-from .._validation import check_sample_weight, check_X_frame, check_y_values
+from .._validation import (
+    check_random_state_parameter,
+    check_sample_weight,
+    check_X_frame,
+    check_y_values,
+)
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..categorical import category_counts, encode_categories
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
 from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
-from ..grower import TreeGrower
+from ..grower import StoppingRules, TreeGrower
+from ..pruning import prune_tree_ccp
 
 #: Parameters passed from the forest to each tree.
 TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
-                   "min_weight_fraction_leaf", "max_features", "max_leaf_nodes",
+                   "min_weight_fraction_leaf", "min_weight_fraction_split", "max_features",
+                   "max_leaf_nodes",
                    "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
                    "cost_groups", "cost_model", "monotonic_cst",
-                   "categorical_features")
+                   "categorical_features", "ccp_alpha")
+
+
+#: Draws per chunk of a bootstrap: memory stays O(n_samples + chunk) when an int
+#: ``max_samples`` asks for many more draws than rows.
+BOOTSTRAP_CHUNK = 1 << 20
 
 
 def bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
-    """How many times each row is drawn in ``n_draws`` draws with replacement (float64)."""
+    """How many times each row is drawn in ``n_draws`` draws with replacement (float64): the
+    counts of ``RandomState(seed).randint(0, n_samples, n_draws)``, scikit-learn's bootstrap,
+    drawn in chunks of ``BOOTSTRAP_CHUNK`` (consecutive calls continue the same stream)."""
     rng = np.random.RandomState(seed)
-    return np.bincount(rng.randint(0, n_samples, n_draws), minlength=n_samples).astype(
-        np.float64)
+    counts = np.zeros(n_samples, dtype=np.float64)
+    for start in range(0, n_draws, BOOTSTRAP_CHUNK):
+        size = min(BOOTSTRAP_CHUNK, n_draws - start)
+        counts += np.bincount(rng.randint(0, n_samples, size), minlength=n_samples)
+    return counts
+
+
+def subsample_class_weight(y_code, counts, n_classes: int) -> np.ndarray:
+    """class_weight="balanced_subsample": per class, n_draws / (n_classes drawn x rows of the
+    class drawn), from the bootstrap multiplicities ``counts`` (0 for a class not drawn), as
+    scikit-learn's ``compute_sample_weight("balanced", y, indices=drawn rows)``."""
+    drawn = np.bincount(y_code, weights=counts, minlength=n_classes)
+    present = drawn > 0
+    weight = np.zeros(n_classes)
+    weight[present] = counts.sum() / (np.count_nonzero(present) * drawn[present])
+    return weight
 
 
 def tree_seed(seed: int) -> int:
@@ -110,10 +139,11 @@ class TreeJob:
 
     def __init__(self, X_binned, y_code, sample_weight, bin_mapper, criterion, n_classes,
                  rules, rule, max_features, costs, bootstrap, n_draws, threads_per_tree,
-                 monotonic_cst=None, gather_rows=False):
+                 monotonic_cst=None, gather_rows=False, balance_classes=False):
         self.X_binned = X_binned
         self.y_code = y_code
         self.sample_weight = sample_weight
+        self.total_weight = float(sample_weight.sum())
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_classes = n_classes
@@ -126,23 +156,41 @@ class TreeJob:
         self.threads_per_tree = threads_per_tree
         self.monotonic_cst = monotonic_cst
         self.gather_rows = gather_rows
+        self.balance_classes = balance_classes
 
     def weights(self, seed):
-        """Sample weights of the tree seeded ``seed``: weight x bootstrap multiplicity."""
+        """Sample weights of the tree seeded ``seed``: weight x bootstrap multiplicity (x the
+        bootstrap's own balanced class weight with ``balance_classes``)."""
         if not self.bootstrap:
             return self.sample_weight
-        return self.sample_weight * bootstrap_counts(seed, self.sample_weight.shape[0],
-                                                     self.n_draws)
+        counts = bootstrap_counts(seed, self.sample_weight.shape[0], self.n_draws)
+        weight = self.sample_weight * counts
+        if self.balance_classes:
+            weight *= subsample_class_weight(self.y_code, counts, self.n_classes)[self.y_code]
+        return weight
 
-    def grower(self, seed) -> TreeGrower:
-        return TreeGrower(self.bin_mapper, self.criterion, self.n_classes, self.rules,
-                          rule=self.rule, max_features=self.max_features, seed=tree_seed(seed),
+    def rules_for(self, weight) -> StoppingRules:
+        """The stopping rules of a tree grown with the sample weights ``weight``: the weight
+        limits (``min_weight_fraction_leaf`` / ``_split`` times the total) are fractions of
+        this tree's own total weight, as for a single tree fitted with its bootstrap counts
+        and in scikit-learn's forests (``max_samples`` < 1 draws a smaller total)."""
+        rules = self.rules
+        if rules.min_weight_leaf == 0.0 and rules.min_weight_split == 0.0:
+            return rules
+        scale = float(np.sum(weight)) / self.total_weight
+        return dataclasses.replace(rules, min_weight_leaf=rules.min_weight_leaf * scale,
+                                   min_weight_split=rules.min_weight_split * scale)
+
+    def grower(self, seed, weight) -> TreeGrower:
+        return TreeGrower(self.bin_mapper, self.criterion, self.n_classes,
+                          self.rules_for(weight), rule=self.rule,
+                          max_features=self.max_features, seed=tree_seed(seed),
                           costs=self.costs, monotonic_cst=self.monotonic_cst)
 
     def grow_on(self, seed, X_binned, y_code, weight, rows):
         """The tree grown on the binned rows ``X_binned`` (the rows ``rows`` of the data)
         with these class codes and sample weights (classification)."""
-        return self.grower(seed).grow(X_binned, y_code, weight)
+        return self.grower(seed, weight).grow(X_binned, y_code, weight)
 
     def grow(self, seed):
         """Grow the tree of ``seed`` (its bootstrap and its feature sampling) on
@@ -222,7 +270,8 @@ class BaseForest(BaseEstimator):
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
                  min_impurity_decrease, bootstrap, oob_score, n_jobs, random_state, max_samples,
                  max_bins, split_rule, feature_costs, cost_groups, cost_model,
-                 monotonic_cst=None, categorical_features="from_dtype"):
+                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False,
+                 ccp_alpha=0.0, min_weight_fraction_split=0.0):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -244,6 +293,9 @@ class BaseForest(BaseEstimator):
         self.cost_model = cost_model
         self.monotonic_cst = monotonic_cst
         self.categorical_features = categorical_features
+        self.warm_start = warm_start
+        self.ccp_alpha = ccp_alpha
+        self.min_weight_fraction_split = min_weight_fraction_split
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -283,9 +335,14 @@ class BaseForest(BaseEstimator):
             raise ValueError(f"n_estimators must be an int >= 1, got {self.n_estimators!r}.")
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
-        if not isinstance(self.oob_score, (bool, np.bool_)):
-            raise ValueError(f"oob_score must be True or False, got {self.oob_score!r}.")
-        if self.oob_score and not self.bootstrap:
+        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
+            raise ValueError(f"oob_score must be True, False or a metric(y_true, y_pred), "
+                             f"got {self.oob_score!r}.")
+        alpha = self.ccp_alpha
+        if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
+                and np.isfinite(alpha) and alpha >= 0):
+            raise ValueError(f"ccp_alpha must be a finite float >= 0, got {alpha!r}.")
+        if self.oob_score is not False and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag rows exist only "
                              "with bootstrap samples).")
         max_samples = self.max_samples
@@ -306,14 +363,17 @@ class BaseForest(BaseEstimator):
         return self._tree_class(**params)
 
     # -- fitting ----------------------------------------------------------------------------
-    def _fit_forest(self, X, y_code, sample_weight, n_classes, y):
+    def _fit_forest(self, X, y_code, sample_weight, n_classes, y, balance_classes=False):
         n_samples, n_features = X.shape
         n_draws = self._check_forest_parameters(n_samples)
-        try:
-            random_state = check_random_state(self.random_state)
-        except ValueError:
-            raise ValueError("random_state must be None, an int or a numpy RandomState, got "
-                             f"{self.random_state!r}.") from None
+        random_state = check_random_state_parameter(self.random_state)
+        kept = self._warm_start_trees()
+        if kept and len(kept) == self.n_estimators:
+            import warnings
+
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit new "
+                          "trees.", UserWarning, stacklevel=3)
+            return self
         template = self._tree_template()
         if hasattr(self, "feature_names_in_"):
             template.feature_names_in_ = self.feature_names_in_
@@ -331,23 +391,28 @@ class BaseForest(BaseEstimator):
                                      n_categories=category_counts(categories))
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
-        seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)
-        workers, per_tree = forest_threads(self.n_jobs, self.n_estimators,
+        # all n_estimators seeds are drawn and the kept trees' skipped, so that with an int
+        # random_state a warm start grows the trees one fit would (scikit-learn's contract)
+        seeds = random_state.randint(0, 2**31 - 1, size=self.n_estimators)[len(kept):]
+        workers, per_tree = forest_threads(self.n_jobs, len(seeds),
                                            n_draws * template.max_features_)
         X_binned = np.asfortranarray(X_binned)
         job = TreeJob(X_binned, y_code, sample_weight, self.bin_mapper_,
                       criterion, n_classes, rules, rule, template.max_features_, costs,
                       self.bootstrap, n_draws, threads_per_tree=per_tree,
                       monotonic_cst=monotonic_cst,
-                      gather_rows=gathers_rows(self.bootstrap, workers, n_draws, X_binned))
+                      gather_rows=gathers_rows(self.bootstrap, workers, n_draws, X_binned),
+                      balance_classes=balance_classes)
         if self._task == REGRESSION_TASK:
             job = _RegressionTreeJob(job, y)
         trees = self._grow_trees(job, seeds, workers)
 
-        self.estimators_ = []
+        self.estimators_ = list(kept)
         for seed, tree in zip(seeds, trees):
             member = clone(template).set_params(random_state=int(seed))
-            member.tree_ = tree
+            # grown, then pruned by minimal cost-complexity, as the single tree and
+            # scikit-learn's forests do
+            member.tree_ = prune_tree_ccp(tree, self.ccp_alpha) if self.ccp_alpha > 0 else tree
             member.n_features_in_ = n_features
             if hasattr(self, "feature_names_in_"):
                 member.feature_names_in_ = self.feature_names_in_
@@ -370,10 +435,22 @@ class BaseForest(BaseEstimator):
         self.cost_groups_ = costs.cost_group
         self.cost_model_ = self.cost_model
         self.n_outputs_ = 1
-        self._seeds = seeds
-        if self.oob_score:
+        self._seeds = np.concatenate([self._seeds[:len(kept)] if kept else seeds[:0], seeds])
+        if self.oob_score is not False:
             self._set_oob_score(X, y, job)
         return self
+
+    def _warm_start_trees(self) -> list:
+        """The fitted trees a warm start keeps (none without ``warm_start`` or before the
+        first fit); ``n_estimators`` below their number is an error, as in scikit-learn."""
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start must be True or False, got {self.warm_start!r}.")
+        if not self.warm_start or not getattr(self, "estimators_", None):
+            return []
+        if self.n_estimators < len(self.estimators_):
+            raise ValueError(f"n_estimators={self.n_estimators} must be larger or equal to "
+                             f"len(estimators_)={len(self.estimators_)} when warm_start==True.")
+        return list(self.estimators_)
 
     def _grow_trees(self, job, seeds, workers):
         """Grow one tree per seed on ``workers`` workers (``PARALLEL_BACKEND``: threads by
@@ -422,6 +499,10 @@ class BaseForest(BaseEstimator):
         bounds = [n_rows * b // n_blocks for b in range(n_blocks + 1)]
         blocks = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
         return np.concatenate(run_tasks(block_sum, blocks, n_threads))
+
+    def _oob_metric(self, default):
+        """``oob_score`` when it is a metric(y_true, y_pred), else ``default``."""
+        return self.oob_score if callable(self.oob_score) else default
 
     def _oob_rows(self, job, seed):
         return np.flatnonzero(job.weights(int(seed)) == 0)
@@ -478,7 +559,7 @@ class _RegressionTreeJob(TreeJob):
         self.y = y
 
     def grow_on(self, seed, X_binned, y_code, weight, rows):
-        return self.grower(seed).grow(X_binned, y_code, weight,
+        return self.grower(seed, weight).grow(X_binned, y_code, weight,
                                       self.criterion.sample_statistics(self.y[rows], weight))
 
 
@@ -489,6 +570,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     ----------
     n_estimators : int >= 1, default=100.
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    min_weight_fraction_split (θ, also ECART's truncation),
     max_leaf_nodes, min_impurity_decrease, max_bins, split_rule, feature_costs, cost_groups,
     cost_model, monotonic_cst, categorical_features : as for
         :class:`treesmith.DecisionTreeClassifier` (every criterion and split rule of the single
@@ -498,9 +580,19 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     bootstrap : bool, default=True; each tree grows on n (or ``max_samples``) rows drawn with
         replacement, passed as integer sample weights.
     max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree.
-    oob_score : bool, default=False; ``oob_score_`` is the accuracy of the out-of-bag votes and
-        ``oob_decision_function_`` their class probabilities.
-    class_weight : None, "balanced" or dict, applied to the sample weights before bootstrap.
+    oob_score : bool or callable, default=False; ``oob_score_`` is the accuracy (or, given a
+        metric(y_true, y_pred), that metric) of the out-of-bag votes on the rows some tree left
+        out, and ``oob_decision_function_`` their class probabilities.
+    class_weight : None, "balanced", "balanced_subsample" or dict. "balanced" and a dict
+        multiply the sample weights before the bootstrap; "balanced_subsample" weighs each
+        tree's bootstrap by its own class counts (n_draws / (n_classes x rows of the class
+        drawn)), and is "balanced" without bootstrap, as in scikit-learn.
+    ccp_alpha : float >= 0, default=0.0; each tree is pruned by minimal cost-complexity
+        (``treesmith.pruning.prune_tree_ccp`` on its bootstrap-weighted impurities) after it
+        grows, as in scikit-learn's forests.
+    warm_start : bool, default=False; refitting with a larger ``n_estimators`` keeps the fitted
+        trees and grows only the new ones (with an int ``random_state``, the trees one fit of
+        ``n_estimators`` grows); the same ``n_estimators`` warns and fits nothing.
     n_jobs : None or int, threads used, with the single tree's meaning
         (``treesmith._threading``): None and -1 are every core this process may use (its
         affinity and quota, ``OMP_NUM_THREADS``/``threadpoolctl`` limits, a joblib or Dask
@@ -521,7 +613,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
-                 monotonic_cst=None, categorical_features="from_dtype"):
+                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False,
+                 ccp_alpha=0.0, min_weight_fraction_split=0.0):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -531,7 +624,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             monotonic_cst=monotonic_cst,
-            categorical_features=categorical_features)
+            categorical_features=categorical_features, warm_start=warm_start,
+            ccp_alpha=ccp_alpha, min_weight_fraction_split=min_weight_fraction_split)
         self.class_weight = class_weight
 
     @pauses_collector
@@ -542,14 +636,20 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.classes_, y_code = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        if self.class_weight is not None:
-            if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
-                raise ValueError("class_weight must be None, 'balanced' or a dict {class: "
-                                 f"weight}}, got {self.class_weight!r}.")
-            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
+        class_weight = self.class_weight
+        per_bootstrap = isinstance(class_weight, str) and class_weight == "balanced_subsample"
+        if per_bootstrap and not self.bootstrap:
+            class_weight = "balanced"  # the subsample is every row (scikit-learn's rule)
+        if class_weight is not None and not (per_bootstrap and self.bootstrap):
+            if not (isinstance(class_weight, dict) or (isinstance(class_weight, str)
+                                                       and class_weight == "balanced")):
+                raise ValueError("class_weight must be None, 'balanced', 'balanced_subsample' "
+                                 f"or a dict {{class: weight}}, got {self.class_weight!r}.")
+            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
             if not sample_weight.sum() > 0:
                 raise ValueError("class_weight gives every sample a zero weight.")
-        return self._fit_forest(X, y_code.astype(np.int64), sample_weight, self.n_classes_, y)
+        return self._fit_forest(X, y_code.astype(np.int64), sample_weight, self.n_classes_, y,
+                                balance_classes=per_bootstrap and bool(self.bootstrap))
 
     def predict_proba(self, X):
         """Mean over the trees of the reached leaves' class proportions."""
@@ -586,17 +686,18 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
                           UserWarning, stacklevel=3)
         with np.errstate(invalid="ignore"):
             self.oob_decision_function_ = votes / votes.sum(axis=1, keepdims=True)
-        self.oob_score_ = accuracy_score(
+        self.oob_score_ = self._oob_metric(accuracy_score)(
             y[seen], self.classes_.take(np.argmax(votes[seen], axis=1)))
 
 
 class RandomForestRegressor(RegressorMixin, BaseForest):
     """Random forest regressor on the treesmith engine: the mean of the trees' predictions.
 
-    Parameters as :class:`RandomForestClassifier` without ``class_weight``; ``criterion`` is a
+    Parameters (``warm_start`` too) as :class:`RandomForestClassifier` without
+    ``class_weight``; ``criterion`` is a
     regression criterion ("squared_error" by default) and ``max_features`` defaults to 1.0
-    (all features, scikit-learn's default for regression). ``oob_score_`` is the R² of the
-    out-of-bag predictions (``oob_prediction_``).
+    (all features, scikit-learn's default for regression). ``oob_score_`` is the R² (or the
+    ``oob_score`` metric) of the out-of-bag predictions (``oob_prediction_``).
     """
 
     _tree_class = DecisionTreeRegressor
@@ -608,7 +709,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None,
                  max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
                  cost_groups=None, cost_model="per_test", monotonic_cst=None,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", warm_start=False, ccp_alpha=0.0,
+                 min_weight_fraction_split=0.0):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -618,7 +720,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
             max_samples=max_samples, max_bins=max_bins, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             monotonic_cst=monotonic_cst,
-            categorical_features=categorical_features)
+            categorical_features=categorical_features, warm_start=warm_start,
+            ccp_alpha=ccp_alpha, min_weight_fraction_split=min_weight_fraction_split)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
@@ -650,4 +753,4 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         seen = n_votes > 0
         with np.errstate(invalid="ignore"):
             self.oob_prediction_ = total / n_votes
-        self.oob_score_ = r2_score(y[seen], self.oob_prediction_[seen])
+        self.oob_score_ = self._oob_metric(r2_score)(y[seen], self.oob_prediction_[seen])

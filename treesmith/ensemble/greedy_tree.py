@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._gc import pauses_collector
-from .._validation import check_int, check_sample_weight, resolve_max_features
+from .._validation import (
+    check_int,
+    check_random_state_parameter,
+    check_sample_weight,
+    resolve_max_features,
+)
 from ..binning import BinMapper
 from ..costs import ResolvedCosts, resolve_costs
 from ..estimators import BaseDecisionTree
@@ -72,6 +76,7 @@ class MinimaxGrower:
         """Grow on the rows with positive weight (class counts are sums of weights)."""
         n_features = X_binned.shape[1]
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
+        self.set_function.check_total_weight(float(np.sum(sample_weight)))
         out = grow_minimax(
             X_binned, sample_idx, np.ascontiguousarray(y_code, dtype=np.int64),
             np.ascontiguousarray(sample_weight, dtype=np.float64), int(self.n_classes),
@@ -85,6 +90,7 @@ class MinimaxGrower:
             int(self.max_features or n_features), int(self.seed))
         # the node arrays have the layout of the engine's growth kernel
         return TreeGrower(self.bin_mapper, None, self.n_classes, None)._to_tree(n_features, *out)
+
 
 
 def leaf_class_counts(tree: Tree) -> np.ndarray:
@@ -147,7 +153,7 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.classes_, y_code = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        random_state = check_random_state(self.random_state)
+        random_state = check_random_state_parameter(self.random_state)
         self.impurity_ = self._resolved_impurity()
         grower_args = _minimax_setting(self, X.shape[1])
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)

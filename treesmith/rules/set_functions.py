@@ -60,7 +60,32 @@ class SetFunction(ParameterObject):
         if counts.size and (not np.all(np.isfinite(counts)) or counts.min() < 0):
             raise ValueError(f"{self.name}: class counts must be finite and >= 0, got "
                              f"{counts!r}.")
+        self.check_total_weight(float(counts.sum()))
         return float(set_function_kernel(self.code, counts, self.parameter()))
+
+    def bound_power(self) -> float:
+        """p with F ≤ (Σ n)^p: 2 for threshold-Pairs (Σ_{i<j} n_i n_j ≤ (Σ n)² / 2)."""
+        return 2.0
+
+    def check_total_weight(self, total_weight: float) -> None:
+        """Raise when F of a sample of this total weight may overflow float64.
+
+        F grows as a power of the summed weights (weights near 1e160, or Powers(200) on 100
+        rows, overflow it). F is monotone, so a finite bound at the whole sample keeps every
+        node's F and every reduction F(S) − F(S_v) finite; otherwise the compiled kernels
+        would make inf (a tree that cannot split) or inf − inf = NaN (Powers: F = 0, a
+        "pure" root). F is not invariant to scaling the weights (α counts objects), so the
+        weights are not rescaled silently.
+        """
+        exponent = self.bound_power()
+        with np.errstate(over="ignore"):
+            bound = np.float64(total_weight) ** exponent
+        if not np.isfinite(bound):
+            raise ValueError(
+                f"sample_weight is too large for {self!r}: F of the whole sample (total "
+                f"weight {total_weight:.3g}, F up to total^{exponent:g}) overflows float64. F "
+                "counts objects: divide the weights by a constant (with threshold-Pairs, "
+                "divide alpha by it too), or use a smaller Powers power.")
 
 
 class ThresholdPairs(SetFunction):
@@ -101,6 +126,9 @@ class Powers(SetFunction):
     def __init__(self, power=2):
         self.power = power
         super().__init__()
+
+    def bound_power(self) -> float:
+        return float(self.power)
 
     def _check_parameters(self):
         if not isinstance(self.power, numbers.Integral) or isinstance(self.power, bool) \
