@@ -45,7 +45,9 @@ def powers_of_sum(a, b, b_scale, n_classes, power):
         total += count
         sum_powers += count ** power
     value = total ** power - sum_powers
-    return value if value > 0.0 else 0.0  # rounding can leave -0 on pure sets
+    # rounding can leave -0 (or a negative rounding error) on pure sets; an overflow (inf -
+    # inf) stays NaN, never 0: an impure set must not look pure
+    return 0.0 if value <= 0.0 else value
 
 
 @njit(cache=True, nogil=True)
