@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from .decorators import internal_kernel, pointer_kernel
-from .lanes import CHUNK, lane_dot, lane_min_max, padded_length, row_combination
+from .lanes import CHUNK, lane_dot3, lane_min_max, padded_length, row_combination
 from .records import SPLIT_DTYPE, Monotonicity
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
@@ -250,10 +250,10 @@ _MAX_SQUARINGS = 40
 @njit(cache=True)
 def principal_component_scratch(n_classes, n):
     """Floats of ``_principal_component_keys``'s scratch for ``n_classes`` classes (K) and up
-    to ``n`` categories: 2 K - 1 rows of ``lanes.padded_length(n)`` floats (the centred and
-    the weighted class proportions of K - 1 classes, the weights), three (K - 1) x K - 1
-    matrices with rows padded to ``lanes.CHUNK``, and three vectors of K."""
-    return ((2 * n_classes - 1) * padded_length(n)
+    to ``n`` categories: K rows of ``lanes.padded_length(n)`` floats (the centred class
+    proportions of K - 1 classes, the keys), three (K - 1) x (K - 1) matrices with rows padded
+    to ``lanes.CHUNK``, and three vectors of K."""
+    return (n_classes * padded_length(n)
             + 3 * (n_classes - 1) * padded_length(n_classes - 1, CHUNK) + 3 * n_classes)
 
 
@@ -359,61 +359,45 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     G^(+-1/2) = I + a 1 1^T with a = (K^(+-1/2) - 1) / (K - 1). v = Q u for u the first
     eigenvector of S: in closed form for three classes (``_first_eigenvector_of_two``), by
     squaring otherwise (``_first_eigenvector``). The categories' rows are padded to a
-    multiple of ``lanes.LANES`` so that C' is dot products of rows and the keys a combination
-    of rows in the vector unit (``lanes``), in an order that gives the same bits on every
-    machine.
+    multiple of ``lanes.LANES``: C' is dot products of rows and the keys a combination of
+    rows in the vector unit (``lanes``), in orders that give the same bits on every machine.
     """
     k_classes = class_weights.shape[0]
     n_free = k_classes - 1
     width = padded_length(m)
-    # rows a < n_free: class a's centred proportions; rows n_free + a: the same weighted by
-    # the categories' weights; row 2 n_free: the weights, then the keys; each padded with
-    # zeros to ``width``
-    rows = scratch[:(2 * n_free + 1) * width]
-    weight_row = rows[2 * n_free * width:(2 * n_free + 1) * width]
+    # rows a < n_free: class a's centred proportions, padded with zeros to ``width``; row
+    # n_free: the keys, padded with a copy of a key
+    rows = scratch[:k_classes * width]
     stride = padded_length(n_free, CHUNK)
     matrix_size = n_free * stride
-    small = scratch[(2 * n_free + 1) * width:]
+    small = scratch[k_classes * width:]
     covariance = small[:matrix_size]
     power = small[matrix_size:2 * matrix_size]
     product = small[2 * matrix_size:3 * matrix_size]
     class_total = small[3 * matrix_size:3 * matrix_size + k_classes]
     u = small[3 * matrix_size + k_classes:3 * matrix_size + 2 * k_classes]
     coefficient = small[3 * matrix_size + 2 * k_classes:3 * matrix_size + 3 * k_classes]
-    for j in range(m):
-        weight_row[j] = weights[j]
-    for j in range(m, width):
-        weight_row[j] = 0.0
     total = 0.0
     for a in range(k_classes):  # each class's weight over the categories of weight > 0
-        row = min(a, n_free) * width  # the last class's proportions: scratch
-        proportions = rows[row:row + width]
-        source = class_weights[a]
-        for j in range(m):
-            proportions[j] = source[j] * inverse_weights[j]
-        for j in range(m, width):
-            proportions[j] = 0.0
-        class_total[a] = lane_dot(proportions, weight_row, width)
+        class_total[a] = lane_dot3(class_weights[a], inverse_weights, weights, m)
         total += class_total[a]
     if not total > 0.0:
         for j in range(m):
             keys[j] = 0.0
         return 0.0, 0.0
-    for a in range(n_free):  # the proportions centred (0 for categories of weight 0), weighted
+    for a in range(n_free):  # the proportions, centred
         centre = class_total[a] / total
         centred = rows[a * width:(a + 1) * width]
-        weighted = rows[(n_free + a) * width:(n_free + a + 1) * width]
-        for j in range(m):  # times a bool, not a branch: LLVM vectorises this loop
-            deviation = (centred[j] - centre) * (weights[j] > 0.0)
-            centred[j] = deviation
-            weighted[j] = weights[j] * deviation
+        source = class_weights[a]
+        for j in range(m):
+            centred[j] = source[j] * inverse_weights[j] - centre
         for j in range(m, width):
-            weighted[j] = 0.0
-    for a in range(n_free):  # C', its rows padded with zeros to ``stride``
-        weighted = rows[(n_free + a) * width:(n_free + a + 1) * width]
+            centred[j] = 0.0
+    for a in range(n_free):  # C' (categories of weight 0 add 0), rows padded to ``stride``
+        centred = rows[a * width:(a + 1) * width]
         for c in range(a, n_free):
-            covariance[a * stride + c] = lane_dot(weighted, rows[c * width:(c + 1) * width],
-                                                  width)
+            covariance[a * stride + c] = lane_dot3(centred, rows[c * width:(c + 1) * width],
+                                                   weights, m)
             covariance[c * stride + a] = covariance[a * stride + c]
         for c in range(n_free, stride):
             covariance[a * stride + c] = 0.0
@@ -464,14 +448,15 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     sign = -1.0 if largest < 0.0 else 1.0
     for a in range(n_free):
         coefficient[a] = sign * (u[a] - last)
-    projection = weight_row  # the weights are no longer needed
-    row_combination(coefficient, rows, n_free, width, projection)  # keys, +0.0 for zeros
+    projection = rows[n_free * width:k_classes * width]
+    row_combination(coefficient, rows, n_free, width, projection)
+    for j in range(m):  # 0 for categories of weight 0 (+0.0: 0.0 + -0.0 is +0.0)
+        key = 0.0 + projection[j] * (weights[j] > 0.0)  # a bool, not a branch: vectorised
+        projection[j] = key
+        keys[j] = key
     for j in range(m, width):  # padding that changes neither the lowest nor the highest key
         projection[j] = projection[0]
-    low, high = lane_min_max(projection, width)
-    for j in range(m):
-        keys[j] = projection[j]
-    return low, high
+    return lane_min_max(projection, width)
 
 
 @njit(cache=True, nogil=True)

@@ -1,18 +1,24 @@
-"""Dot products in a fixed summation order that runs on the CPU's vector unit.
+"""Sums in a fixed order that the CPU's vector unit runs: dot products, combinations of rows,
+minimum and maximum.
 
 A float sum's bits depend on its order. Numba compiles without ``fastmath``, so LLVM keeps a
-loop's order of additions and will not vectorise a running sum; ``fastmath`` would, in an
-order that depends on the CPU's vector width (another machine, other bits). ``lane_dot``
-fixes an order that vector registers compute directly: ``LANES`` running sums, lane l summing
-the products of the entries j = l (mod ``LANES``) in increasing j, then the lanes added
-pairwise (lane l + lane l + half, halving until one is left). Its LLVM code works on
-``LANES``-wide vectors of doubles, which every target lowers to its own registers (4 zmm, 8 ymm
-or 16 xmm) with the same IEEE multiplications and additions: the same bits everywhere, about
-4x faster than a scalar loop with four running sums at 256 entries (several independent
-vector chains hide the addition latency).
+loop's order of additions and will not vectorise a running sum (and Numba turns off LLVM's
+SLP vectoriser, which would pack separate running sums); ``fastmath`` would, in an order that
+depends on the CPU's vector width: other bits on another machine. The kernels here fix orders
+that vector registers compute directly, written as LLVM vector code (Numba intrinsics), which
+every target lowers to its own registers (zmm, ymm or xmm) with the same IEEE multiplications
+and additions, never fused: the same bits everywhere.
 
-``lane_dot_reference`` is the same order in plain Python (the tests compare bits), and is
-``lane_dot`` itself under ``NUMBA_DISABLE_JIT``.
+* ``lane_dot`` / ``lane_dot3``: ``LANES`` running sums, lane l summing the products of the
+  entries j = l (mod ``LANES``) in increasing j, then the lanes added pairwise (lane l + lane
+  l + half, halving until one is left). Four times faster than a scalar loop with four
+  running sums at 255 entries: several independent vector chains hide the addition latency.
+* ``row_combination``: sum_b c_b rows[b, :], each column summed in increasing b: no sum
+  crosses the vector, which holds up to 32 columns.
+* ``lane_min_max``: exact in any order (for entries that are not NaN, without both zeros).
+
+Each has a plain-Python ``*_reference`` in the same order (the tests compare bits), which is
+the kernel itself under ``NUMBA_DISABLE_JIT``. Compiled kernels only can call the intrinsics.
 """
 
 from llvmlite import ir
@@ -20,29 +26,48 @@ from numba import njit, types
 from numba.core import cgutils, config
 from numba.extending import intrinsic
 
-#: Running sums of ``lane_dot``: vectors must be padded to a multiple of it.
+#: Running sums of ``lane_dot``; ``lane_min_max`` reads multiples of it.
 LANES = 32
-#: Columns ``row_combination`` computes at once: rows must be padded to a multiple of it.
+#: ``row_combination`` computes 32, 16 or 8 columns at once: rows are padded to a multiple of
+#: ``CHUNK``.
 CHUNK = 8
+
+_INDEX = ir.IntType(32)
 
 
 @njit(cache=True)
 def padded_length(n, multiple=LANES):
-    """``n`` rounded up to a multiple of ``multiple`` (``LANES`` for a row ``lane_dot``
-    reads, ``CHUNK`` for ``row_combination``'s)."""
+    """``n`` rounded up to a multiple of ``multiple`` (``LANES`` for ``lane_min_max``,
+    ``CHUNK`` for ``row_combination``)."""
     return (n + multiple - 1) // multiple * multiple
 
 
-def lane_dot_reference(x, y, n):
-    """sum_j x[j] y[j] over j < n in ``lane_dot``'s order, in Python."""
-    sums = [0.0] * LANES
-    for j in range(n):
-        sums[j % LANES] += float(x[j]) * float(y[j])
-    half = LANES
+def _fold(builder, vector, combine):
+    """Lanes combined pairwise, lane l with lane l + half, halving until one is left."""
+    half = vector.type.count
     while half > 1:
         half //= 2
-        sums = [sums[lane] + sums[lane + half] for lane in range(half)]
-    return sums[0]
+        low = builder.shuffle_vector(vector, vector, ir.Constant(ir.VectorType(_INDEX, half),
+                                                                 list(range(half))))
+        high = builder.shuffle_vector(vector, vector, ir.Constant(
+            ir.VectorType(_INDEX, half), list(range(half, 2 * half))))
+        vector = combine(low, high)
+    return builder.extract_element(vector, ir.Constant(_INDEX, 0))
+
+
+def _splat(builder, value, size):
+    """A vector of ``size`` copies of ``value``."""
+    vector = ir.VectorType(value.type, size)
+    single = builder.insert_element(ir.Constant(vector, ir.Undefined), value,
+                                    ir.Constant(_INDEX, 0))
+    return builder.shuffle_vector(single, single,
+                                  ir.Constant(ir.VectorType(_INDEX, size), [0] * size))
+
+
+def _load_vector(builder, data, index, size):
+    pointer = builder.bitcast(builder.gep(data, [index]),
+                              ir.VectorType(ir.DoubleType(), size).as_pointer())
+    return builder.load(pointer, align=8)
 
 
 def _is_contiguous_float_vector(array_type):
@@ -50,31 +75,55 @@ def _is_contiguous_float_vector(array_type):
             and array_type.layout == "C" and array_type.dtype == types.float64)
 
 
-def _lane_dot_codegen(context, builder, signature, args):
-    x_type, y_type, n_type = signature.args
-    x_data = context.make_array(x_type)(context, builder, args[0]).data
-    y_data = context.make_array(y_type)(context, builder, args[1]).data
-    n = context.cast(builder, args[2], n_type, types.intp)
-    vector = ir.VectorType(ir.DoubleType(), LANES)
-    vector_pointer = vector.as_pointer()
-    sums = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
-    with cgutils.for_range_slice(builder, ir.Constant(n.type, 0), n,
-                                 ir.Constant(n.type, LANES)) as (j, _):
-        x_lanes = builder.load(builder.bitcast(builder.gep(x_data, [j]), vector_pointer),
-                               align=8)
-        y_lanes = builder.load(builder.bitcast(builder.gep(y_data, [j]), vector_pointer),
-                               align=8)
-        builder.store(builder.fadd(builder.load(sums), builder.fmul(x_lanes, y_lanes)), sums)
-    total = builder.load(sums)
+# -- dot products ---------------------------------------------------------------------------
+def lane_dot_reference(x, y, n, z=None):
+    """sum_j x[j] y[j] (times z[j] if given: (x[j] y[j]) z[j]) over j < n in ``lane_dot``'s
+    order, in Python."""
+    sums = [0.0] * LANES
+    for j in range(n):
+        product = float(x[j]) * float(y[j])
+        sums[j % LANES] += product if z is None else product * float(z[j])
     half = LANES
-    while half > 1:  # lane l + lane l + half
+    while half > 1:
         half //= 2
-        index_type = ir.VectorType(ir.IntType(32), half)
-        low = builder.shuffle_vector(total, total, ir.Constant(index_type, list(range(half))))
-        high = builder.shuffle_vector(total, total,
-                                      ir.Constant(index_type, list(range(half, 2 * half))))
-        total = builder.fadd(low, high)
-    return builder.extract_element(total, ir.Constant(ir.IntType(32), 0))
+        sums = [sums[lane] + sums[lane + half] for lane in range(half)]
+    return sums[0]
+
+
+def lane_dot3_reference(x, y, z, n):
+    """``lane_dot3`` in Python."""
+    return lane_dot_reference(x, y, n, z)
+
+
+def _lane_dot_codegen(context, builder, signature, args):
+    """sum_j prod_i factors_i[j] over j < n (the last argument): whole vectors of ``LANES``,
+    then the last n mod ``LANES`` entries added to their lanes one by one, then the fold."""
+    *factor_types, n_type = signature.args
+    factors = [context.make_array(factor_type)(context, builder, value).data
+               for factor_type, value in zip(factor_types, args)]
+    n = context.cast(builder, args[-1], n_type, types.intp)
+    vector = ir.VectorType(ir.DoubleType(), LANES)
+    sums = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
+    n_whole = builder.and_(n, ir.Constant(n.type, -LANES))
+    with cgutils.for_range_slice(builder, ir.Constant(n.type, 0), n_whole,
+                                 ir.Constant(n.type, LANES)) as (j, _):
+        lanes = [_load_vector(builder, data, j, LANES) for data in factors]
+        product = lanes[0]
+        for other in lanes[1:]:
+            product = builder.fmul(product, other)
+        builder.store(builder.fadd(builder.load(sums), product), sums)
+    # the last n mod LANES entries: their products stored in a zeroed vector at their lanes
+    # (one each), which is then added: the other lanes add +0.0, which changes no sum
+    tail = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
+    tail_data = builder.bitcast(tail, ir.DoubleType().as_pointer())
+    with cgutils.for_range_slice(builder, n_whole, n, ir.Constant(n.type, 1)) as (j, _):
+        values = [builder.load(builder.gep(data, [j])) for data in factors]
+        product = values[0]
+        for other in values[1:]:
+            product = builder.fmul(product, other)
+        builder.store(product, builder.gep(tail_data, [builder.sub(j, n_whole)]))
+    builder.store(builder.fadd(builder.load(sums), builder.load(tail)), sums)
+    return _fold(builder, builder.load(sums), builder.fadd)
 
 
 @intrinsic
@@ -86,6 +135,16 @@ def _lane_dot(typingctx, x, y, n):
     return types.float64(x, y, n), _lane_dot_codegen
 
 
+@intrinsic
+def _lane_dot3(typingctx, x, y, z, n):
+    """The compiled ``lane_dot3``."""
+    if not (_is_contiguous_float_vector(x) and _is_contiguous_float_vector(y)
+            and _is_contiguous_float_vector(z) and isinstance(n, types.Integer)):
+        return None
+    return types.float64(x, y, z, n), _lane_dot_codegen
+
+
+# -- combinations of rows -------------------------------------------------------------------
 def row_combination_reference(coefficients, rows, n_rows, width, out):
     """out[c] = sum_b coefficients[b] rows[b * width + c] over b < n_rows, c < width, in
     ``row_combination``'s order (increasing b from +0.0), in Python."""
@@ -96,11 +155,21 @@ def row_combination_reference(coefficients, rows, n_rows, width, out):
         out[column] = total
 
 
-def _splat(builder, value, size):
-    vector = builder.insert_element(ir.Constant(ir.VectorType(value.type, size), ir.Undefined),
-                                    value, ir.Constant(ir.IntType(32), 0))
-    return builder.shuffle_vector(vector, vector,
-                                  ir.Constant(ir.VectorType(ir.IntType(32), size), [0] * size))
+def _combine_columns(builder, coefficients, rows, n_rows, width, out, start, stop, size):
+    """out[c] for c in [start, stop), ``size`` columns at a time (stop - start a multiple)."""
+    vector = ir.VectorType(ir.DoubleType(), size)
+    zeros = ir.Constant(vector, [0.0] * size)
+    sums = cgutils.alloca_once_value(builder, zeros)
+    with cgutils.for_range_slice(builder, start, stop, ir.Constant(width.type, size)) as (
+            column, _):
+        builder.store(zeros, sums)
+        with cgutils.for_range(builder, n_rows) as loop:
+            splat = _splat(builder, builder.load(builder.gep(coefficients, [loop.index])), size)
+            lanes = _load_vector(builder, rows, builder.add(builder.mul(loop.index, width),
+                                                            column), size)
+            builder.store(builder.fadd(builder.load(sums), builder.fmul(splat, lanes)), sums)
+        builder.store(builder.load(sums), builder.bitcast(builder.gep(out, [column]),
+                                                          vector.as_pointer()), align=8)
 
 
 def _row_combination_codegen(context, builder, signature, args):
@@ -110,23 +179,12 @@ def _row_combination_codegen(context, builder, signature, args):
     n_rows = context.cast(builder, args[2], n_rows_type, types.intp)
     width = context.cast(builder, args[3], width_type, types.intp)
     out = context.make_array(out_type)(context, builder, args[4]).data
-    vector = ir.VectorType(ir.DoubleType(), CHUNK)
-    vector_pointer = vector.as_pointer()
-    zeros = ir.Constant(vector, [0.0] * CHUNK)
-    sums = cgutils.alloca_once_value(builder, zeros)
-    with cgutils.for_range_slice(builder, ir.Constant(width.type, 0), width,
-                                 ir.Constant(width.type, CHUNK)) as (column, _):
-        builder.store(zeros, sums)
-        with cgutils.for_range(builder, n_rows) as loop:
-            coefficient = _splat(builder, builder.load(builder.gep(coefficients, [loop.index])),
-                                 CHUNK)
-            offset = builder.add(builder.mul(loop.index, width), column)
-            lanes = builder.load(builder.bitcast(builder.gep(rows, [offset]), vector_pointer),
-                                 align=8)
-            builder.store(builder.fadd(builder.load(sums), builder.fmul(coefficient, lanes)),
-                          sums)
-        builder.store(builder.load(sums),
-                      builder.bitcast(builder.gep(out, [column]), vector_pointer), align=8)
+    # 32 columns at a time (four independent chains of additions), then 16, then 8
+    start = ir.Constant(width.type, 0)
+    for size in (32, 16, 8):
+        stop = builder.and_(width, ir.Constant(width.type, -size))
+        _combine_columns(builder, coefficients, rows, n_rows, width, out, start, stop, size)
+        start = stop
     return context.get_dummy_value()
 
 
@@ -140,6 +198,7 @@ def _row_combination(typingctx, coefficients, rows, n_rows, width, out):
     return types.void(coefficients, rows, n_rows, width, out), _row_combination_codegen
 
 
+# -- minimum and maximum --------------------------------------------------------------------
 def lane_min_max_reference(x, n):
     """(min, max) of x[:n], in Python."""
     return float(min(x[:n])), float(max(x[:n]))
@@ -149,38 +208,23 @@ def _lane_min_max_codegen(context, builder, signature, args):
     x_type, n_type = signature.args
     x = context.make_array(x_type)(context, builder, args[0]).data
     n = context.cast(builder, args[1], n_type, types.intp)
-    vector = ir.VectorType(ir.DoubleType(), LANES)
-    vector_pointer = vector.as_pointer()
-    first = builder.load(builder.bitcast(x, vector_pointer), align=8)
+    first = _load_vector(builder, x, ir.Constant(n.type, 0), LANES)
     low = cgutils.alloca_once_value(builder, first)
     high = cgutils.alloca_once_value(builder, first)
     with cgutils.for_range_slice(builder, ir.Constant(n.type, LANES), n,
                                  ir.Constant(n.type, LANES)) as (j, _):
-        lanes = builder.load(builder.bitcast(builder.gep(x, [j]), vector_pointer), align=8)
+        lanes = _load_vector(builder, x, j, LANES)
         current = builder.load(low)
         builder.store(builder.select(builder.fcmp_ordered("<", lanes, current), lanes, current),
                       low)
         current = builder.load(high)
         builder.store(builder.select(builder.fcmp_ordered(">", lanes, current), lanes, current),
                       high)
-    low = builder.load(low)
-    high = builder.load(high)
-    half = LANES
-    while half > 1:
-        half //= 2
-        index_type = ir.VectorType(ir.IntType(32), half)
-        first_half = ir.Constant(index_type, list(range(half)))
-        second_half = ir.Constant(index_type, list(range(half, 2 * half)))
-        a = builder.shuffle_vector(low, low, first_half)
-        b = builder.shuffle_vector(low, low, second_half)
-        low = builder.select(builder.fcmp_ordered("<", b, a), b, a)
-        a = builder.shuffle_vector(high, high, first_half)
-        b = builder.shuffle_vector(high, high, second_half)
-        high = builder.select(builder.fcmp_ordered(">", b, a), b, a)
-    zero = ir.Constant(ir.IntType(32), 0)
-    return context.make_tuple(builder, signature.return_type,
-                              [builder.extract_element(low, zero),
-                               builder.extract_element(high, zero)])
+    low = _fold(builder, builder.load(low),
+                lambda a, b: builder.select(builder.fcmp_ordered("<", b, a), b, a))
+    high = _fold(builder, builder.load(high),
+                 lambda a, b: builder.select(builder.fcmp_ordered(">", b, a), b, a))
+    return context.make_tuple(builder, signature.return_type, [low, high])
 
 
 @intrinsic
@@ -192,14 +236,13 @@ def _lane_min_max(typingctx, x, n):
 
 
 #: sum_j x[j] y[j] over j < n in ``LANES`` lanes (see the module docstring): x and y contiguous
-#: float64 vectors, n a multiple of ``LANES`` (rows padded with +0.0, which leaves every lane's
-#: sum unchanged).
+#: float64 vectors of at least n entries.
 lane_dot = lane_dot_reference if config.DISABLE_JIT else _lane_dot
+#: sum_j (x[j] y[j]) z[j] over j < n, in ``lane_dot``'s order.
+lane_dot3 = lane_dot3_reference if config.DISABLE_JIT else _lane_dot3
 #: out[c] = sum_b coefficients[b] rows[b * width + c] over b < n_rows, for every c < width, in
-#: increasing b from +0.0 (no reduction across c: the vector unit computes ``CHUNK`` columns at
-#: once in the scalar order): rows flat, ``width`` a multiple of ``CHUNK``; ``out`` must not
+#: increasing b from +0.0: rows flat, ``width`` a multiple of ``CHUNK``; ``out`` must not
 #: overlap ``rows`` or ``coefficients``.
 row_combination = row_combination_reference if config.DISABLE_JIT else _row_combination
-#: (min, max) of x[:n], n a positive multiple of ``LANES`` (pad with a copy of an entry): exact
-#: whatever the order, for entries that are not NaN and not both 0.0 and -0.0.
+#: (min, max) of x[:n], n a positive multiple of ``LANES`` (pad with a copy of an entry).
 lane_min_max = lane_min_max_reference if config.DISABLE_JIT else _lane_min_max
