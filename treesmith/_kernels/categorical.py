@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from .decorators import internal_kernel, pointer_kernel
-from .lanes import CHUNK, lane_dot3, lane_min_max, padded_length, row_combination
+from .lanes import CHUNK, lane_dot3, lane_dots, lane_min_max, padded_length, row_combinations
 from .records import SPLIT_DTYPE, Monotonicity
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
@@ -269,8 +269,8 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
     multiplications by ``matrix`` polish. Squaring converges for any eigengap, where power
     iteration needs about 1 / gap steps; with ties for the first eigenvalue the result is
     still a deterministic unit vector of their eigenspace. Row a of P^2 is sum_b P[a, b]
-    P[b, :] (``lanes.row_combination``, the vector unit on columns): bit for bit symmetric
-    when P is, as the products P[a, b] P[b, c] and P[c, b] P[b, a] are equal."""
+    P[b, :] (``lanes.row_combinations``): bit for bit symmetric when P is, as the products
+    P[a, b] P[b, c] and P[c, b] P[b, a] are equal."""
     size = n * stride
     trace = 0.0
     for a in range(n):
@@ -279,9 +279,7 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
     for t in range(size):
         power[t] = matrix[t] * inverse_trace
     for _ in range(_MAX_SQUARINGS):
-        for a in range(n):
-            row = a * stride
-            row_combination(power[row:row + n], power, n, stride, product[row:row + stride])
+        row_combinations(power, stride, n, power, n, stride, product)  # P symmetric: P^2
         trace = 0.0
         for a in range(n):
             trace += product[a * stride + a]
@@ -301,7 +299,7 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
         v[a] = power[a * stride + largest]
     polished = product[:stride]
     for _ in range(2):
-        row_combination(v, matrix, n, stride, polished)  # matrix v, the matrix symmetric
+        row_combinations(v, 0, 1, matrix, n, stride, polished)  # v^T matrix = matrix v
         norm = 0.0
         for a in range(n):
             norm += polished[a] * polished[a]
@@ -394,10 +392,10 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
         for j in range(m, width):
             centred[j] = 0.0
     for a in range(n_free):  # C' (categories of weight 0 add 0), rows padded to ``stride``
-        centred = rows[a * width:(a + 1) * width]
-        for c in range(a, n_free):
-            covariance[a * stride + c] = lane_dot3(centred, rows[c * width:(c + 1) * width],
-                                                   weights, m)
+        # C'[a, c] = sum_j (d_a,j w_j) d_c,j for c >= a, mirrored
+        lane_dots(rows[a * width:(a + 1) * width], weights, rows[a * width:], n_free - a,
+                  width, m, covariance[a * stride + a:(a + 1) * stride])
+        for c in range(a + 1, n_free):
             covariance[c * stride + a] = covariance[a * stride + c]
         for c in range(n_free, stride):
             covariance[a * stride + c] = 0.0
@@ -449,9 +447,9 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     for a in range(n_free):
         coefficient[a] = sign * (u[a] - last)
     projection = rows[n_free * width:k_classes * width]
-    row_combination(coefficient, rows, n_free, width, projection)
-    for j in range(m):  # 0 for categories of weight 0 (+0.0: 0.0 + -0.0 is +0.0)
-        key = 0.0 + projection[j] * (weights[j] > 0.0)  # a bool, not a branch: vectorised
+    row_combinations(coefficient, 0, 1, rows, n_free, width, projection)  # from +0.0
+    for j in range(m):  # 0 for the categories of weight 0
+        key = projection[j] if weights[j] > 0.0 else 0.0
         projection[j] = key
         keys[j] = key
     for j in range(m, width):  # padding that changes neither the lowest nor the highest key

@@ -9,12 +9,13 @@ that vector registers compute directly, written as LLVM vector code (Numba intri
 every target lowers to its own registers (zmm, ymm or xmm) with the same IEEE multiplications
 and additions, never fused: the same bits everywhere.
 
-* ``lane_dot`` / ``lane_dot3``: ``LANES`` running sums, lane l summing the products of the
+* ``lane_dot`` / ``lane_dot3`` / ``lane_dots``: ``LANES`` running sums, lane l summing the products of the
   entries j = l (mod ``LANES``) in increasing j, then the lanes added pairwise (lane l + lane
   l + half, halving until one is left). Four times faster than a scalar loop with four
   running sums at 255 entries: several independent vector chains hide the addition latency.
-* ``row_combination``: sum_b c_b rows[b, :], each column summed in increasing b: no sum
-  crosses the vector, which holds up to 32 columns.
+* ``row_combinations``: out[a, :] = sum_b c[a, b] rows[b, :] (a matrix product), each entry
+  summed in increasing b: no sum crosses the vector, which holds up to 32 columns, and four
+  rows a are summed at once (independent chains of additions).
 * ``lane_min_max``: exact in any order (for entries that are not NaN, without both zeros).
 
 Each has a plain-Python ``*_reference`` in the same order (the tests compare bits), which is
@@ -28,8 +29,8 @@ from numba.extending import intrinsic
 
 #: Running sums of ``lane_dot``; ``lane_min_max`` reads multiples of it.
 LANES = 32
-#: ``row_combination`` computes 32, 16 or 8 columns at once: rows are padded to a multiple of
-#: ``CHUNK``.
+#: ``row_combinations`` computes 32, 16 or 8 columns at once: rows are padded to a multiple
+#: of ``CHUNK``.
 CHUNK = 8
 
 _INDEX = ir.IntType(32)
@@ -38,7 +39,7 @@ _INDEX = ir.IntType(32)
 @njit(cache=True)
 def padded_length(n, multiple=LANES):
     """``n`` rounded up to a multiple of ``multiple`` (``LANES`` for ``lane_min_max``,
-    ``CHUNK`` for ``row_combination``)."""
+    ``CHUNK`` for ``row_combinations``)."""
     return (n + multiple - 1) // multiple * multiple
 
 
@@ -144,58 +145,152 @@ def _lane_dot3(typingctx, x, y, z, n):
     return types.float64(x, y, z, n), _lane_dot_codegen
 
 
+def lane_dots_reference(x, z, rows, n_rows, width, n, out):
+    """``lane_dots`` in Python."""
+    for i in range(n_rows):
+        out[i] = lane_dot_reference(x, z, n, rows[i * width:])
+
+
+def _lane_dots_block(builder, x, z, rows, first, count, width, n, n_whole, out):
+    """out[first + i] for i < count: one pass over x and z, ``count`` chains of additions."""
+    vector = ir.VectorType(ir.DoubleType(), LANES)
+    zeros = ir.Constant(vector, [0.0] * LANES)
+    starts = [builder.mul(builder.add(first, ir.Constant(first.type, i)), width)
+              for i in range(count)]
+    sums = [cgutils.alloca_once_value(builder, zeros) for _ in range(count)]
+    with cgutils.for_range_slice(builder, ir.Constant(n.type, 0), n_whole,
+                                 ir.Constant(n.type, LANES)) as (j, _):
+        weighted = builder.fmul(_load_vector(builder, x, j, LANES),
+                                _load_vector(builder, z, j, LANES))
+        for start, total in zip(starts, sums):
+            lanes = _load_vector(builder, rows, builder.add(start, j), LANES)
+            builder.store(builder.fadd(builder.load(total), builder.fmul(weighted, lanes)),
+                          total)
+    tails = [cgutils.alloca_once_value(builder, zeros) for _ in range(count)]
+    with cgutils.for_range_slice(builder, n_whole, n, ir.Constant(n.type, 1)) as (j, _):
+        weighted = builder.fmul(builder.load(builder.gep(x, [j])),
+                                builder.load(builder.gep(z, [j])))
+        lane = builder.sub(j, n_whole)
+        for start, tail in zip(starts, tails):
+            value = builder.load(builder.gep(rows, [builder.add(start, j)]))
+            builder.store(builder.fmul(weighted, value),
+                          builder.gep(builder.bitcast(tail, ir.DoubleType().as_pointer()),
+                                      [lane]))
+    for i, (total, tail) in enumerate(zip(sums, tails)):
+        result = _fold(builder, builder.fadd(builder.load(total), builder.load(tail)),
+                       builder.fadd)
+        builder.store(result, builder.gep(out, [builder.add(first, ir.Constant(first.type, i))]))
+
+
+def _lane_dots_codegen(context, builder, signature, args):
+    x_type, z_type, rows_type, n_rows_type, width_type, n_type, out_type = signature.args
+    x = context.make_array(x_type)(context, builder, args[0]).data
+    z = context.make_array(z_type)(context, builder, args[1]).data
+    rows = context.make_array(rows_type)(context, builder, args[2]).data
+    n_rows = context.cast(builder, args[3], n_rows_type, types.intp)
+    width = context.cast(builder, args[4], width_type, types.intp)
+    n = context.cast(builder, args[5], n_type, types.intp)
+    out = context.make_array(out_type)(context, builder, args[6]).data
+    n_whole = builder.and_(n, ir.Constant(n.type, -LANES))
+    n_pairs = builder.and_(n_rows, ir.Constant(n.type, -2))
+    # two rows at a time: x z computed once, two independent chains of additions
+    with cgutils.for_range_slice(builder, ir.Constant(n.type, 0), n_pairs,
+                                 ir.Constant(n.type, 2)) as (first, _):
+        _lane_dots_block(builder, x, z, rows, first, 2, width, n, n_whole, out)
+    with cgutils.for_range_slice(builder, n_pairs, n_rows, ir.Constant(n.type, 1)) as (
+            first, _):
+        _lane_dots_block(builder, x, z, rows, first, 1, width, n, n_whole, out)
+    return context.get_dummy_value()
+
+
+@intrinsic
+def _lane_dots(typingctx, x, z, rows, n_rows, width, n, out):
+    """The compiled ``lane_dots``."""
+    if not (all(_is_contiguous_float_vector(array) for array in (x, z, rows, out))
+            and all(isinstance(count, types.Integer) for count in (n_rows, width, n))):
+        return None
+    return types.void(x, z, rows, n_rows, width, n, out), _lane_dots_codegen
+
+
 # -- combinations of rows -------------------------------------------------------------------
-def row_combination_reference(coefficients, rows, n_rows, width, out):
-    """out[c] = sum_b coefficients[b] rows[b * width + c] over b < n_rows, c < width, in
-    ``row_combination``'s order (increasing b from +0.0), in Python."""
-    for column in range(width):
-        total = 0.0
-        for b in range(n_rows):
-            total += float(coefficients[b]) * float(rows[b * width + column])
-        out[column] = total
+def row_combinations_reference(coefficients, coefficient_stride, n_out, rows, n_rows, width,
+                               out):
+    """out[a * width + c] = sum_b coefficients[a * coefficient_stride + b] rows[b * width + c]
+    over b < n_rows, for a < n_out and c < width, in ``row_combinations``'s order
+    (increasing b from +0.0), in Python."""
+    for a in range(n_out):
+        for column in range(width):
+            total = 0.0
+            for b in range(n_rows):
+                total += (float(coefficients[a * coefficient_stride + b])
+                          * float(rows[b * width + column]))
+            out[a * width + column] = total
 
 
-def _combine_columns(builder, coefficients, rows, n_rows, width, out, start, stop, size):
-    """out[c] for c in [start, stop), ``size`` columns at a time (stop - start a multiple)."""
+def _combine(builder, coefficients, coefficient_stride, first, count, rows, n_rows, width,
+             out, column, size):
+    """out rows first .. first + count - 1, columns column .. column + size - 1: ``count``
+    independent chains of additions in one pass over the rows."""
     vector = ir.VectorType(ir.DoubleType(), size)
     zeros = ir.Constant(vector, [0.0] * size)
-    sums = cgutils.alloca_once_value(builder, zeros)
-    with cgutils.for_range_slice(builder, start, stop, ir.Constant(width.type, size)) as (
-            column, _):
-        builder.store(zeros, sums)
-        with cgutils.for_range(builder, n_rows) as loop:
-            splat = _splat(builder, builder.load(builder.gep(coefficients, [loop.index])), size)
-            lanes = _load_vector(builder, rows, builder.add(builder.mul(loop.index, width),
-                                                            column), size)
-            builder.store(builder.fadd(builder.load(sums), builder.fmul(splat, lanes)), sums)
-        builder.store(builder.load(sums), builder.bitcast(builder.gep(out, [column]),
-                                                          vector.as_pointer()), align=8)
+    sums = [cgutils.alloca_once_value(builder, zeros) for _ in range(count)]
+    with cgutils.for_range(builder, n_rows) as loop:
+        lanes = _load_vector(builder, rows, builder.add(builder.mul(loop.index, width), column),
+                             size)
+        for i, total in enumerate(sums):
+            a = builder.add(first, ir.Constant(first.type, i))
+            index = builder.add(builder.mul(a, coefficient_stride), loop.index)
+            coefficient = _splat(builder, builder.load(builder.gep(coefficients, [index])), size)
+            builder.store(builder.fadd(builder.load(total), builder.fmul(coefficient, lanes)),
+                          total)
+    for i, total in enumerate(sums):
+        a = builder.add(first, ir.Constant(first.type, i))
+        target = builder.gep(out, [builder.add(builder.mul(a, width), column)])
+        builder.store(builder.load(total), builder.bitcast(target, vector.as_pointer()),
+                      align=8)
 
 
-def _row_combination_codegen(context, builder, signature, args):
-    coefficients_type, rows_type, n_rows_type, width_type, out_type = signature.args
+def _row_combinations_codegen(context, builder, signature, args):
+    (coefficients_type, coefficient_stride_type, n_out_type, rows_type, n_rows_type,
+     width_type, out_type) = signature.args
     coefficients = context.make_array(coefficients_type)(context, builder, args[0]).data
-    rows = context.make_array(rows_type)(context, builder, args[1]).data
-    n_rows = context.cast(builder, args[2], n_rows_type, types.intp)
-    width = context.cast(builder, args[3], width_type, types.intp)
-    out = context.make_array(out_type)(context, builder, args[4]).data
-    # 32 columns at a time (four independent chains of additions), then 16, then 8
+    coefficient_stride = context.cast(builder, args[1], coefficient_stride_type, types.intp)
+    n_out = context.cast(builder, args[2], n_out_type, types.intp)
+    rows = context.make_array(rows_type)(context, builder, args[3]).data
+    n_rows = context.cast(builder, args[4], n_rows_type, types.intp)
+    width = context.cast(builder, args[5], width_type, types.intp)
+    out = context.make_array(out_type)(context, builder, args[6]).data
+    one = ir.Constant(width.type, 1)
+    four = ir.Constant(width.type, 4)
+    n_quads = builder.and_(n_out, ir.Constant(width.type, -4))
     start = ir.Constant(width.type, 0)
-    for size in (32, 16, 8):
+    for size in (32, 16, 8):  # 32 columns at a time, then 16, then 8
         stop = builder.and_(width, ir.Constant(width.type, -size))
-        _combine_columns(builder, coefficients, rows, n_rows, width, out, start, stop, size)
+        with cgutils.for_range_slice(builder, start, stop, ir.Constant(width.type, size)) as (
+                column, _):
+            # four output rows at a time: four independent chains of additions
+            with cgutils.for_range_slice(builder, ir.Constant(width.type, 0), n_quads,
+                                         four) as (first, _):
+                _combine(builder, coefficients, coefficient_stride, first, 4, rows, n_rows,
+                         width, out, column, size)
+            with cgutils.for_range_slice(builder, n_quads, n_out, one) as (first, _):
+                _combine(builder, coefficients, coefficient_stride, first, 1, rows, n_rows,
+                         width, out, column, size)
         start = stop
     return context.get_dummy_value()
 
 
 @intrinsic
-def _row_combination(typingctx, coefficients, rows, n_rows, width, out):
-    """The compiled ``row_combination``."""
+def _row_combinations(typingctx, coefficients, coefficient_stride, n_out, rows, n_rows, width,
+                      out):
+    """The compiled ``row_combinations``."""
     if not (_is_contiguous_float_vector(coefficients) and _is_contiguous_float_vector(rows)
-            and _is_contiguous_float_vector(out) and isinstance(n_rows, types.Integer)
-            and isinstance(width, types.Integer)):
+            and _is_contiguous_float_vector(out)
+            and all(isinstance(count, types.Integer)
+                    for count in (coefficient_stride, n_out, n_rows, width))):
         return None
-    return types.void(coefficients, rows, n_rows, width, out), _row_combination_codegen
+    signature = types.void(coefficients, coefficient_stride, n_out, rows, n_rows, width, out)
+    return signature, _row_combinations_codegen
 
 
 # -- minimum and maximum --------------------------------------------------------------------
@@ -240,9 +335,15 @@ def _lane_min_max(typingctx, x, n):
 lane_dot = lane_dot_reference if config.DISABLE_JIT else _lane_dot
 #: sum_j (x[j] y[j]) z[j] over j < n, in ``lane_dot``'s order.
 lane_dot3 = lane_dot3_reference if config.DISABLE_JIT else _lane_dot3
-#: out[c] = sum_b coefficients[b] rows[b * width + c] over b < n_rows, for every c < width, in
-#: increasing b from +0.0: rows flat, ``width`` a multiple of ``CHUNK``; ``out`` must not
-#: overlap ``rows`` or ``coefficients``.
-row_combination = row_combination_reference if config.DISABLE_JIT else _row_combination
+#: out[i] = sum_j (x[j] z[j]) rows[i * width + j] over j < n, for i < n_rows, each in
+#: ``lane_dot``'s order: ``lane_dot3(x, z, rows[i * width:], n)`` with x z computed once for
+#: two rows; ``out`` must not overlap the inputs.
+lane_dots = lane_dots_reference if config.DISABLE_JIT else _lane_dots
+#: out[a * width + c] = sum_b coefficients[a * coefficient_stride + b] rows[b * width + c]
+#: over b < n_rows, for a < n_out and c < width (a matrix product), each entry in increasing b
+#: from +0.0: arrays flat, ``width`` a multiple of ``CHUNK``; ``out`` must not overlap ``rows``
+#: or ``coefficients``.
+row_combinations = (row_combinations_reference if config.DISABLE_JIT
+                    else _row_combinations)
 #: (min, max) of x[:n], n a positive multiple of ``LANES`` (pad with a copy of an entry).
 lane_min_max = lane_min_max_reference if config.DISABLE_JIT else _lane_min_max
