@@ -234,15 +234,15 @@ def main(argv=None):
             calls = {}
             for name, (loop, scratch) in loops.items():  # compile, then size each loop
                 loop(class_weights, weights, inverse_weights, keys, scratch, 1)
-                start = time.perf_counter()
+                start = time.process_time()
                 loop(class_weights, weights, inverse_weights, keys, scratch, 1000)
-                calls[name] = max(10, int(args.seconds * 1000 / (time.perf_counter() - start)))
+                calls[name] = max(10, int(args.seconds * 1000 / (time.process_time() - start)))
             times = {name: [] for name in loops}
             for _ in range(args.repeats):
                 for name, (loop, scratch) in loops.items():
-                    start = time.perf_counter()
+                    start = time.process_time()
                     loop(class_weights, weights, inverse_weights, keys, scratch, calls[name])
-                    times[name].append((time.perf_counter() - start) / calls[name] * 1e6)
+                    times[name].append((time.process_time() - start) / calls[name] * 1e6)
             copy = statistics.median(times["copy"])
             previous = statistics.median(times["previous"]) - copy
             current = statistics.median(times["current"]) - copy

@@ -243,8 +243,14 @@ def _key_column(n_classes):
 _SMALLEST_WEIGHT = 1e-300
 #: Most squarings of the covariance matrix for its first eigenvector: after s of them the
 #: second eigenvalue's share is (lambda_2 / lambda_1)^(2^s), so 40 separate any two distinct
-#: eigenvalues; the squaring stops once that share is below about 1e-10.
+#: eigenvalues.
 _MAX_SQUARINGS = 40
+#: The squaring stops once the unit-trace power P is rank one to this: trace(P^2) >= 1 - it,
+#: so the other eigenvalues of P sum to at most it...
+_RANK_ONE_TOLERANCE = 1e-3
+#: ... and each of these multiplications of v by P then divides the other eigenvectors'
+#: weight in v by at least 1 / it - 1 (3: from about sqrt(n) 1e-3 to below 1e-11).
+_POWER_STEPS = 3
 
 
 @njit(cache=True)
@@ -264,11 +270,12 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
     and the columns from n on 0), its largest component positive; ``power`` and ``product``
     are scratch of the matrix's size.
 
-    The matrix is squared, and scaled to unit trace, until it is rank one to 1e-10 (trace of
-    its square 1): then it is v v^T and its column of largest diagonal is v, which two
-    multiplications by ``matrix`` polish. Squaring converges for any eigengap, where power
-    iteration needs about 1 / gap steps; with ties for the first eigenvalue the result is
-    still a deterministic unit vector of their eigenspace. Row a of P^2 is sum_b P[a, b]
+    The matrix is squared, and scaled to unit trace, until it is rank one to 1e-3 (trace of
+    its square 1): then it is nearly v v^T and its column of largest diagonal nearly v, which
+    three multiplications by that power P (each dividing the other eigenvectors' weight by
+    about 1000) and two by ``matrix`` (rounding) polish. Squaring converges for any eigengap,
+    where power iteration needs about 1 / gap steps; with ties for the first eigenvalue the
+    result is still a deterministic unit vector of their eigenspace. Row a of P^2 is sum_b P[a, b]
     P[b, :] (``lanes.row_combinations``): bit for bit symmetric when P is, as the products
     P[a, b] P[b, c] and P[c, b] P[b, a] are equal."""
     size = n * stride
@@ -283,9 +290,8 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
         trace = 0.0
         for a in range(n):
             trace += product[a * stride + a]
-        # trace(P^2) = 1 iff P = v v^T, for unit-trace P; 1 - 1e-10 leaves the second
-        # eigenvector a weight below 1e-10 in the column taken as v
-        rank_one = trace >= 1.0 - 1e-10
+        # trace(P^2) = 1 iff P = v v^T, for unit-trace P
+        rank_one = trace >= 1.0 - _RANK_ONE_TOLERANCE
         inverse_trace = 1.0 / trace
         for t in range(size):
             power[t] = product[t] * inverse_trace
@@ -298,8 +304,10 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
     for a in range(n):
         v[a] = power[a * stride + largest]
     polished = product[:stride]
-    for _ in range(2):
-        row_combinations(v, 0, 1, matrix, n, stride, polished)  # v^T matrix = matrix v
+    for step in range(_POWER_STEPS + 2):
+        # v^T M = M v, M symmetric: P, then the matrix itself
+        row_combinations(v, 0, 1, power if step < _POWER_STEPS else matrix, n, stride,
+                         polished)
         norm = 0.0
         for a in range(n):
             norm += polished[a] * polished[a]

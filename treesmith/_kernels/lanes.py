@@ -71,6 +71,34 @@ def _load_vector(builder, data, index, size):
     return builder.load(pointer, align=8)
 
 
+def _add_tail(builder, sums, n_whole, n, product_at):
+    """Add the products of entries n_whole <= j < n (fewer than ``LANES``) to their lanes
+    j - n_whole of the vector at ``sums``: ``product_at(j, size)`` gives the products of
+    entries j .. j + size - 1 (a vector, or a float for size 1). They are stored into a zeroed
+    vector, eight at a time then one by one, which is then added: the other lanes add +0.0,
+    which changes no sum."""
+    vector = ir.VectorType(ir.DoubleType(), LANES)
+    tail = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
+    tail_data = builder.bitcast(tail, ir.DoubleType().as_pointer())
+    n_eights = builder.add(n_whole, builder.and_(builder.sub(n, n_whole),
+                                                 ir.Constant(n.type, -CHUNK)))
+    eight = ir.VectorType(ir.DoubleType(), CHUNK)
+    with cgutils.for_range_slice(builder, n_whole, n_eights, ir.Constant(n.type, CHUNK)) as (
+            j, _):
+        target = builder.gep(tail_data, [builder.sub(j, n_whole)])
+        builder.store(product_at(j, CHUNK), builder.bitcast(target, eight.as_pointer()), align=8)
+    with cgutils.for_range_slice(builder, n_eights, n, ir.Constant(n.type, 1)) as (j, _):
+        builder.store(product_at(j, 1), builder.gep(tail_data, [builder.sub(j, n_whole)]))
+    builder.store(builder.fadd(builder.load(sums), builder.load(tail)), sums)
+
+
+def _load(builder, data, index, size):
+    """Entries index .. index + size - 1 of ``data``: a vector, or a float for size 1."""
+    if size == 1:
+        return builder.load(builder.gep(data, [index]))
+    return _load_vector(builder, data, index, size)
+
+
 def _is_contiguous_float_vector(array_type):
     return (isinstance(array_type, types.Array) and array_type.ndim == 1
             and array_type.layout == "C" and array_type.dtype == types.float64)
@@ -98,7 +126,8 @@ def lane_dot3_reference(x, y, z, n):
 
 def _lane_dot_codegen(context, builder, signature, args):
     """sum_j prod_i factors_i[j] over j < n (the last argument): whole vectors of ``LANES``,
-    then the last n mod ``LANES`` entries added to their lanes one by one, then the fold."""
+    then the last n mod ``LANES`` entries added to their lanes (``_add_tail``), then the
+    fold."""
     *factor_types, n_type = signature.args
     factors = [context.make_array(factor_type)(context, builder, value).data
                for factor_type, value in zip(factor_types, args)]
@@ -113,17 +142,14 @@ def _lane_dot_codegen(context, builder, signature, args):
         for other in lanes[1:]:
             product = builder.fmul(product, other)
         builder.store(builder.fadd(builder.load(sums), product), sums)
-    # the last n mod LANES entries: their products stored in a zeroed vector at their lanes
-    # (one each), which is then added: the other lanes add +0.0, which changes no sum
-    tail = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
-    tail_data = builder.bitcast(tail, ir.DoubleType().as_pointer())
-    with cgutils.for_range_slice(builder, n_whole, n, ir.Constant(n.type, 1)) as (j, _):
-        values = [builder.load(builder.gep(data, [j])) for data in factors]
+    def product_at(j, size):
+        values = [_load(builder, data, j, size) for data in factors]
         product = values[0]
         for other in values[1:]:
             product = builder.fmul(product, other)
-        builder.store(product, builder.gep(tail_data, [builder.sub(j, n_whole)]))
-    builder.store(builder.fadd(builder.load(sums), builder.load(tail)), sums)
+        return product
+
+    _add_tail(builder, sums, n_whole, n, product_at)
     return _fold(builder, builder.load(sums), builder.fadd)
 
 
@@ -166,19 +192,14 @@ def _lane_dots_block(builder, x, z, rows, first, count, width, n, n_whole, out):
             lanes = _load_vector(builder, rows, builder.add(start, j), LANES)
             builder.store(builder.fadd(builder.load(total), builder.fmul(weighted, lanes)),
                           total)
-    tails = [cgutils.alloca_once_value(builder, zeros) for _ in range(count)]
-    with cgutils.for_range_slice(builder, n_whole, n, ir.Constant(n.type, 1)) as (j, _):
-        weighted = builder.fmul(builder.load(builder.gep(x, [j])),
-                                builder.load(builder.gep(z, [j])))
-        lane = builder.sub(j, n_whole)
-        for start, tail in zip(starts, tails):
-            value = builder.load(builder.gep(rows, [builder.add(start, j)]))
-            builder.store(builder.fmul(weighted, value),
-                          builder.gep(builder.bitcast(tail, ir.DoubleType().as_pointer()),
-                                      [lane]))
-    for i, (total, tail) in enumerate(zip(sums, tails)):
-        result = _fold(builder, builder.fadd(builder.load(total), builder.load(tail)),
-                       builder.fadd)
+    for start, total in zip(starts, sums):
+        def product_at(j, size, start=start):
+            weighted = builder.fmul(_load(builder, x, j, size), _load(builder, z, j, size))
+            return builder.fmul(weighted, _load(builder, rows, builder.add(start, j), size))
+
+        _add_tail(builder, total, n_whole, n, product_at)
+    for i, total in enumerate(sums):
+        result = _fold(builder, builder.load(total), builder.fadd)
         builder.store(result, builder.gep(out, [builder.add(first, ir.Constant(first.type, i))]))
 
 
