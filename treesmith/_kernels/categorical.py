@@ -282,9 +282,9 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
     trace = 0.0
     for a in range(n):
         trace += matrix[a * stride + a]
-    inverse_trace = 1.0 / trace
+    unit_trace = 1.0 / trace  # products by the matrix scaled by it: no square overflows
     for t in range(size):
-        power[t] = matrix[t] * inverse_trace
+        power[t] = matrix[t] * unit_trace
     for _ in range(_MAX_SQUARINGS):
         row_combinations(power, stride, n, power, n, stride, product)  # P symmetric: P^2
         trace = 0.0
@@ -308,8 +308,10 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
         # v^T M = M v, M symmetric: P, then the matrix itself
         row_combinations(v, 0, 1, power if step < _POWER_STEPS else matrix, n, stride,
                          polished)
+        scale = 1.0 if step < _POWER_STEPS else unit_trace
         norm = 0.0
         for a in range(n):
+            polished[a] *= scale
             norm += polished[a] * polished[a]
         norm = np.sqrt(norm)
         for a in range(n):
