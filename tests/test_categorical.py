@@ -1001,8 +1001,9 @@ def test_first_eigenvector_by_squaring_at_tiny_and_huge_eigengaps(n, gap):
 
 def test_first_eigenvector_with_tied_first_eigenvalues_is_a_deterministic_unit_eigenvector():
     from treesmith._kernels.categorical import _first_eigenvector
+    from treesmith._kernels.lanes import CHUNK
 
-    n, stride = 5, 8
+    n, stride = 5, CHUNK
     rng = np.random.default_rng(4)
     basis, _ = np.linalg.qr(rng.standard_normal((n, n)))
     matrix = (basis * np.array([2.0, 2.0, 1.0, 0.5, 0.0])) @ basis.T

@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from .decorators import internal_kernel, pointer_kernel
-from .lanes import CHUNK, lane_dot3, lane_dots, lane_min_max, padded_length, row_combinations
+from .lanes import CHUNK, LANES, lane_dots, lane_min_max, padded_length, row_combinations
 from .records import SPLIT_DTYPE, Monotonicity
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
@@ -253,13 +253,13 @@ _RANK_ONE_TOLERANCE = 1e-3
 _POWER_STEPS = 3
 
 
-@njit(cache=True)
+@njit(inline="always")
 def principal_component_scratch(n_classes, n):
     """Floats of ``_principal_component_keys``'s scratch for ``n_classes`` classes (K) and up
-    to ``n`` categories: K rows of ``lanes.padded_length(n)`` floats (the centred class
+    to ``n`` categories: K rows of ``lanes.padded_length(n, LANES)`` floats (the centred class
     proportions of K - 1 classes, the keys), three (K - 1) x (K - 1) matrices with rows padded
     to ``lanes.CHUNK``, and three vectors of K."""
-    return (n_classes * padded_length(n)
+    return (n_classes * padded_length(n, LANES)
             + 3 * (n_classes - 1) * padded_length(n_classes - 1, CHUNK) + 3 * n_classes)
 
 
@@ -325,7 +325,7 @@ def _first_eigenvector(matrix, n, stride, v, power, product):
             v[a] = -v[a]
 
 
-@internal_kernel(reference_counted=False)
+@njit(inline="always")
 def _first_eigenvector_of_two(s00, s01, s11):
     """Unit first eigenvector (u0, u1) of the nonzero symmetric positive semi-definite matrix
     [[s00, s01], [s01, s11]], in closed form: with h = (s00 - s11) / 2 and r = sqrt(h^2 +
@@ -372,7 +372,7 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     """
     k_classes = class_weights.shape[0]
     n_free = k_classes - 1
-    width = padded_length(m)
+    width = padded_length(m, LANES)
     # rows a < n_free: class a's centred proportions, padded with zeros to ``width``; row
     # n_free: the keys, padded with a copy of a key
     rows = scratch[:k_classes * width]
@@ -386,8 +386,11 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     u = small[3 * matrix_size + k_classes:3 * matrix_size + 2 * k_classes]
     coefficient = small[3 * matrix_size + 2 * k_classes:3 * matrix_size + 3 * k_classes]
     total = 0.0
-    for a in range(k_classes):  # each class's weight over the categories of weight > 0
-        class_total[a] = lane_dot3(class_weights[a], inverse_weights, weights, m)
+    # each class's weight over the categories of weight > 0: sum_j (w_j / w_j) w_k,j
+    n_columns = class_weights.shape[1]
+    lane_dots(inverse_weights, weights, class_weights.reshape(k_classes * n_columns), k_classes,
+              n_columns, m, class_total)
+    for a in range(k_classes):
         total += class_total[a]
     if not total > 0.0:
         for j in range(m):

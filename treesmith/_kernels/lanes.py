@@ -9,12 +9,13 @@ that vector registers compute directly, written as LLVM vector code (Numba intri
 every target lowers to its own registers (zmm, ymm or xmm) with the same IEEE multiplications
 and additions, never fused: the same bits everywhere.
 
-* ``lane_dot`` / ``lane_dot3`` / ``lane_dots``: ``LANES`` running sums, lane l summing the products of the
-  entries j = l (mod ``LANES``) in increasing j, then the lanes added pairwise (lane l + lane
-  l + half, halving until one is left). Four times faster than a scalar loop with four
-  running sums at 255 entries: several independent vector chains hide the addition latency.
+* ``lane_dots``: dot products sum_j (x_j z_j) r_j of rows r, each in ``LANES`` running
+  sums, lane l summing the products of the entries j = l (mod ``LANES``) in increasing j,
+  then the lanes added pairwise (lane l + lane l + half, halving until one is left). About
+  four times faster than a scalar loop with four running sums at 255 entries: several
+  independent vector chains hide the addition latency.
 * ``row_combinations``: out[a, :] = sum_b c[a, b] rows[b, :] (a matrix product), each entry
-  summed in increasing b: no sum crosses the vector, which holds up to 32 columns, and four
+  summed in increasing b: no sum crosses the vector, which holds 32 or 16 columns, and four
   rows a are summed at once (independent chains of additions).
 * ``lane_min_max``: exact in any order (for entries that are not NaN, without both zeros).
 
@@ -27,19 +28,22 @@ from numba import njit, types
 from numba.core import cgutils, config
 from numba.extending import intrinsic
 
-#: Running sums of ``lane_dot``; ``lane_min_max`` reads multiples of it.
+#: Running sums of ``lane_dots``; ``lane_min_max`` reads multiples of it.
 LANES = 32
-#: ``row_combinations`` computes 32, 16 or 8 columns at once: rows are padded to a multiple
-#: of ``CHUNK``.
-CHUNK = 8
+#: ``row_combinations`` computes 32 or 16 columns at once: rows are padded to a multiple of
+#: ``CHUNK``.
+CHUNK = 16
+#: A lane dot's last n mod ``LANES`` products are computed this many at a time, then singly.
+_TAIL_STEP = 8
 
 _INDEX = ir.IntType(32)
 
 
-@njit(cache=True)
-def padded_length(n, multiple=LANES):
+@njit(inline="always")
+def padded_length(n, multiple):
     """``n`` rounded up to a multiple of ``multiple`` (``LANES`` for ``lane_min_max``,
-    ``CHUNK`` for ``row_combinations``)."""
+    ``CHUNK`` for ``row_combinations``). Inlined by Numba: a separate function would be one
+    more compilation for a line of arithmetic."""
     return (n + multiple - 1) // multiple * multiple
 
 
@@ -81,12 +85,13 @@ def _add_tail(builder, sums, n_whole, n, product_at):
     tail = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
     tail_data = builder.bitcast(tail, ir.DoubleType().as_pointer())
     n_eights = builder.add(n_whole, builder.and_(builder.sub(n, n_whole),
-                                                 ir.Constant(n.type, -CHUNK)))
-    eight = ir.VectorType(ir.DoubleType(), CHUNK)
-    with cgutils.for_range_slice(builder, n_whole, n_eights, ir.Constant(n.type, CHUNK)) as (
-            j, _):
+                                                 ir.Constant(n.type, -_TAIL_STEP)))
+    eight = ir.VectorType(ir.DoubleType(), _TAIL_STEP)
+    with cgutils.for_range_slice(builder, n_whole, n_eights,
+                                 ir.Constant(n.type, _TAIL_STEP)) as (j, _):
         target = builder.gep(tail_data, [builder.sub(j, n_whole)])
-        builder.store(product_at(j, CHUNK), builder.bitcast(target, eight.as_pointer()), align=8)
+        builder.store(product_at(j, _TAIL_STEP), builder.bitcast(target, eight.as_pointer()),
+                      align=8)
     with cgutils.for_range_slice(builder, n_eights, n, ir.Constant(n.type, 1)) as (j, _):
         builder.store(product_at(j, 1), builder.gep(tail_data, [builder.sub(j, n_whole)]))
     builder.store(builder.fadd(builder.load(sums), builder.load(tail)), sums)
@@ -106,8 +111,8 @@ def _is_contiguous_float_vector(array_type):
 
 # -- dot products ---------------------------------------------------------------------------
 def lane_dot_reference(x, y, n, z=None):
-    """sum_j x[j] y[j] (times z[j] if given: (x[j] y[j]) z[j]) over j < n in ``lane_dot``'s
-    order, in Python."""
+    """sum_j x[j] y[j] (times z[j] if given: (x[j] y[j]) z[j]) over j < n in the lanes' order
+    (the module docstring), in Python."""
     sums = [0.0] * LANES
     for j in range(n):
         product = float(x[j]) * float(y[j])
@@ -119,88 +124,31 @@ def lane_dot_reference(x, y, n, z=None):
     return sums[0]
 
 
-def lane_dot3_reference(x, y, z, n):
-    """``lane_dot3`` in Python."""
-    return lane_dot_reference(x, y, n, z)
-
-
-def _lane_dot_codegen(context, builder, signature, args):
-    """sum_j prod_i factors_i[j] over j < n (the last argument): whole vectors of ``LANES``,
-    then the last n mod ``LANES`` entries added to their lanes (``_add_tail``), then the
-    fold."""
-    *factor_types, n_type = signature.args
-    factors = [context.make_array(factor_type)(context, builder, value).data
-               for factor_type, value in zip(factor_types, args)]
-    n = context.cast(builder, args[-1], n_type, types.intp)
-    vector = ir.VectorType(ir.DoubleType(), LANES)
-    sums = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
-    n_whole = builder.and_(n, ir.Constant(n.type, -LANES))
-    with cgutils.for_range_slice(builder, ir.Constant(n.type, 0), n_whole,
-                                 ir.Constant(n.type, LANES)) as (j, _):
-        lanes = [_load_vector(builder, data, j, LANES) for data in factors]
-        product = lanes[0]
-        for other in lanes[1:]:
-            product = builder.fmul(product, other)
-        builder.store(builder.fadd(builder.load(sums), product), sums)
-    def product_at(j, size):
-        values = [_load(builder, data, j, size) for data in factors]
-        product = values[0]
-        for other in values[1:]:
-            product = builder.fmul(product, other)
-        return product
-
-    _add_tail(builder, sums, n_whole, n, product_at)
-    return _fold(builder, builder.load(sums), builder.fadd)
-
-
-@intrinsic
-def _lane_dot(typingctx, x, y, n):
-    """The compiled ``lane_dot``."""
-    if not (_is_contiguous_float_vector(x) and _is_contiguous_float_vector(y)
-            and isinstance(n, types.Integer)):
-        return None
-    return types.float64(x, y, n), _lane_dot_codegen
-
-
-@intrinsic
-def _lane_dot3(typingctx, x, y, z, n):
-    """The compiled ``lane_dot3``."""
-    if not (_is_contiguous_float_vector(x) and _is_contiguous_float_vector(y)
-            and _is_contiguous_float_vector(z) and isinstance(n, types.Integer)):
-        return None
-    return types.float64(x, y, z, n), _lane_dot_codegen
-
-
 def lane_dots_reference(x, z, rows, n_rows, width, n, out):
     """``lane_dots`` in Python."""
     for i in range(n_rows):
         out[i] = lane_dot_reference(x, z, n, rows[i * width:])
 
 
-def _lane_dots_block(builder, x, z, rows, first, count, width, n, n_whole, out):
-    """out[first + i] for i < count: one pass over x and z, ``count`` chains of additions."""
+def _lane_dot(builder, x, z, rows, row, width, n, n_whole, out):
+    """out[row]: whole vectors of ``LANES``, then the last n mod ``LANES`` entries added to
+    their lanes (``_add_tail``), then the fold."""
     vector = ir.VectorType(ir.DoubleType(), LANES)
-    zeros = ir.Constant(vector, [0.0] * LANES)
-    starts = [builder.mul(builder.add(first, ir.Constant(first.type, i)), width)
-              for i in range(count)]
-    sums = [cgutils.alloca_once_value(builder, zeros) for _ in range(count)]
+    start = builder.mul(row, width)
+    sums = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
     with cgutils.for_range_slice(builder, ir.Constant(n.type, 0), n_whole,
                                  ir.Constant(n.type, LANES)) as (j, _):
         weighted = builder.fmul(_load_vector(builder, x, j, LANES),
                                 _load_vector(builder, z, j, LANES))
-        for start, total in zip(starts, sums):
-            lanes = _load_vector(builder, rows, builder.add(start, j), LANES)
-            builder.store(builder.fadd(builder.load(total), builder.fmul(weighted, lanes)),
-                          total)
-    for start, total in zip(starts, sums):
-        def product_at(j, size, start=start):
-            weighted = builder.fmul(_load(builder, x, j, size), _load(builder, z, j, size))
-            return builder.fmul(weighted, _load(builder, rows, builder.add(start, j), size))
+        lanes = _load_vector(builder, rows, builder.add(start, j), LANES)
+        builder.store(builder.fadd(builder.load(sums), builder.fmul(weighted, lanes)), sums)
 
-        _add_tail(builder, total, n_whole, n, product_at)
-    for i, total in enumerate(sums):
-        result = _fold(builder, builder.load(total), builder.fadd)
-        builder.store(result, builder.gep(out, [builder.add(first, ir.Constant(first.type, i))]))
+    def product_at(j, size):
+        weighted = builder.fmul(_load(builder, x, j, size), _load(builder, z, j, size))
+        return builder.fmul(weighted, _load(builder, rows, builder.add(start, j), size))
+
+    _add_tail(builder, sums, n_whole, n, product_at)
+    builder.store(_fold(builder, builder.load(sums), builder.fadd), builder.gep(out, [row]))
 
 
 def _lane_dots_codegen(context, builder, signature, args):
@@ -213,14 +161,8 @@ def _lane_dots_codegen(context, builder, signature, args):
     n = context.cast(builder, args[5], n_type, types.intp)
     out = context.make_array(out_type)(context, builder, args[6]).data
     n_whole = builder.and_(n, ir.Constant(n.type, -LANES))
-    n_pairs = builder.and_(n_rows, ir.Constant(n.type, -2))
-    # two rows at a time: x z computed once, two independent chains of additions
-    with cgutils.for_range_slice(builder, ir.Constant(n.type, 0), n_pairs,
-                                 ir.Constant(n.type, 2)) as (first, _):
-        _lane_dots_block(builder, x, z, rows, first, 2, width, n, n_whole, out)
-    with cgutils.for_range_slice(builder, n_pairs, n_rows, ir.Constant(n.type, 1)) as (
-            first, _):
-        _lane_dots_block(builder, x, z, rows, first, 1, width, n, n_whole, out)
+    with cgutils.for_range(builder, n_rows) as loop:
+        _lane_dot(builder, x, z, rows, loop.index, width, n, n_whole, out)
     return context.get_dummy_value()
 
 
@@ -285,7 +227,7 @@ def _row_combinations_codegen(context, builder, signature, args):
     four = ir.Constant(width.type, 4)
     n_quads = builder.and_(n_out, ir.Constant(width.type, -4))
     start = ir.Constant(width.type, 0)
-    for size in (32, 16, 8):  # 32 columns at a time, then 16, then 8
+    for size in (32, CHUNK):  # 32 columns at a time, then 16
         stop = builder.and_(width, ir.Constant(width.type, -size))
         with cgutils.for_range_slice(builder, start, stop, ir.Constant(width.type, size)) as (
                 column, _):
@@ -351,14 +293,9 @@ def _lane_min_max(typingctx, x, n):
     return types.UniTuple(types.float64, 2)(x, n), _lane_min_max_codegen
 
 
-#: sum_j x[j] y[j] over j < n in ``LANES`` lanes (see the module docstring): x and y contiguous
-#: float64 vectors of at least n entries.
-lane_dot = lane_dot_reference if config.DISABLE_JIT else _lane_dot
-#: sum_j (x[j] y[j]) z[j] over j < n, in ``lane_dot``'s order.
-lane_dot3 = lane_dot3_reference if config.DISABLE_JIT else _lane_dot3
 #: out[i] = sum_j (x[j] z[j]) rows[i * width + j] over j < n, for i < n_rows, each in
-#: ``lane_dot``'s order: ``lane_dot3(x, z, rows[i * width:], n)`` with x z computed once for
-#: two rows; ``out`` must not overlap the inputs.
+#: ``LANES`` lanes (see the module docstring): contiguous float64 vectors, rows flat with
+#: row i at ``i * width``; ``out`` must not overlap the inputs.
 lane_dots = lane_dots_reference if config.DISABLE_JIT else _lane_dots
 #: out[a * width + c] = sum_b coefficients[a * coefficient_stride + b] rows[b * width + c]
 #: over b < n_rows, for a < n_out and c < width (a matrix product), each entry in increasing b
