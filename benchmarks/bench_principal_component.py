@@ -157,40 +157,24 @@ def _old_principal_component_keys(class_weights, weights, inverse_weights, m, ke
 
 
 # -- timing loops: each call gets a fresh copy of the class weights -----------------------
-@njit(cache=True)
-def _time_old(original, weights, inverse_weights, keys, scratch, calls):
-    class_weights = np.empty_like(original)
-    m = np.int64(original.shape[1])
-    spread = 0.0
-    for _ in range(calls):
-        class_weights[:] = original
-        low, high = _old_principal_component_keys(class_weights, weights, inverse_weights, m,
-                                                  keys, scratch)
-        spread += high - low
-    return spread
+def _timing_loop(kernel):
+    """A compiled loop of ``calls`` calls of ``kernel`` (None: the copy alone)."""
 
+    @njit
+    def loop(original, weights, inverse_weights, keys, scratch, calls):
+        class_weights = np.empty_like(original)
+        m = np.int64(original.shape[1])
+        spread = 0.0
+        for _ in range(calls):
+            class_weights[:] = original
+            if kernel is None:
+                spread += class_weights[0, 0]
+            else:
+                low, high = kernel(class_weights, weights, inverse_weights, m, keys, scratch)
+                spread += high - low
+        return spread
 
-@njit(cache=True)
-def _time_new(original, weights, inverse_weights, keys, scratch, calls):
-    class_weights = np.empty_like(original)
-    m = np.int64(original.shape[1])
-    spread = 0.0
-    for _ in range(calls):
-        class_weights[:] = original
-        low, high = _principal_component_keys(class_weights, weights, inverse_weights, m,
-                                              keys, scratch)
-        spread += high - low
-    return spread
-
-
-@njit(cache=True)
-def _time_copy(original, weights, inverse_weights, keys, scratch, calls):
-    class_weights = np.empty_like(original)
-    spread = 0.0
-    for _ in range(calls):
-        class_weights[:] = original
-        spread += class_weights[0, 0]
-    return spread
+    return loop
 
 
 def _problem(n_classes, n_categories, seed=0):
@@ -217,6 +201,9 @@ def main(argv=None):
     parser.add_argument("--seconds", type=float, default=0.02,
                         help="length of one timed loop (default 0.02 s)")
     args = parser.parse_args(argv)
+    time_previous = _timing_loop(_old_principal_component_keys)
+    time_current = _timing_loop(_principal_component_keys)
+    time_copy = _timing_loop(None)
 
     print(f"{'K':>3} {'m':>4} {'previous us':>12} {'current us':>11} {'speed-up':>9} "
           f"{'goal us':>8} {'max key diff':>13}")
@@ -229,8 +216,8 @@ def main(argv=None):
             new_keys = _keys(_principal_component_keys, class_weights, weights, new_scratch)
             difference = np.max(np.abs(old_keys - new_keys))
             keys = np.empty(n_categories)
-            loops = {"previous": (_time_old, old_scratch), "current": (_time_new, new_scratch),
-                     "copy": (_time_copy, new_scratch)}
+            loops = {"previous": (time_previous, old_scratch),
+                     "current": (time_current, new_scratch), "copy": (time_copy, new_scratch)}
             calls = {}
             for name, (loop, scratch) in loops.items():  # compile, then size each loop
                 loop(class_weights, weights, inverse_weights, keys, scratch, 1)
