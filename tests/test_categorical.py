@@ -962,3 +962,176 @@ def test_s_pruning_scores_many_interleaved_categories_by_sets():
     model = DecisionTreeClassifier(max_depth=1, significance=0.01, n_permutations=99,
                                    random_state=0).fit(X, y)
     assert model.tree_.node_count == 3 and model.tree_.is_categorical_split[0]
+
+
+# -- the principal component's kernels: closed form, squaring, subspace, same bits in Python --
+def _numpy_principal_keys(class_weights):
+    """Principal-component keys of categories (rows: class weights) with numpy's eigh, the
+    largest component of v positive, 0 for categories of weight 0."""
+    w = class_weights.sum(axis=1)
+    live = w > 0
+    proportions = class_weights[live] / w[live, None]
+    centred = proportions - class_weights[live].sum(axis=0) / w[live].sum()
+    values, vectors = np.linalg.eigh((centred * w[live, None]).T @ centred)
+    v = vectors[:, -1] * np.sign(vectors[np.argmax(np.abs(vectors[:, -1])), -1])
+    keys = np.zeros(len(w))
+    keys[live] = centred @ v
+    return keys, values
+
+
+def _category_keys_of(class_weights):
+    from treesmith._kernels.categorical import category_keys
+
+    hist = np.ascontiguousarray(np.hstack([class_weights, np.ones_like(class_weights)]))
+    return category_keys(hist, np.arange(len(class_weights)), class_weights.shape[1])
+
+
+def _flat_padded(matrix, stride):
+    flat = np.zeros(matrix.shape[0] * stride)
+    flat.reshape(matrix.shape[0], stride)[:, :matrix.shape[1]] = matrix
+    return flat
+
+
+@pytest.mark.parametrize("n", [3, 4, 9, 12, 29])
+@pytest.mark.parametrize("gap", [1e-6, 1e-2, 0.5, 1e6])
+def test_first_eigenvector_by_squaring_at_tiny_and_huge_eigengaps(n, gap):
+    """Squaring, scaled to unit trace, converges for any relative eigengap
+    (lambda_1 / lambda_2 - 1 from 1e-6 to 1e6), to numpy's eigenvector within the accuracy
+    the gap allows (about 1e-16 / gap)."""
+    from treesmith._kernels.categorical import _first_eigenvector
+    from treesmith._kernels.lanes import CHUNK, padded_length
+
+    rng = np.random.default_rng(n)
+    basis, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    values = np.concatenate([[1.0 + gap], np.linspace(1.0, 0.0, n - 1)])
+    matrix = (basis * values) @ basis.T
+    matrix = (matrix + matrix.T) / 2  # symmetric bit for bit
+    stride = padded_length(n, CHUNK)
+    v = np.zeros(n)
+    scratch = [np.zeros(n * stride) for _ in range(2)]
+    _first_eigenvector(_flat_padded(matrix, stride), np.int64(n), np.int64(stride), v, *scratch)
+    expected = np.linalg.eigh(matrix)[1][:, -1]
+    expected *= np.sign(expected[np.argmax(np.abs(expected))])
+    np.testing.assert_allclose(v, expected, atol=max(1e-12, 1e-15 / gap))
+    assert np.linalg.norm(v) == pytest.approx(1.0, abs=1e-14)
+
+
+def test_first_eigenvector_with_tied_first_eigenvalues_is_a_deterministic_unit_eigenvector():
+    from treesmith._kernels.categorical import _first_eigenvector
+    from treesmith._kernels.lanes import CHUNK
+
+    n, stride = 5, CHUNK
+    rng = np.random.default_rng(4)
+    basis, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    matrix = (basis * np.array([2.0, 2.0, 1.0, 0.5, 0.0])) @ basis.T
+    matrix = (matrix + matrix.T) / 2
+    results = []
+    for _ in range(2):
+        v = np.zeros(n)
+        _first_eigenvector(_flat_padded(matrix, stride), np.int64(n), np.int64(stride), v,
+                           np.zeros(n * stride), np.zeros(n * stride))
+        results.append(v)
+    assert np.array_equal(results[0], results[1])
+    v = results[0]
+    assert np.linalg.norm(v) == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(matrix @ v, 2.0 * v, atol=1e-9)  # in the tied eigenspace
+
+
+@pytest.mark.parametrize("s00, s01, s11", [(3.0, 1.0, 2.0), (2.0, 1.0, 3.0), (1.0, -1e-9, 1.0),
+                                           (4.0, 0.0, 1.0), (1.0, 0.0, 4.0), (1.0, 1.0, 1.0),
+                                           (1e-300, 3e-301, 2e-300), (1e300, -1e299, 1e299),
+                                           (5.0, 2.0, 0.8)])
+def test_closed_form_eigenvector_of_two_against_eigh(s00, s01, s11):
+    from treesmith._kernels.categorical import _first_eigenvector_of_two
+
+    u = np.array(_first_eigenvector_of_two(s00, s01, s11))
+    matrix = np.array([[s00, s01], [s01, s11]])
+    values, vectors = np.linalg.eigh(matrix / (s00 + s11))
+    expected = vectors[:, -1] * np.sign(vectors[:, -1] @ u)
+    assert np.linalg.norm(u) == pytest.approx(1.0, abs=1e-15)
+    np.testing.assert_allclose(u, expected, atol=1e-15 / max(values[1] - values[0], 1e-300))
+
+
+def test_closed_form_eigenvector_of_two_with_equal_eigenvalues():
+    from treesmith._kernels.categorical import _first_eigenvector_of_two
+
+    assert _first_eigenvector_of_two(2.0, 0.0, 2.0) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize("n_classes", [3, 4, 6, 10])
+@pytest.mark.parametrize("scale", [1e-250, 1.0, 1e250])
+def test_principal_component_keys_against_eigh_at_extreme_weights(n_classes, scale):
+    """The subspace orthogonal to 1 (K - 1 classes, closed form at three classes) gives
+    numpy's eigh keys, with weights near the ends of the float range (no overflow in the
+    squares: the matrices are scaled to unit trace)."""
+    rng = np.random.default_rng(n_classes)
+    class_weights = rng.integers(0, 60, (40, n_classes)).astype(float) * scale
+    class_weights[3] = 0.0
+    keys = _category_keys_of(class_weights)
+    expected, values = _numpy_principal_keys(class_weights / scale)
+    assert values[-1] > values[-2] * 1.01
+    np.testing.assert_allclose(keys, expected, rtol=1e-9, atol=1e-12)
+    assert keys[3] == 0.0 and not np.signbit(keys[3])
+
+
+def test_principal_component_keys_of_nearly_equal_proportions_and_large_weights():
+    """Proportions within 1e-9 of each other, weights of 1e12: the centred covariance loses
+    nothing to cancellation; keys agree with numpy's eigh to the accuracy of the centred
+    proportions themselves (1e-16 / 1e-9)."""
+    rng = np.random.default_rng(8)
+    n_classes, m = 4, 60
+    base = np.array([0.1, 0.2, 0.3, 0.4])
+    direction = np.array([1.0, -2.0, 0.5, 0.5])
+    proportions = base + 1e-9 * rng.standard_normal(m)[:, None] * direction
+    proportions += 1e-11 * rng.standard_normal((m, n_classes))
+    class_weights = proportions * rng.uniform(1e12, 2e12, (m, 1))
+    keys = _category_keys_of(class_weights)
+    expected, _ = _numpy_principal_keys(class_weights)
+    np.testing.assert_allclose(keys, expected, rtol=1e-5, atol=1e-15)
+    assert np.corrcoef(keys, expected)[0, 1] > 1 - 1e-9
+
+
+def test_principal_component_keys_with_a_rare_last_class():
+    """The last class's deviation is computed as minus the sum of the others': a class with
+    proportions near 1e-7 keeps the keys of numpy's full eigh."""
+    rng = np.random.default_rng(9)
+    class_weights = rng.integers(1, 100, (30, 5)).astype(float)
+    class_weights[:, -1] = rng.integers(0, 3, 30) * 1e-5
+    keys = _category_keys_of(class_weights)
+    expected, _ = _numpy_principal_keys(class_weights)
+    np.testing.assert_allclose(keys, expected, rtol=1e-8, atol=1e-12)
+
+
+_PYTHON_KEYS = """
+import json, sys
+import numpy as np
+from treesmith._kernels.categorical import category_keys
+out = {}
+for n_classes, m in ((3, 11), (4, 40), (10, 255)):
+    rng = np.random.default_rng(n_classes)
+    weights = rng.random((m, n_classes)) * 4000.0
+    weights[1] = 0.0
+    hist = np.ascontiguousarray(np.hstack([weights, np.ones_like(weights)]))
+    keys = category_keys(hist, np.arange(m), n_classes)
+    out[f"{n_classes}"] = keys.view(np.uint64).tolist()
+print(json.dumps(out))
+"""
+
+
+def test_principal_component_keys_are_the_same_bits_as_plain_python():
+    """Under NUMBA_DISABLE_JIT the kernels run as Python, with the fixed-order vector code
+    replaced by its plain-Python references: the same bits as the compiled keys, so the order
+    of every sum is the written one, whatever the machine's vector width."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    keys = {}
+    for disable_jit in ("1", "0"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=disable_jit)
+        result = subprocess.run([sys.executable, "-c", _PYTHON_KEYS], capture_output=True,
+                                text=True, env=env, check=True, timeout=300)
+        keys[disable_jit] = json.loads(result.stdout.strip().splitlines()[-1])
+    assert keys["1"] == keys["0"]
+    assert len(keys["0"]["10"]) == 255

@@ -34,8 +34,9 @@ Candidates, with m the categories present in the node:
 
 Cost (``benchmarks/bench_categorical.py``): an ordering is a bucket sort of the keys
 (``_sort_by_key``), after one pass over the bins that finds the present categories, their
-weights and (two classes, regression) their keys; the principal component adds a K x K
-weighted covariance of the proportions and its first eigenvector (``_first_eigenvector``).
+weights and (two classes, regression) their keys; the principal component adds a
+(K - 1) x (K - 1) weighted covariance of the proportions and its first eigenvector
+(``_principal_component_keys``; vector arithmetic in ``lanes``).
 Every path but the exhaustive one is then one numeric scan that reads the histogram's rows
 in key order: no row is copied.
 
@@ -48,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from .decorators import internal_kernel, pointer_kernel
+from .lanes import CHUNK, LANES, lane_dots, lane_min_max, padded_length, row_combinations
 from .records import SPLIT_DTYPE, Monotonicity, NodeScan
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
@@ -243,153 +245,231 @@ def _key_column(n_classes):
 _SMALLEST_WEIGHT = 1e-300
 #: Most squarings of the covariance matrix for its first eigenvector: after s of them the
 #: second eigenvalue's share is (lambda_2 / lambda_1)^(2^s), so 40 separate any two distinct
-#: eigenvalues; the squaring stops once that share is below about 1e-10.
+#: eigenvalues.
 _MAX_SQUARINGS = 40
+#: The squaring stops once the unit-trace power P is rank one to this: trace(P^2) >= 1 - it,
+#: so the other eigenvalues of P sum to at most it...
+_RANK_ONE_TOLERANCE = 1e-3
+#: ... and each of these multiplications of v by P then divides the other eigenvectors'
+#: weight in v by at least 1 / it - 1 (3: from about sqrt(n) 1e-3 to below 1e-11).
+_POWER_STEPS = 3
 
 
-@internal_kernel
-def _first_eigenvector(covariance, v, power, product):
-    """Unit first eigenvector ``v`` of the symmetric positive semi-definite, nonzero matrix
-    ``covariance`` (K x K), its largest component positive; ``power`` and ``product`` are
-    K x K scratch.
+@njit(inline="always")
+def principal_component_scratch(n_classes, n):
+    """Floats of ``_principal_component_keys``'s scratch for ``n_classes`` classes (K) and up
+    to ``n`` categories: K rows of ``lanes.padded_length(n, LANES)`` floats (the centred class
+    proportions of K - 1 classes, the keys), three (K - 1) x (K - 1) matrices with rows padded
+    to ``lanes.CHUNK``, and three vectors of K."""
+    return (n_classes * padded_length(n, LANES)
+            + 3 * (n_classes - 1) * padded_length(n_classes - 1, CHUNK) + 3 * n_classes)
 
-    The matrix is squared, and scaled to unit trace, until it is rank one to 1e-10 (trace of
-    its square 1): then it is v v^T and its column of largest diagonal is v, which two
-    multiplications by ``covariance`` polish. Squaring converges for any eigengap, where
-    power iteration needs about 1 / gap steps; with ties for the first eigenvalue the result
-    is still a deterministic unit vector of their eigenspace."""
-    k_classes = covariance.shape[0]
+
+@internal_kernel(reference_counted=False)
+def _first_eigenvector(matrix, n, stride, v, power, product):
+    """Unit first eigenvector ``v[:n]`` of the symmetric positive semi-definite, nonzero
+    n x n ``matrix`` (flat, row a at ``a * stride``, ``stride`` a multiple of ``lanes.CHUNK``
+    and the columns from n on 0), its largest component positive; ``power`` and ``product``
+    are scratch of the matrix's size.
+
+    The matrix is squared, and scaled to unit trace, until it is rank one to 1e-3 (trace of
+    its square 1): then it is nearly v v^T and its column of largest diagonal nearly v, which
+    three multiplications by that power P (each dividing the other eigenvectors' weight by
+    about 1000) and two by ``matrix`` (rounding) polish. Squaring converges for any eigengap,
+    where power iteration needs about 1 / gap steps; with ties for the first eigenvalue the
+    result is still a deterministic unit vector of their eigenspace. Row a of P^2 is sum_b P[a, b]
+    P[b, :] (``lanes.row_combinations``): bit for bit symmetric when P is, as the products
+    P[a, b] P[b, c] and P[c, b] P[b, a] are equal."""
+    size = n * stride
     trace = 0.0
-    for a in range(k_classes):
-        trace += covariance[a, a]
-    for a in range(k_classes):
-        for c in range(k_classes):
-            power[a, c] = covariance[a, c] * (1.0 / trace)
-    ones = v  # scratch until v is computed: the third factor of _dot
-    for a in range(k_classes):
-        ones[a] = 1.0
+    for a in range(n):
+        trace += matrix[a * stride + a]
+    unit_trace = 1.0 / trace  # products by the matrix scaled by it: no square overflows
+    for t in range(size):
+        power[t] = matrix[t] * unit_trace
     for _ in range(_MAX_SQUARINGS):
+        row_combinations(power, stride, n, power, n, stride, product)  # P symmetric: P^2
         trace = 0.0
-        for a in range(k_classes):
-            for c in range(a, k_classes):  # P symmetric: (P^2)[a, c] = row a . row c
-                product[a, c] = _dot(power[a], power[c], ones, k_classes)
-            trace += product[a, a]
-        # trace(P^2) = 1 iff P = v v^T, for unit-trace P; 1 - 1e-10 leaves the second
-        # eigenvector a weight below 1e-10 in the column taken as v
-        rank_one = trace >= 1.0 - 1e-10
+        for a in range(n):
+            trace += product[a * stride + a]
+        # trace(P^2) = 1 iff P = v v^T, for unit-trace P
+        rank_one = trace >= 1.0 - _RANK_ONE_TOLERANCE
         inverse_trace = 1.0 / trace
-        for a in range(k_classes):
-            for c in range(a, k_classes):
-                power[a, c] = product[a, c] * inverse_trace
-                power[c, a] = power[a, c]
+        for t in range(size):
+            power[t] = product[t] * inverse_trace
         if rank_one:
             break
     largest = 0
-    for a in range(k_classes):
-        if power[a, a] > power[largest, largest]:
+    for a in range(n):
+        if power[a * stride + a] > power[largest * stride + largest]:
             largest = a
-    for a in range(k_classes):
-        v[a] = power[a, largest]
-    for _ in range(2):
+    for a in range(n):
+        v[a] = power[a * stride + largest]
+    polished = product[:stride]
+    for step in range(_POWER_STEPS + 2):
+        # v^T M = M v, M symmetric: P, then the matrix itself
+        row_combinations(v, 0, 1, power if step < _POWER_STEPS else matrix, n, stride,
+                         polished)
+        scale = 1.0 if step < _POWER_STEPS else unit_trace
         norm = 0.0
-        for a in range(k_classes):
-            s = 0.0
-            for c in range(k_classes):
-                s += covariance[a, c] * v[c]
-            product[0, a] = s
-            norm += s * s
+        for a in range(n):
+            polished[a] *= scale
+            norm += polished[a] * polished[a]
         norm = np.sqrt(norm)
-        for a in range(k_classes):
-            v[a] = product[0, a] / norm
+        for a in range(n):
+            v[a] = polished[a] / norm
     largest = 0
-    for a in range(k_classes):
+    for a in range(n):
         if abs(v[a]) > abs(v[largest]):
             largest = a
     if v[largest] < 0.0:
-        for a in range(k_classes):
+        for a in range(n):
             v[a] = -v[a]
 
 
-@internal_kernel
-def _dot(x, y, z, m):
-    """sum_j x[j] y[j] z[j] over j < m, in a fixed order: four running sums, not one long
-    chain of dependent additions, and the same bits on every machine (which ``fastmath``
-    would not give)."""
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    quads = m - m % 4
-    for j in range(0, quads, 4):
-        s0 += x[j] * y[j] * z[j]
-        s1 += x[j + 1] * y[j + 1] * z[j + 1]
-        s2 += x[j + 2] * y[j + 2] * z[j + 2]
-        s3 += x[j + 3] * y[j + 3] * z[j + 3]
-    for j in range(quads, m):
-        s0 += x[j] * y[j] * z[j]
-    return (s0 + s1) + (s2 + s3)
+@njit(inline="always")
+def _first_eigenvector_of_two(s00, s01, s11):
+    """Unit first eigenvector (u0, u1) of the nonzero symmetric positive semi-definite matrix
+    [[s00, s01], [s01, s11]], in closed form: with h = (s00 - s11) / 2 and r = sqrt(h^2 +
+    s01^2) the first eigenvalue is (s00 + s11) / 2 + r, with eigenvector (h + r, s01) when
+    h >= 0 and (s01, r - h) otherwise (sums of terms of one sign: no cancellation). Equal
+    eigenvalues (h = s01 = 0) give (1, 0)."""
+    scale = 1.0 / (s00 + s11)  # entries <= 1: no square overflows
+    h = 0.5 * (s00 - s11) * scale
+    b = s01 * scale
+    r = np.sqrt(h * h + b * b)
+    if h >= 0.0:
+        ratio = b / (h + r) if h + r > 0.0 else 0.0
+        norm = np.sqrt(1.0 + ratio * ratio)
+        return 1.0 / norm, ratio / norm
+    ratio = b / (r - h)
+    norm = np.sqrt(1.0 + ratio * ratio)
+    return ratio / norm, 1.0 / norm
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch):
     """``keys[:m]``: the principal-component scores of ``m`` categories of K classes, from
-    their class weight sums ``class_weights[k, j]`` (K rows, category j in column j; the rows
-    are overwritten), their weights ``weights[j]`` and ``inverse_weights[j]`` = 1 / weights[j]
-    (both 0 for a category of weight 0, or so small its inverse is infinite); returns the
-    (lowest, highest) key. ``keys`` may be ``inverse_weights``. ``scratch`` holds at least
-    3 K^2 + 2 K floats.
+    their class weight sums ``class_weights[k, j]`` (K rows, category j in column j), their
+    weights ``weights[j]`` and ``inverse_weights[j]`` = 1 / weights[j] (both 0 for a category
+    of weight 0, or so small its inverse is infinite); returns the (lowest, highest) key.
+    ``keys`` may be ``inverse_weights``. ``scratch`` holds at least
+    ``principal_component_scratch(K, m)`` floats.
 
     The score of category c is v . (p_c - p), p_c its class proportions, p their mean
     weighted by the categories' weights and v the first eigenvector of the weighted
-    covariance sum_c w_c (p_c - p)(p_c - p)^T (``_first_eigenvector``; its sign only
-    reverses the order: the same prefixes up to complement). A category of weight 0, or every
-    category when they all have the same proportions, scores 0. The classes are rows, so
-    that every pass is a loop over contiguous categories.
+    covariance C = sum_c w_c (p_c - p)(p_c - p)^T (its sign only reverses the order: the same
+    prefixes up to complement). A category of weight 0, or every category when they all have
+    the same proportions, scores 0.
+
+    Proportions sum to 1, so C 1 = 0 and v lies in the (K - 1)-dimensional space orthogonal
+    to 1: C is computed for the first K - 1 classes only (C'; the last class's deviation is
+    minus the sum of the others'), and C = Q S Q^T with Q = B G^(-1/2) an orthonormal basis
+    of that space (B = [I; -1^T], G = B^T B = I + 1 1^T) and S = G^(1/2) C' G^(1/2), where
+    G^(+-1/2) = I + a 1 1^T with a = (K^(+-1/2) - 1) / (K - 1). v = Q u for u the first
+    eigenvector of S: in closed form for three classes (``_first_eigenvector_of_two``), by
+    squaring otherwise (``_first_eigenvector``). The categories' rows are padded to a
+    multiple of ``lanes.LANES``: C' is dot products of rows and the keys a combination of
+    rows in the vector unit (``lanes``), in orders that give the same bits on every machine.
     """
     k_classes = class_weights.shape[0]
-    square = k_classes * k_classes
-    v = scratch[:k_classes]
-    mean = scratch[k_classes:2 * k_classes]
-    covariance = scratch[2 * k_classes:2 * k_classes + square].reshape((k_classes, k_classes))
-    power = scratch[2 * k_classes + square:2 * k_classes + 2 * square].reshape(
-        (k_classes, k_classes))
-    product = scratch[2 * k_classes + 2 * square:2 * k_classes + 3 * square].reshape(
-        (k_classes, k_classes))
+    n_free = k_classes - 1
+    width = padded_length(m, LANES)
+    # rows a < n_free: class a's centred proportions, padded with zeros to ``width``; row
+    # n_free: the keys, padded with a copy of a key
+    rows = scratch[:k_classes * width]
+    stride = padded_length(n_free, CHUNK)
+    matrix_size = n_free * stride
+    small = scratch[k_classes * width:]
+    covariance = small[:matrix_size]
+    power = small[matrix_size:2 * matrix_size]
+    product = small[2 * matrix_size:3 * matrix_size]
+    class_total = small[3 * matrix_size:3 * matrix_size + k_classes]
+    u = small[3 * matrix_size + k_classes:3 * matrix_size + 2 * k_classes]
+    coefficient = small[3 * matrix_size + 2 * k_classes:3 * matrix_size + 3 * k_classes]
     total = 0.0
-    for a in range(k_classes):  # each class's weight over the categories of weight > 0
-        mean[a] = _dot(class_weights[a], inverse_weights, weights, m)
-        total += mean[a]
+    # each class's weight over the categories of weight > 0: sum_j (w_j / w_j) w_k,j
+    n_columns = class_weights.shape[1]
+    lane_dots(inverse_weights, weights, class_weights.reshape(k_classes * n_columns), k_classes,
+              n_columns, m, class_total)
+    for a in range(k_classes):
+        total += class_total[a]
     if not total > 0.0:
         for j in range(m):
             keys[j] = 0.0
         return 0.0, 0.0
-    for a in range(k_classes):
-        row = class_weights[a]
-        centre = mean[a] / total
-        for j in range(m):  # the class proportions, centred
-            row[j] = row[j] * inverse_weights[j] - centre
+    for a in range(n_free):  # the proportions, centred
+        centre = class_total[a] / total
+        centred = rows[a * width:(a + 1) * width]
+        source = class_weights[a]
+        for j in range(m):
+            centred[j] = source[j] * inverse_weights[j] - centre
+        for j in range(m, width):
+            centred[j] = 0.0
+    for a in range(n_free):  # C' (categories of weight 0 add 0), rows padded to ``stride``
+        # C'[a, c] = sum_j (d_a,j w_j) d_c,j for c >= a, mirrored
+        lane_dots(rows[a * width:(a + 1) * width], weights, rows[a * width:], n_free - a,
+                  width, m, covariance[a * stride + a:(a + 1) * stride])
+        for c in range(a + 1, n_free):
+            covariance[c * stride + a] = covariance[a * stride + c]
+        for c in range(n_free, stride):
+            covariance[a * stride + c] = 0.0
+    row_sums = coefficient  # scratch until the coefficients are computed
+    grand_total = 0.0
+    for a in range(n_free):
+        row_sum = 0.0
+        for c in range(n_free):
+            row_sum += covariance[a * stride + c]
+        row_sums[a] = row_sum
+        grand_total += row_sum
+    root = np.sqrt(k_classes)
+    alpha = (root - 1.0) / n_free
+    beta = (1.0 / root - 1.0) / n_free
     spread = 0.0
-    for a in range(k_classes):
-        for c in range(a, k_classes):
-            covariance[a, c] = _dot(class_weights[a], class_weights[c], weights, m)
-            covariance[c, a] = covariance[a, c]
-        spread += covariance[a, a]
+    for a in range(n_free):  # S = G^(1/2) C' G^(1/2), symmetric bit for bit as C' is
+        for c in range(n_free):
+            covariance[a * stride + c] += (alpha * (row_sums[a] + row_sums[c])
+                                           + alpha * alpha * grand_total)
+        spread += covariance[a * stride + a]
     if not spread > 0.0:  # every category has the same proportions
         for j in range(m):
             keys[j] = 0.0
         return 0.0, 0.0
-    _first_eigenvector(covariance, v, power, product)
-    low = np.inf
-    high = -np.inf
-    for j in range(m):
-        key = 0.0
-        if weights[j] > 0.0:
-            for a in range(k_classes):
-                key += v[a] * class_weights[a, j]
+    if n_free == 1:
+        u[0] = 1.0
+    elif n_free == 2:
+        u[0], u[1] = _first_eigenvector_of_two(covariance[0], covariance[1],
+                                               covariance[stride + 1])
+    else:
+        _first_eigenvector(covariance, n_free, stride, u, power, product)
+    # v = B G^(-1/2) u: z = u + beta (1 . u) 1, v = (z, -1 . z); the keys are
+    # v . (d, -1 . d) = sum_a (v_a - v_last) d_a for the first K - 1 classes' deviations d
+    u_sum = 0.0
+    for a in range(n_free):
+        u_sum += u[a]
+    z_sum = 0.0
+    for a in range(n_free):
+        u[a] += beta * u_sum
+        z_sum += u[a]
+    last = -z_sum
+    largest = u[0]  # v's largest component (the first of equal ones) is made positive
+    for a in range(1, n_free):
+        if abs(u[a]) > abs(largest):
+            largest = u[a]
+    if abs(last) > abs(largest):
+        largest = last
+    sign = -1.0 if largest < 0.0 else 1.0
+    for a in range(n_free):
+        coefficient[a] = sign * (u[a] - last)
+    projection = rows[n_free * width:k_classes * width]
+    row_combinations(coefficient, 0, 1, rows, n_free, width, projection)  # from +0.0
+    for j in range(m):  # 0 for the categories of weight 0
+        key = projection[j] if weights[j] > 0.0 else 0.0
+        projection[j] = key
         keys[j] = key
-        low = min(low, key)
-        high = max(high, key)
-    return low, high
+    for j in range(m, width):  # padding that changes neither the lowest nor the highest key
+        projection[j] = projection[0]
+    return lane_min_max(projection, width)
 
 
 @njit(cache=True, nogil=True)
@@ -413,7 +493,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     out = results[f]
     n = max(n_bins_non_missing, 1)
     by_principal_component = n_classes > 2
-    principal_floats = (n_classes * n + 2 * n_classes + 3 * n_classes * n_classes
+    principal_floats = (n_classes * n + principal_component_scratch(n_classes, n)
                         if by_principal_component else 0)
     n_floats = 3 * n + principal_floats
     # one allocation, its tail the integer scratch: an allocation costs as much as a pass
@@ -665,7 +745,7 @@ def category_keys(hist_f, present, n_classes):
     inverse_weights = np.where(live, 1.0 / np.where(live, weights, 1.0), 0.0)
     keys = np.zeros(present.size)
     class_weights = np.ascontiguousarray(hist_f[present][:, class_weights_slice(n_classes)].T)
-    scratch = np.empty(2 * n_classes + 3 * n_classes * n_classes)
+    scratch = np.empty(principal_component_scratch(n_classes, m))
     _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch)
     return keys
 
