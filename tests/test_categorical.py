@@ -1135,3 +1135,29 @@ def test_principal_component_keys_are_the_same_bits_as_plain_python():
         keys[disable_jit] = json.loads(result.stdout.strip().splitlines()[-1])
     assert keys["1"] == keys["0"]
     assert len(keys["0"]["10"]) == 255
+
+
+@pytest.mark.parametrize("case", ["gini", "weighted", "ecart", "regression"])
+def test_numeric_features_split_alike_beside_a_categorical_feature(case):
+    """A fit with a categorical feature scans every feature with the scan's twin that reads
+    bins in ``NodeScan.bin_order`` (the identity for numeric features): beside a categorical
+    column that never splits (one category), the numeric features grow the very tree they
+    grow alone, down to small nodes, with unit weights, sample weights, a rule other than the
+    gain, and in regression."""
+    rng = np.random.default_rng(21)
+    n = 3000
+    X = pd.DataFrame(rng.normal(size=(n, 3)).round(2), columns=["a", "b", "c"])
+    signal = X["a"] + X["b"] * X["c"]
+    weights = rng.uniform(0.5, 2.0, n) if case == "weighted" else None
+    if case == "regression":
+        y, estimator = signal + rng.normal(size=n), DecisionTreeRegressor
+    else:
+        y, estimator = (signal + rng.normal(size=n) > 0).astype(int), DecisionTreeClassifier
+    params = {"split_rule": "ecart"} if case == "ecart" else {}
+    alone = estimator(random_state=0, **params).fit(X, y, sample_weight=weights)
+    beside = estimator(random_state=0, **params).fit(
+        X.assign(city=pd.Categorical(["Nice"] * n)), y, sample_weight=weights)
+    assert beside.tree_.node_count == alone.tree_.node_count > 50
+    np.testing.assert_array_equal(beside.tree_.feature, alone.tree_.feature)
+    np.testing.assert_array_equal(beside.tree_.threshold, alone.tree_.threshold)
+    np.testing.assert_array_equal(beside.tree_.value, alone.tree_.value)

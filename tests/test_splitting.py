@@ -130,7 +130,7 @@ def test_compact_scan_equals_dense_scan(seed, min_samples_leaf):
                                        np.zeros(n_bins_non_missing.size, dtype=bool)),
                              np.arange(2), 0, y.size, node,
                              small_node_workspace(1, missing_bin, 2), 0, results, scan_pointer(),
-                             categorical_scan_pointer(), scan_pointer(in_order=True))
+                             categorical_scan_pointer())
     for f in range(2):
         expected = with_histogram[f]
         assert results[f]["score"] == pytest.approx(expected["score"], rel=1e-12, abs=1e-15)
@@ -199,8 +199,7 @@ def test_small_node_scan_is_the_same_in_any_number_of_chunks(n_chunks, parallel_
                         BinLayout(missing_bin + 1, missing_bin, n_bins_non_missing,
                                        np.zeros(n_bins_non_missing.size, dtype=bool)), features,
                         0, y.size, node, small_node_workspace(chunks, missing_bin, 4), out,
-                        scan_pointer(), chunks, categorical_scan_pointer(),
-                        scan_pointer(in_order=True))
+                        scan_pointer(), chunks, categorical_scan_pointer())
         results[chunks] = out
     assert (results[n_chunks]["bin_threshold"] != NO_SPLIT).all()
     np.testing.assert_array_equal(results[n_chunks], results[1])

@@ -320,9 +320,11 @@ class TreeGrower:
         small_node_size = int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
                                                2 * sampling.max_features <= n_features))
         stopping, significance = rules.record(), rules.significance_record()
-        scan = scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
-                                self._unit_weight_scan(data))
         has_categorical = bool(bins.is_categorical.any())
+        # with a categorical feature, every feature is scanned by the twin that reads bins in
+        # NodeScan.bin_order (the identity for numeric features): one scan to compile, not two
+        scan = scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
+                                self._unit_weight_scan(data), in_order=has_categorical)
         engine = EngineSettings(
             PARALLEL_THRESHOLD, small_node_size, n_threads,
             int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
@@ -337,10 +339,7 @@ class TreeGrower:
                                                             n_features, n_threads),
                               needed=data.sample_idx.shape[0] >= small_node_size),
             *heap_pointers(stopping.max_leaf_nodes > 0),
-            categorical_partition_pointer(data, has_categorical),
-            scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
-                             self._unit_weight_scan(data), in_order=True)
-            if has_categorical else scan)
+            categorical_partition_pointer(data, has_categorical))
         records = (bins, impurity, stopping, sampling, rule, test_costs, significance)
         total_weight = float(total_weight_of(data.sample_weight, data.sample_idx))
         scope = GrowthScope(0, total_weight, np.zeros(0), np.zeros(0, dtype=np.bool_),

@@ -506,7 +506,12 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     n_free = np.int64(0)
     proportions = np.empty(max(n_classes, 1))
     results = np.empty(n_features, dtype=SPLIT_DTYPE)
-    natural_order = np.empty(0, dtype=np.int64)  # every node's NodeScan.bin_order
+    # every node's NodeScan.bin_order: the bins in their own order, which the scans of fits
+    # with a categorical feature (twins that read bins through an order) read; the other
+    # scans ignore it
+    bin_identity = np.empty(bins.n_bins, dtype=np.int64)
+    for b in range(bins.n_bins):
+        bin_identity[b] = b
     path_costs = np.empty(n_features)
     n_cost_groups = 1
     for f in range(n_features):
@@ -614,17 +619,16 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                                      stopping.min_weight_leaf, weighted_impurity, total_weight,
                                      node_stats, Monotonicity(direction, lower_bound[node],
                                                               upper_bound[node]),
-                                     natural_order)
+                                     bin_identity)
                 if has_histogram:
                     scan_features_with_histogram(hist, features, bins, node_scan, results,
-                                                 work[0], engine.scan, engine.categorical_scan,
-                                                 engine.scan_in_order)
+                                                 work[0], engine.scan, engine.categorical_scan)
                 else:
                     parallel = count * features.shape[0] >= SMALL_NODE_PARALLEL_WORK
                     engine.small_node_scan(data, bins, features, start[node], end[node],
                                            node_scan, small_node_workspace, results,
                                            engine.scan, n_chunks if parallel else 1,
-                                           engine.categorical_scan, engine.scan_in_order)
+                                           engine.categorical_scan)
                 if _report_failed_scan(results, features, engine.status, node, start[node],
                                        end[node], depth[node]):
                     break
@@ -637,7 +641,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                     splittable = False
                 elif significance.level > 0.0 and not engine.significance_test(
                         data, start[node], end[node], best, bins, impurity, stopping,
-                        significance, sampling.seed * 1000003 + node, engine.scan_in_order,
+                        significance, sampling.seed * 1000003 + node, engine.scan,
                         engine.status, node, depth[node]):
                     splittable = False
                 else:

@@ -232,8 +232,9 @@ def scan_pointer(rule=None, impurity_function=None, unit_weights=False, in_order
     the other, not both.
 
     ``in_order`` gives the chosen scan's twin that takes the bins in ``NodeScan.bin_order``
-    (``splitting.bin_at``): the categorical scan hands it its categories in key order. Only
-    fits with a categorical feature compile it.
+    (``splitting.bin_at``): the categorical scan hands it its categories in key order, and fits
+    with a categorical feature scan every feature with it (numeric ones in the identity order
+    of the growth loop's nodes), so they compile one scan, not two.
     """
     from .split_rules import gain_numerator, numerator_is_gain
     from .splitting import scan_feature, scan_feature_unit_weights
@@ -389,7 +390,7 @@ def small_node_scan_pointer(data, bins, parallel=True):
         categorical_scan = types.FunctionType(categorical_scan_signature())
         return types.void(data_type, bins_type, types.int64[::1], types.int64, types.int64,
                           _node_scan_type(), workspace, _results_type(), scan, types.int64,
-                          categorical_scan, scan)
+                          categorical_scan)
 
     function = scan_small_node if parallel else scan_small_node_serial
     return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type, bool(parallel)),

@@ -83,17 +83,17 @@ TestCosts = namedtuple("TestCosts", ["feature_cost", "cost_group", "model"])
 #: ``significance_test`` (``permutation.node_is_significant``, or a stand-in without it),
 #: ``build_histogram`` (``histogram.build_histogram``, or its serial twin when no node reaches
 #: ``parallel_threshold``), and the best-first heap's ``heap_push`` and ``heap_pop``
-#: (stand-ins in depth-first growth); ``partition_categorical``, the partition of a node's
+#: (stand-ins in depth-first growth); and ``partition_categorical``, the partition of a node's
 #: samples by a categorical split (``categorical.partition_categorical``, or a stand-in when
-#: no feature is categorical); and ``scan_in_order``, the twin of ``scan`` that takes the bins
-#: in ``NodeScan.bin_order``, which the categorical scan scores its candidates with (``scan``
-#: itself when no feature is categorical: never called then, and not compiled twice).
+#: no feature is categorical). In a fit with a categorical feature ``scan`` is the scan's twin
+#: that takes the bins in ``NodeScan.bin_order`` (the growth loop's nodes carry the identity),
+#: which the categorical scan hands its categories to in key order: one scan compiled.
 EngineSettings = namedtuple(
     "EngineSettings",
     ["parallel_threshold", "small_node_size", "n_threads", "max_histograms", "scan",
      "small_node_scan", "max_node_stats_bytes", "status", "categorical_scan",
      "choose_features", "significance_test", "build_histogram", "heap_push", "heap_pop",
-     "partition_categorical", "scan_in_order"])
+     "partition_categorical"])
 
 #: ``EngineSettings.status[STATUS_CODE]``: the tree grew completely (``GROWTH_COMPLETE``); a
 #: candidate split's impurity was not finite or negative (``GROWTH_CRITERION_FAILED``: the

@@ -479,17 +479,18 @@ def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
 
 @internal_kernel
 def scan_features_with_histogram(hist, features, bins, node, results, work, scan,
-                                 categorical_scan, scan_in_order):
+                                 categorical_scan):
     """Best split of each feature in ``features`` of a node that has a pooled histogram
     ``hist[feature, bin, stat]``, through ``scan`` (``pointers.scan_pointer()``), or
     ``categorical_scan`` for a categorical feature (``pointers.categorical_scan_pointer()``),
-    which scores its candidates with ``scan_in_order``, the twin of ``scan`` that takes the
-    bins in ``node.bin_order``; ``work`` is one scratch block of ``scan_workspace``."""
+    which scores its candidates with ``scan`` (in a fit with a categorical feature, the twin
+    that takes the bins in ``node.bin_order``); ``work`` is one scratch block of
+    ``scan_workspace``."""
     for i in range(features.shape[0]):
         f = features[i]
         if bins.is_categorical[f]:
             categorical_scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work,
-                             results, f, scan_in_order)
+                             results, f, scan)
         else:
             scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work, results, f)
 
@@ -679,7 +680,7 @@ def _categories_of_rows(bits, touched, n_rows):
 
 @internal_kernel(reference_counted=False)
 def scan_small_node_features(data, bins, features, start, end, node, workspace, chunk, results,
-                             scan, categorical_scan, scan_in_order):
+                             scan, categorical_scan):
     """Small-node counterpart of ``scan_features_with_histogram``: the same scan on compact
     histograms built from the node's samples, with chunk ``chunk`` of ``workspace``
     (``records.SmallNodeWorkspace``).
@@ -705,8 +706,7 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
         n_occupied = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch,
                                                touched, compact, occupied, unit_weights)
         if bins.is_categorical[f]:
-            categorical_scan(compact, n_occupied, n_occupied, node, block, results, f,
-                             scan_in_order)
+            categorical_scan(compact, n_occupied, n_occupied, node, block, results, f, scan)
             _categories_of_rows(results[f]["left_categories"], touched, n_occupied)
             continue
         scan(compact, n_occupied, n_occupied, node, block, results, f)
@@ -723,7 +723,7 @@ def scan_small_node_features(data, bins, features, start, end, node, workspace, 
 
 @njit(cache=True, parallel=True)
 def scan_small_node(data, bins, features, start, end, node, workspace, results, scan,
-                    n_chunks, categorical_scan, scan_in_order):
+                    n_chunks, categorical_scan):
     """``scan_small_node_features`` over the node's ``features``, cut into ``n_chunks`` chunks
     run on separate threads (1: on this thread). Chunk ``c`` uses slice ``c`` of the workspace;
     results are per feature, so they do not depend on ``n_chunks``.
@@ -732,7 +732,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
     """
     if n_chunks <= 1:
         scan_small_node_features(data, bins, features, start, end, node, workspace,
-                                 np.int64(0), results, scan, categorical_scan, scan_in_order)
+                                 np.int64(0), results, scan, categorical_scan)
         return
     # A parallel loop cannot take records holding arrays: it gets their fields and builds the
     # records again inside.
@@ -760,12 +760,12 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
             BinLayout(n_bins, missing_bin, n_bins_non_missing, is_categorical),
             features[first:last], start,
             end, chunk_node, SmallNodeWorkspace(scratch, touched, compact, work, occupied),
-            np.int64(c), results, scan, categorical_scan, scan_in_order)
+            np.int64(c), results, scan, categorical_scan)
 
 
 @pointer_kernel
 def scan_small_node_serial(data, bins, features, start, end, node, workspace, results, scan,
-                           n_chunks, categorical_scan, scan_in_order):
+                           n_chunks, categorical_scan):
     """``scan_small_node`` on the calling thread, whatever ``n_chunks`` says (same results:
     they are per feature).
 
@@ -774,7 +774,7 @@ def scan_small_node_serial(data, bins, features, start, end, node, workspace, re
     parallel region is then never entered, and a first fit does not pay for compiling it.
     """
     scan_small_node_features(data, bins, features, start, end, node, workspace, np.int64(0),
-                             results, scan, categorical_scan, scan_in_order)
+                             results, scan, categorical_scan)
 
 
 @njit(cache=True, nogil=True)
