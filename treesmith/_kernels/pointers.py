@@ -283,7 +283,9 @@ def sampled_candidates_scan_pointer(in_order=False):
 
 def categorical_scan_signature():
     """Signature of ``categorical.scan_categorical``: (hist_f, n_bins_non_missing, missing_bin,
-    node, work, results, f, scan)."""
+    node, work, results, f, scan_in_order), the last a scan's twin that takes the bins in
+    ``NodeScan.bin_order`` (``scan_pointer(..., in_order=True)``; a scan of numeric features
+    has the same type but reads the bins in their own order)."""
     from numba import types
 
     return types.void(types.float64[:, ::1], types.int64, types.int64, _node_scan_type(),
