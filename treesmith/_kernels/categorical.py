@@ -204,6 +204,15 @@ def _copy_row(source, b, target, r):
 
 
 @njit(cache=True, nogil=True)
+def _with_bin_order(node, bin_order):
+    """``node`` (``records.NodeScan``) with ``bin_order``: the order in which the numeric
+    scan's in-order twin takes the bins (Numba has no namedtuple ``_replace``)."""
+    return NodeScan(node.n_classes, node.impurity, node.rule, node.min_samples_leaf,
+                    node.min_weight_leaf, node.weighted_parent_impurity, node.total_weight,
+                    node.totals, node.monotonicity, bin_order)
+
+
+@njit(cache=True, nogil=True)
 def _no_split(out):
     """Mark the record ``out`` as holding no valid split (its ``impurity_failed`` is the
     caller's)."""
@@ -486,7 +495,9 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     ``work`` its scratch block.
 
     One pass over the bins finds the present categories, their weights and (two classes,
-    regression) their keys; the scratch of every step is one allocation.
+    regression) their keys; the scratch of every step is one allocation. The two paths hand
+    the numeric scan ``node`` with a bin order: the compact histogram's rows as they are, or
+    the categories in key order.
     """
     n_classes = node.n_classes
     n_stats = hist_f.shape[1]
@@ -581,10 +592,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         in_compact_order = scratch_ints[n:n + 2]  # the rows of compact as they are
         in_compact_order[0] = 0
         in_compact_order[1] = 1
-        compact_node = NodeScan(n_classes, node.impurity, node.rule, node.min_samples_leaf,
-                                node.min_weight_leaf, node.weighted_parent_impurity,
-                                node.total_weight, node.totals, node.monotonicity,
-                                in_compact_order)
+        compact_node = _with_bin_order(node, in_compact_order)
         _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
         if m == 1:  # the only candidate: the category on one side, missing values on the other
             _copy_row(hist_f, present[0], compact, np.int64(0))
@@ -637,9 +645,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             class_weights, weights, keys, m, keys,
             scratch_floats[scratch_floats.shape[0] - principal_floats + n_classes * n:])
     _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
-    in_key_order = NodeScan(n_classes, node.impurity, node.rule, node.min_samples_leaf,
-                            node.min_weight_leaf, node.weighted_parent_impurity,
-                            node.total_weight, node.totals, node.monotonicity, order)
+    in_key_order = _with_bin_order(node, order)
     scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
     prefix = out["bin_threshold"]
     if prefix == NO_SPLIT or not out["score"] > -np.inf:

@@ -132,24 +132,25 @@ Monotonicity = namedtuple("Monotonicity", ["direction", "lower", "upper"])
 #: No monotonic constraints: what a node of an unconstrained fit carries.
 UNCONSTRAINED = Monotonicity(np.zeros(0, dtype=np.int64), -np.inf, np.inf)
 
-#: The bins of a histogram in their own order: what every node of the growth loop carries
-#: as ``NodeScan.bin_order``.
-NATURAL_ORDER = np.zeros(0, dtype=np.int64)
+#: No bin order: ``NodeScan.bin_order`` of records handed only to scans that take the bins in
+#: their own order (they never read it); an in-order twin needs a real order.
+NO_BIN_ORDER = np.zeros(0, dtype=np.int64)
 
 #: What a per-feature scan needs to know about the node: the stats layout (``n_classes``,
 #: 0 for regression), the impurity and the rule, the leaf-size constraints, the node's
 #: ``w(S) h(S)``, the training set's total weight (scores are in probability units), the
 #: node's statistics row ``totals`` (``treesmith._kernels.stats``), its monotonic
-#: constraints (``Monotonicity``; ``UNCONSTRAINED`` when omitted in Python) and the order
-#: in which the scan takes the histogram's non-missing bins, ``bin_order`` (position p holds
-#: bin ``bin_order[p]``; empty, ``NATURAL_ORDER``: bin p). Thresholds are then positions:
-#: the categorical scan hands over its categories in key order this way, without copying
-#: their rows (``treesmith._kernels.categorical``).
+#: constraints (``Monotonicity``; ``UNCONSTRAINED`` when omitted in Python) and
+#: ``bin_order``, the order in which a scan's twin ``*_in_order`` takes the histogram's
+#: non-missing bins (position p holds bin ``bin_order[p]``; thresholds are then positions;
+#: ``splitting.bin_at``). The other scans ignore it (``NO_BIN_ORDER`` when omitted in Python);
+#: the growth loop's nodes carry the identity, and the categorical scan hands over its
+#: categories in key order this way, without copying their rows.
 NodeScan = namedtuple(
     "NodeScan",
     ["n_classes", "impurity", "rule", "min_samples_leaf", "min_weight_leaf",
      "weighted_parent_impurity", "total_weight", "totals", "monotonicity", "bin_order"],
-    defaults=(UNCONSTRAINED, NATURAL_ORDER))
+    defaults=(UNCONSTRAINED, NO_BIN_ORDER))
 
 #: Scratch of the small-node scan, one slice per thread chunk: ``scratch`` (n_chunks, n_bins,
 #: n_stats) all zeros between uses, ``touched`` (n_chunks, n_bins) int64, ``compact``
