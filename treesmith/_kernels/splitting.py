@@ -84,7 +84,7 @@ def _next_occupied(hist_f, bin_order, p, n_bins_non_missing, n_classes):
     return p if p < n_bins_non_missing else NO_SPLIT
 
 
-@pointer_kernel
+@pointer_kernel(reference_counted=False)
 def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
     """Best split of one feature from its histogram ``hist_f[bin, stat]`` under the node's rule.
 
@@ -115,7 +115,10 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
     ``node.bin_order``, and thresholds are then positions in it (``bin_at``).
 
     The loop indexes scalars and calls ``h`` directly: array views and passing the function
-    pointer through helpers cost several times the arithmetic here.
+    pointer through helpers cost several times the arithmetic here. Compiled without reference
+    counting (it allocates nothing): the atomic incref/decref pairs on its arrays and on each
+    call's array arguments were two thirds of a two-bin scan (340 -> 100 ns) and a tenth of a
+    255-bin one.
     """
     n_stats = hist_f.shape[1]
     totals = node.totals
