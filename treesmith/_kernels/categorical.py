@@ -23,7 +23,8 @@ Candidates, with m the categories present in the node:
   ordered partition of the categories plus "missing" is one of the candidates.
 * otherwise, when m <= ``EXHAUSTIVE_MAX_CATEGORIES``: every partition, 2^(m-1) - 1 of them
   (the last present category stays right), each with missing values left or right: exact for
-  every rule, criterion, class count and leaf-size constraint (about 0.8 us per partition).
+  every rule, criterion, class count and leaf-size constraint (about 0.2 us per partition: the
+  subsets' sums are a table filled with one row add each, then one two-bin numeric scan each).
 * otherwise (larger m): the best prefix of one ordering, a heuristic: by the class-1
   proportion (two classes), the mean (regression) or, for K > 2 classes, the principal-component
   score of the category's class proportions (Coppersmith, Hong & Hosking, "Partitioning nominal
@@ -602,14 +603,27 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             best_score, better = _keep_if_better(results, f, best, best_score, scale)
             if better:
                 _set_bit(best_bits, present[0])
-        for mask in range(1, 1 << (m - 1)):
+        # left_sums[mask]: the rows of the categories in mask (bit j: present[j], j < m - 1)
+        # added in increasing j from 0.0, as the left row is; from its value without the
+        # highest bit, one row add per subset. The right row is the complement's sum plus the
+        # last category, in the same order.
+        half = np.int64(1) << (m - 1)
+        left_sums = np.empty((half, n_stats))
+        for s in range(n_stats):
+            left_sums[0, s] = 0.0
+        high = np.int64(0)
+        for mask in range(1, half):
+            if mask >> (high + 1):
+                high += 1
             for s in range(n_stats):
-                compact[0, s] = 0.0
-                compact[1, s] = 0.0
-            for j in range(m):
-                row = 0 if (mask >> j) & 1 else 1
-                for s in range(n_stats):
-                    compact[row, s] += hist_f[present[j], s]
+                left_sums[mask, s] = left_sums[mask ^ (np.int64(1) << high), s] + hist_f[
+                    present[high], s]
+        last = present[m - 1]
+        for mask in range(1, half):
+            complement = (half - 1) ^ mask
+            for s in range(n_stats):
+                compact[0, s] = left_sums[mask, s]
+                compact[1, s] = left_sums[complement, s] + hist_f[last, s]
             scan_in_order(compact, np.int64(2), np.int64(2), compact_node, work, results, f)
             failed = failed or results[f]["impurity_failed"]
             best_score, better = _keep_if_better(results, f, best, best_score, scale)
