@@ -104,14 +104,14 @@ def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 25
     with gini inlined, about twice as fast): the categorical scan calls the same one, so its
     own cost (finding and ordering the categories) weighs more against it. The categorical
     scan gets the twin of the same scan that reads the bins in its order (``in_order``)."""
-    from treesmith._kernels.categorical import scan_categorical
+    from treesmith._kernels.categorical import categorical_scan_workspace, scan_categorical
     from treesmith._kernels.pointers import scan_pointer
     from treesmith._kernels.records import SPLIT_DTYPE
-    from treesmith._kernels.splitting import scan_workspace
 
     hist, node = _scan_problem(n_rows, n_classes, n_bins)
     n_stats = hist.shape[1]
-    work = scan_workspace(1, n_stats, n_classes)[0]
+    # the scratch of a fit with a categorical feature (the numeric scan uses its first rows)
+    work = categorical_scan_workspace(1, n_stats, n_classes, n_bins + 1)[0]
     results = np.zeros(1, dtype=SPLIT_DTYPE)
     if as_a_fit:
         from treesmith.criteria import MSE, Gini

@@ -15,6 +15,7 @@ import treesmith
 from treesmith import DecisionTreeClassifier, DecisionTreeRegressor
 from treesmith._kernels.categorical import (
     EXHAUSTIVE_MAX_CATEGORIES,
+    categorical_scan_workspace,
     scan_categorical_reference,
 )
 from treesmith._kernels.predict import leaf_reference
@@ -367,7 +368,7 @@ def test_ordered_scan_matches_its_naive_reference(n_classes, crowded):
             hist, node = _kernel_problem(seed, n_classes, n_bins, rule_code, min_samples_leaf,
                                          crowded)
             results = np.zeros(1, dtype=SPLIT_DTYPE)
-            work = np.zeros((7, max(hist.shape[1], n_classes, 1)))
+            work = categorical_scan_workspace(1, hist.shape[1], n_classes, n_bins + 1)[0]
             categorical_scan(hist, np.int64(n_bins), np.int64(n_bins), node, work, results,
                              np.int64(0), scan_in_order)
             # the reference copies the rows in key order for the scan of numeric features
@@ -399,7 +400,7 @@ def test_two_key_twin_scans_as_the_full_scan(n_classes):
         records = []
         for categorical_scan in (full, two_keys):
             results = np.zeros(1, dtype=SPLIT_DTYPE)
-            work = np.zeros((7, max(hist.shape[1], n_classes, 1)))
+            work = categorical_scan_workspace(1, hist.shape[1], n_classes, n_bins + 1)[0]
             categorical_scan(hist, np.int64(n_bins), np.int64(n_bins), node, work, results,
                              np.int64(0), scan)
             records.append(results.tobytes())

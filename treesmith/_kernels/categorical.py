@@ -51,7 +51,7 @@ from numba import njit
 
 from .decorators import internal_kernel, pointer_kernel
 from .lanes import CHUNK, LANES, lane_dots, lane_min_max, padded_length, row_combinations
-from .records import SPLIT_DTYPE, Monotonicity, NodeScan
+from .records import SCAN_WORK_ROWS, SPLIT_DTYPE, Monotonicity, NodeScan
 from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
 from .stats import (
     REGRESSION_COUNT,
@@ -73,13 +73,13 @@ EXHAUSTIVE_MAX_CATEGORIES = 10
 BITSET_WORDS = 4
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _clear_bits(bits):
     for w in range(BITSET_WORDS):
         bits[w] = np.uint64(0)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _set_bit(bits, code):
     bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
@@ -98,7 +98,7 @@ _GAPS = np.array([132, 57, 23, 10, 4, 1], dtype=np.int64)
 _MAX_SHIFTS_PER_KEY = 4
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _insertion_sort(keys, order, m, budget):
     """Sort ``order[:m]`` and ``keys[:m]`` in place by (key, code), moving entries by one place
     at a time; gives up (returns False, the arrays then still a permutation of the input)
@@ -127,7 +127,7 @@ def _insertion_sort(keys, order, m, budget):
     return True
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _shell_sort(keys, order, m):
     """Sort ``order[:m]`` and ``keys[:m]`` in place by (key, code): insertion sorts with
     Ciura's gaps, the last one with gap 1 (``np.sort`` costs more compile time than this
@@ -148,7 +148,7 @@ def _shell_sort(keys, order, m):
     _insertion_sort(keys, order, m, m * m)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of):
     """The ``m`` present categories (codes ``present[:m]``, increasing) in (``keys``, code)
     order: ``order[:m]`` the codes, ``sorted_keys[:m]`` their keys; ``low``/``high`` bound
@@ -187,7 +187,7 @@ def _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, 
     _shell_sort(sorted_keys, order, m)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _ordering_is_exact(node):
     """Whether the best split of this node is a prefix of the categories in key order (see
     the module docstring): two classes under the ``skip_same_class_runs`` condition, or
@@ -198,22 +198,24 @@ def _ordering_is_exact(node):
             and node.min_samples_leaf <= 1 and node.min_weight_leaf <= 0.0)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _copy_row(source, b, target, r):
     for s in range(source.shape[1]):
         target[r, s] = source[b, s]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _with_bin_order(node, bin_order):
     """``node`` (``records.NodeScan``) with ``bin_order``: the order in which the numeric
-    scan's in-order twin takes the bins (Numba has no namedtuple ``_replace``)."""
+    scan's in-order twin takes the bins (Numba has no namedtuple ``_replace``). Inlined: the
+    record's arrays then follow the caller's reference counting (a record returned by a
+    function compiled without it, to a caller with it, would be released once too often)."""
     return NodeScan(node.n_classes, node.impurity, node.rule, node.min_samples_leaf,
                     node.min_weight_leaf, node.weighted_parent_impurity, node.total_weight,
                     node.totals, node.monotonicity, bin_order)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _no_split(out):
     """Mark the record ``out`` as holding no valid split (its ``impurity_failed`` is the
     caller's)."""
@@ -224,24 +226,7 @@ def _no_split(out):
     _clear_bits(out["left_categories"])
 
 
-@njit(cache=True, nogil=True)
-def _keep_if_better(results, f, best, best_score, scale):
-    """Copy the numeric scan's result ``results[f]`` over ``best[0]`` when its score beats
-    ``best_score``; returns the best score and whether it changed (the bitset of ``best`` is
-    filled by the caller)."""
-    trial = results[f]
-    if trial["bin_threshold"] == NO_SPLIT or not beats(trial["score"], best_score, scale):
-        return best_score, False
-    record = best[0]
-    record["score"] = trial["score"]
-    record["gain"] = trial["gain"]
-    record["weight_left"] = trial["weight_left"]
-    record["missing_go_left"] = trial["missing_go_left"]
-    record["bin_threshold"] = CATEGORICAL_SPLIT
-    return trial["score"], True
-
-
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def _key_column(n_classes):
     """Column of a row whose ratio to the row's weight is the ordering key of two classes
     (class 1's weight: its proportion) or regression (the weighted target sum: the mean)."""
@@ -482,7 +467,31 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     return lane_min_max(projection, width)
 
 
-@njit(cache=True, nogil=True)
+@njit(inline="always")
+def categorical_scratch_floats(n_classes, n_stats, n):
+    """Floats of ``scan_categorical``'s scratch for a feature of up to ``n`` categories: the
+    ordering's (weights, keys, sorted keys; for K > 2 classes the class weights and the
+    principal component's), its integers (present codes, order, buckets: 4 n + 1), then the
+    exhaustive path's subset sums (2^(EXHAUSTIVE_MAX_CATEGORIES - 1) rows), five rows and the
+    best set's bitset."""
+    principal = (n_classes * n + principal_component_scratch(n_classes, n)
+                 if n_classes > 2 else 0)
+    return (3 * n + principal + 4 * n + 1
+            + ((np.int64(1) << (EXHAUSTIVE_MAX_CATEGORIES - 1)) + 5) * n_stats + BITSET_WORDS)
+
+
+@internal_kernel
+def categorical_scan_workspace(n_blocks, n_stats, n_classes, n_bins):
+    """Scratch of fits with a categorical feature: ``n_blocks`` blocks, each a per-feature
+    scan's ``SCAN_WORK_ROWS`` rows (``splitting.scan_workspace``) followed by the rows that
+    hold ``scan_categorical``'s scratch for up to ``n_bins`` categories, so the scan
+    allocates nothing."""
+    width = max(n_stats, n_classes, 1)
+    extra = (categorical_scratch_floats(n_classes, n_stats, max(n_bins, 1)) + width - 1) // width
+    return np.zeros((n_blocks, SCAN_WORK_ROWS + extra, width))
+
+
+@pointer_kernel(reference_counted=False)
 def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
                      scan_in_order):
     """Best set of categories of one feature from its histogram ``hist_f[code, stat]``.
@@ -493,12 +502,15 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     ``NO_SPLIT``. ``scan_in_order`` is the numeric per-feature scan's twin that takes the bins
     in ``node.bin_order`` (``pointers.scan_pointer(..., in_order=True)``; the scan itself has
     the same type but would read the bins in their own order), which scores every candidate;
-    ``work`` its scratch block.
+    ``work`` its scratch block, of ``categorical_scan_workspace``: the numeric scan's rows,
+    then this scan's own scratch (a ValueError if it is too small).
 
     One pass over the bins finds the present categories, their weights and (two classes,
-    regression) their keys; the scratch of every step is one allocation. The two paths hand
-    the numeric scan ``node`` with a bin order: the compact histogram's rows as they are, or
-    the categories in key order.
+    regression) their keys. The two paths hand the numeric scan ``node`` with a bin order:
+    the compact histogram's rows as they are, or the categories in key order. Compiled
+    without reference counting, allocating nothing: the atomic incref/decref pairs on its
+    arrays, its views and its helpers' arguments, and one allocation, were about 0.5 us a
+    scan.
     """
     n_classes = node.n_classes
     n_stats = hist_f.shape[1]
@@ -508,11 +520,15 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     principal_floats = (n_classes * n + principal_component_scratch(n_classes, n)
                         if by_principal_component else 0)
     n_floats = 3 * n + principal_floats
-    # one allocation, its tail the integer scratch: an allocation costs as much as a pass
-    # over the categories of a two-class node
-    scratch = np.empty(n_floats + 4 * n + 1)
+    width = work.shape[1]
+    n_scratch = categorical_scratch_floats(n_classes, n_stats, n)
+    if (work.shape[0] - SCAN_WORK_ROWS) * width < n_scratch:
+        raise ValueError("scan_categorical: work is smaller than categorical_scan_workspace's")
+    scratch = work.reshape(-1)[SCAN_WORK_ROWS * width:SCAN_WORK_ROWS * width + n_scratch]
     scratch_floats = scratch[:n_floats]
-    scratch_ints = scratch[n_floats:].view(np.int64)
+    scratch_ints = scratch[n_floats:n_floats + 4 * n + 1].view(np.int64)
+    # the exhaustive path's subset sums and compact rows
+    exhaustive_floats = scratch[n_floats + 4 * n + 1:]
     present = scratch_ints[:n]
     weights = scratch_floats[:n]
     keys = scratch_floats[n:2 * n]
@@ -584,40 +600,48 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                           stats_weight(totals, n_classes),
                           pairs_of(totals, n_classes) if n_classes > 0 else 0.0,
                           node.total_weight)
-        best = np.empty(1, dtype=SPLIT_DTYPE)
-        best_bits = best[0]["left_categories"]
-        _clear_bits(best_bits)
         best_score = -np.inf
+        best_gain = -np.inf
+        best_weight_left = 0.0
+        best_missing_left = np.bool_(False)
+        bits = out["left_categories"]  # results[f] is the scans' output: the set waits here
+        best_bits = exhaustive_floats[exhaustive_floats.shape[0] - BITSET_WORDS:].view(np.uint64)
+        _clear_bits(best_bits)
         failed = False  # h failed on some candidate (a failing user criterion)
-        compact = np.empty((3, n_stats))
+        half = np.int64(1) << (m - 1)
+        compact = exhaustive_floats[:3 * n_stats].reshape((3, n_stats))
         in_compact_order = scratch_ints[n:n + 2]  # the rows of compact as they are
         in_compact_order[0] = 0
         in_compact_order[1] = 1
         compact_node = _with_bin_order(node, in_compact_order)
         _copy_row(hist_f, np.int64(missing_bin), compact, np.int64(2))
         if m == 1:  # the only candidate: the category on one side, missing values on the other
-            _copy_row(hist_f, present[0], compact, np.int64(0))
-            scan_in_order(compact[::2].copy(), np.int64(1), np.int64(1), compact_node, work,
-                          results, f)
-            failed = failed or results[f]["impurity_failed"]
-            best_score, better = _keep_if_better(results, f, best, best_score, scale)
-            if better:
+            pair = exhaustive_floats[3 * n_stats:5 * n_stats].reshape((2, n_stats))
+            _copy_row(hist_f, present[0], pair, np.int64(0))
+            _copy_row(hist_f, np.int64(missing_bin), pair, np.int64(1))
+            scan_in_order(pair, np.int64(1), np.int64(1), compact_node, work, results, f)
+            trial = results[f]
+            failed = failed or trial["impurity_failed"]
+            if trial["bin_threshold"] != NO_SPLIT and beats(trial["score"], best_score, scale):
+                best_score = trial["score"]
+                best_gain = trial["gain"]
+                best_weight_left = trial["weight_left"]
+                best_missing_left = trial["missing_go_left"]
                 _set_bit(best_bits, present[0])
         # left_sums[mask]: the rows of the categories in mask (bit j: present[j], j < m - 1)
         # added in increasing j from 0.0, as the left row is; from its value without the
         # highest bit, one row add per subset. The right row is the complement's sum plus the
         # last category, in the same order.
-        half = np.int64(1) << (m - 1)
-        left_sums = np.empty((half, n_stats))
+        left_sums = exhaustive_floats[5 * n_stats:(5 + half) * n_stats].reshape((half, n_stats))
         for s in range(n_stats):
             left_sums[0, s] = 0.0
-        high = np.int64(0)
+        top = np.int64(0)  # the highest bit of mask
         for mask in range(1, half):
-            if mask >> (high + 1):
-                high += 1
+            if mask >> (top + 1):
+                top += 1
             for s in range(n_stats):
-                left_sums[mask, s] = left_sums[mask ^ (np.int64(1) << high), s] + hist_f[
-                    present[high], s]
+                left_sums[mask, s] = left_sums[mask ^ (np.int64(1) << top), s] + hist_f[
+                    present[top], s]
         last = present[m - 1]
         for mask in range(1, half):
             complement = (half - 1) ^ mask
@@ -625,26 +649,32 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 compact[0, s] = left_sums[mask, s]
                 compact[1, s] = left_sums[complement, s] + hist_f[last, s]
             scan_in_order(compact, np.int64(2), np.int64(2), compact_node, work, results, f)
-            failed = failed or results[f]["impurity_failed"]
-            best_score, better = _keep_if_better(results, f, best, best_score, scale)
-            if better:
-                _clear_bits(best_bits)
-                everything = results[f]["bin_threshold"] == 1  # all present left, missing right
-                for j in range(m):
-                    if everything or (mask >> j) & 1:
-                        _set_bit(best_bits, present[j])
+            trial = results[f]
+            failed = failed or trial["impurity_failed"]
+            if trial["bin_threshold"] == NO_SPLIT or not beats(trial["score"], best_score,
+                                                               scale):
+                continue
+            best_score = trial["score"]
+            best_gain = trial["gain"]
+            best_weight_left = trial["weight_left"]
+            best_missing_left = trial["missing_go_left"]
+            _clear_bits(best_bits)
+            everything = trial["bin_threshold"] == 1  # all present left, missing right
+            for j in range(m):
+                if everything or (mask >> j) & 1:
+                    _set_bit(best_bits, present[j])
         out["impurity_failed"] = failed
         if best_score == -np.inf:
             _no_split(out)
             return
         out["next_bin"] = NO_SPLIT
-        out["score"] = best[0]["score"]
-        out["gain"] = best[0]["gain"]
-        out["weight_left"] = best[0]["weight_left"]
-        out["missing_go_left"] = best[0]["missing_go_left"]
+        out["score"] = best_score
+        out["gain"] = best_gain
+        out["weight_left"] = best_weight_left
+        out["missing_go_left"] = best_missing_left
         out["bin_threshold"] = CATEGORICAL_SPLIT
         for w in range(BITSET_WORDS):
-            out["left_categories"][w] = best_bits[w]
+            bits[w] = best_bits[w]
         return
     # one ordering: the numeric scan takes the histogram's rows in key order (the node's
     # bin_order), and its record is the answer, its prefix length turned into a set

@@ -18,7 +18,7 @@ from .._dtypes import (
     TREE_LEAF as LEAF,
     TREE_UNDEFINED as UNDEFINED,
 )
-from .categorical import BITSET_WORDS
+from .categorical import BITSET_WORDS, categorical_scan_workspace
 from .decorators import internal_kernel, pointer_kernel
 from .histogram import subtract_histograms
 from .monotonic import child_bounds, node_value
@@ -519,7 +519,12 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     paid = np.zeros(n_cost_groups, dtype=np.bool_)
     buffer = np.empty(n_samples, dtype=np.int64)
     n_chunks = max(engine.n_threads, 1)
-    work = scan_workspace(n_chunks, n_stats, n_classes)  # one scratch block per thread chunk
+    any_categorical = False
+    for f in range(n_features):
+        any_categorical = any_categorical or bins.is_categorical[f]
+    # one scratch block per thread chunk; with a categorical feature, with its scan's scratch
+    work = (categorical_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins))
+            if any_categorical else scan_workspace(n_chunks, n_stats, n_classes))
     # The small-node scan's scratch and bitmap start zeroed (np.empty and loops: each np.zeros
     # signature compiles np.zeros, np.empty and a fill of its own).
     scratch = np.empty((n_chunks, bins.n_bins, n_stats))

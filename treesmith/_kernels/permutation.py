@@ -25,7 +25,7 @@ seeded by ``seed``, so the result is reproducible and independent of Numba's glo
 import numpy as np
 from numba import njit
 
-from .categorical import scan_categorical
+from .categorical import categorical_scan_workspace, scan_categorical
 from .decorators import internal_kernel, pointer_kernel
 from .histogram import _accumulate_classification
 from .random import initial_state, next_below
@@ -188,7 +188,9 @@ def permutation_test_max(node_bins, y_code, sample_weight, n_classes, n_bins, mi
     n_stats = 2 * n_classes
     hist_f = np.zeros((n_occupied.max() + 1, n_stats))
     totals = np.zeros(n_stats)
-    work = scan_workspace(np.int64(1), n_stats, n_classes)[0]
+    work = (scan_workspace(np.int64(1), n_stats, n_classes) if scan_in_order is None
+            else categorical_scan_workspace(np.int64(1), n_stats, n_classes,
+                                            np.int64(hist_f.shape[0])))[0]
     out = np.empty(1, dtype=SPLIT_DTYPE)
     # Gains only, and no skip_same_class_runs: valid for any h.
     # Unconstrained: the test asks whether the feature is associated with the labels at all.

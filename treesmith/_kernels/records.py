@@ -132,6 +132,10 @@ Monotonicity = namedtuple("Monotonicity", ["direction", "lower", "upper"])
 #: No monotonic constraints: what a node of an unconstrained fit carries.
 UNCONSTRAINED = Monotonicity(np.zeros(0, dtype=np.int64), -np.inf, np.inf)
 
+#: Rows of a per-feature scan's scratch block (``splitting.scan_workspace``); the categorical
+#: scan's own scratch follows them in a larger block (``categorical.categorical_scan_workspace``).
+SCAN_WORK_ROWS = 7
+
 #: No bin order: ``NodeScan.bin_order`` of records handed only to scans that take the bins in
 #: their own order (they never read it); an in-order twin needs a real order.
 NO_BIN_ORDER = np.zeros(0, dtype=np.int64)

@@ -29,6 +29,7 @@ from .decorators import internal_kernel, pointer_kernel
 from .histogram import has_unit_weights
 from .monotonic import is_admissible, node_value
 from .records import (
+    SCAN_WORK_ROWS,
     BinLayout,
     Impurity,
     Monotonicity,
@@ -454,9 +455,9 @@ def scan_feature_unit_weights(hist_f, n_bins_non_missing, missing_bin, node, wor
 
 @internal_kernel
 def scan_workspace(n_blocks, n_stats, n_classes):
-    """Scratch space for ``scan_feature``: ``n_blocks`` blocks of ``(7, width)`` (one per thread
-    chunk)."""
-    return np.zeros((n_blocks, 7, max(n_stats, n_classes, 1)))
+    """Scratch space for ``scan_feature``: ``n_blocks`` blocks of ``(SCAN_WORK_ROWS, width)``
+    (one per thread chunk)."""
+    return np.zeros((n_blocks, SCAN_WORK_ROWS, max(n_stats, n_classes, 1)))
 
 
 @internal_kernel
