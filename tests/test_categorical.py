@@ -407,6 +407,26 @@ def test_two_key_twin_scans_as_the_full_scan(n_classes):
         assert records[0] == records[1]
 
 
+
+def test_categorical_scan_refuses_a_work_block_without_its_scratch():
+    """The scan allocates nothing: its scratch follows the numeric scan's rows in the work
+    block of ``categorical_scan_workspace``. A numeric scan's block is too small and raises
+    (compiled without bounds checks, it would otherwise write past the block)."""
+    from treesmith._kernels.pointers import categorical_scan_pointer, scan_pointer
+    from treesmith._kernels.records import SPLIT_DTYPE
+    from treesmith._kernels.splitting import scan_workspace
+
+    hist, node = _kernel_problem(0, 3, 40)
+    results = np.zeros(1, dtype=SPLIT_DTYPE)
+    work = scan_workspace(1, hist.shape[1], 3)[0]
+    with pytest.raises(ValueError, match="categorical_scan_workspace"):
+        categorical_scan_pointer()(hist, np.int64(40), np.int64(40), node, work, results,
+                                   np.int64(0), scan_pointer(in_order=True))
+    work = categorical_scan_workspace(1, hist.shape[1], 3, 41)[0]
+    categorical_scan_pointer()(hist, np.int64(40), np.int64(40), node, work, results,
+                               np.int64(0), scan_pointer(in_order=True))
+    assert results[0]["bin_threshold"] == -2
+
 def test_monotonic_constraint_on_another_feature_leaves_category_sets_free():
     """A constraint on numeric feature 0 does not restrict the category sets of feature 1
     (the scan once read feature 0's direction for every categorical candidate)."""
