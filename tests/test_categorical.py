@@ -1182,3 +1182,41 @@ def test_numeric_features_split_alike_beside_a_categorical_feature(case):
     np.testing.assert_array_equal(beside.tree_.feature, alone.tree_.feature)
     np.testing.assert_array_equal(beside.tree_.threshold, alone.tree_.threshold)
     np.testing.assert_array_equal(beside.tree_.value, alone.tree_.value)
+
+
+@pytest.mark.parametrize("rule", ["ecart", "asr"])
+def test_ordered_path_scores_both_orientations_for_an_asymmetric_rule(rule):
+    """Above the exhaustive path's 10 categories, a rule not symmetric in the children
+    (ECART's B(d): the child with more objects, ties left) scores the prefixes of the
+    class-1 order both ways round: the chosen split scores as the best prefix or suffix sent
+    left, by the rule's definition (``treesmith.rules.reference``), and on some of these
+    problems only the other way round reaches it."""
+    from treesmith.rules.reference import gini, split_terms
+
+    reversed_won = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        n, k = 40, 12
+        x = rng.integers(0, k, n).astype(float)
+        y = (rng.random(n) < rng.random(k)[x.astype(int)]).astype(int)
+        weight = rng.uniform(0.5, 1.5, n)
+        p = weight / weight.sum()
+        model = DecisionTreeClassifier(max_depth=1, split_rule=rule, min_samples_leaf=2,
+                                       categorical_features=[0]).fit(x[:, None], y, weight)
+        if model.tree_.node_count == 1:
+            continue
+        left = model.apply(x[:, None]) == model.tree_.children_left[0]
+        chosen = split_terms(y, p, left, impurity=gini, n_classes=2).score(rule, 1.0)
+        present = sorted(set(x.astype(int)))
+        key = {c: weight[(x == c) & (y == 1)].sum() / weight[x == c].sum() for c in present}
+        order = sorted(present, key=lambda c: (key[c], c))
+        def best_of(sequence):
+            scores = [split_terms(y, p, np.isin(x, sequence[:j]), impurity=gini,
+                                  n_classes=2).score(rule, 1.0)
+                      for j in range(1, len(sequence))
+                      if 2 <= np.isin(x, sequence[:j]).sum() <= n - 2]
+            return max(scores) if scores else -np.inf
+        forward, backward = best_of(order), best_of(order[::-1])
+        assert chosen == pytest.approx(max(forward, backward), rel=1e-12)
+        reversed_won += backward > forward * (1 + 1e-9)
+    assert reversed_won > 0

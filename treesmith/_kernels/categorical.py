@@ -21,17 +21,20 @@ Candidates, with m the categories present in the node:
   "Classification and Regression Trees", 1984, Theorem 4.5; Fisher, "On grouping for maximum
   homogeneity", 1958). The missing bin, forced to one side, does not break this: the best
   ordered partition of the categories plus "missing" is one of the candidates.
-* otherwise, when m <= ``EXHAUSTIVE_MAX_CATEGORIES``: every partition, 2^(m-1) - 1 of them
-  (the last present category stays right), each with missing values left or right: exact for
-  every rule, criterion, class count and leaf-size constraint (about 0.2 us per partition: the
-  subsets' sums are a table filled with one row add each, then one two-bin numeric scan each).
+* otherwise, when m <= ``EXHAUSTIVE_MAX_CATEGORIES``: every partition, 2^(m-1) - 1 of them,
+  each with missing values left or right, and, for a rule whose numerator is not symmetric in
+  the children (not gain-type: ECART's B(d) takes the child with more objects, ties left), each
+  both ways round: exact for every rule, criterion, class count and leaf-size constraint
+  (about 0.2 us per partition and way: the subsets' sums are a table filled with one row add
+  each, then one two-bin numeric scan each).
 * otherwise (larger m): the best prefix of one ordering, a heuristic: by the class-1
   proportion (two classes), the mean (regression) or, for K > 2 classes, the principal-component
   score of the category's class proportions (Coppersmith, Hong & Hosking, "Partitioning nominal
   attributes in decision trees", 1999): the first principal component of the categories' class
   proportion vectors, each weighted by the category's weight, and each category's projection
   on it. With two classes that is the class-1 order, and it holds the best split whenever the
-  categories' proportion vectors lie on one line.
+  categories' proportion vectors lie on one line A rule not symmetric in the children scans
+  the prefixes both ways round (the order reversed too).
 
 Cost (``benchmarks/bench_categorical.py``): an ordering is a bucket sort of the keys
 (``_sort_by_key``), after one pass over the bins that finds the present categories, their
@@ -643,26 +646,34 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 left_sums[mask, s] = left_sums[mask ^ (np.int64(1) << top), s] + hist_f[
                     present[top], s]
         last = present[m - 1]
+        # A gain-type numerator is symmetric in the children; another rule's may not be
+        # (ECART's B(d) takes the child with more objects, ties to the left), so it scores
+        # each partition both ways round: the mask's categories left, then right.
+        n_orientations = 1 if numerator_is_gain(node.rule.code) else 2
         for mask in range(1, half):
             complement = (half - 1) ^ mask
-            for s in range(n_stats):
-                compact[0, s] = left_sums[mask, s]
-                compact[1, s] = left_sums[complement, s] + hist_f[last, s]
-            scan_in_order(compact, np.int64(2), np.int64(2), compact_node, work, results, f)
-            trial = results[f]
-            failed = failed or trial["impurity_failed"]
-            if trial["bin_threshold"] == NO_SPLIT or not beats(trial["score"], best_score,
-                                                               scale):
-                continue
-            best_score = trial["score"]
-            best_gain = trial["gain"]
-            best_weight_left = trial["weight_left"]
-            best_missing_left = trial["missing_go_left"]
-            _clear_bits(best_bits)
-            everything = trial["bin_threshold"] == 1  # all present left, missing right
-            for j in range(m):
-                if everything or (mask >> j) & 1:
-                    _set_bit(best_bits, present[j])
+            for orientation in range(n_orientations):
+                left_row = np.int64(orientation)  # 0: the mask's categories left
+                for s in range(n_stats):
+                    compact[left_row, s] = left_sums[mask, s]
+                    compact[1 - left_row, s] = left_sums[complement, s] + hist_f[last, s]
+                scan_in_order(compact, np.int64(2), np.int64(2), compact_node, work, results,
+                              f)
+                trial = results[f]
+                failed = failed or trial["impurity_failed"]
+                if trial["bin_threshold"] == NO_SPLIT or not beats(trial["score"], best_score,
+                                                                   scale):
+                    continue
+                best_score = trial["score"]
+                best_gain = trial["gain"]
+                best_weight_left = trial["weight_left"]
+                best_missing_left = trial["missing_go_left"]
+                _clear_bits(best_bits)
+                everything = trial["bin_threshold"] == 1  # all present left, missing right
+                for j in range(m):
+                    in_mask = (mask >> j) & 1 == 1  # never the last category
+                    if everything or in_mask == (orientation == 0):
+                        _set_bit(best_bits, present[j])
         out["impurity_failed"] = failed
         if best_score == -np.inf:
             _no_split(out)
@@ -691,6 +702,31 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
     in_key_order = _with_bin_order(node, order)
     scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
+    if not numerator_is_gain(node.rule.code):
+        # a rule not symmetric in the children: the same prefixes the other way round (the
+        # order reversed), as the exhaustive path does; the first scan wins ties
+        first_threshold = out["bin_threshold"]
+        first_score = out["score"]
+        first_gain = out["gain"]
+        first_weight_left = out["weight_left"]
+        first_missing_left = out["missing_go_left"]
+        first_failed = out["impurity_failed"]
+        _reverse(order, m)
+        scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
+        out["impurity_failed"] = out["impurity_failed"] or first_failed
+        totals = node.totals
+        scale = tie_scale(node.rule, node.weighted_parent_impurity,
+                          stats_weight(totals, n_classes),
+                          pairs_of(totals, n_classes) if n_classes > 0 else 0.0,
+                          node.total_weight)
+        if first_threshold != NO_SPLIT and (out["bin_threshold"] == NO_SPLIT or not beats(
+                out["score"], first_score, scale)):
+            _reverse(order, m)
+            out["bin_threshold"] = first_threshold
+            out["score"] = first_score
+            out["gain"] = first_gain
+            out["weight_left"] = first_weight_left
+            out["missing_go_left"] = first_missing_left
     prefix = out["bin_threshold"]
     if prefix == NO_SPLIT or not out["score"] > -np.inf:
         _no_split(out)
@@ -699,9 +735,15 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     out["next_bin"] = NO_SPLIT
     bits = out["left_categories"]
     _clear_bits(bits)
-    for j in range(prefix + 1):  # _set_bit written out: a call per category passing the
-        code = order[j]  # bitset costs an NRT incref/decref pair
-        bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+    for j in range(prefix + 1):
+        _set_bit(bits, order[j])
+
+
+@internal_kernel(reference_counted=False)
+def _reverse(values, m):
+    """Reverse ``values[:m]`` in place."""
+    for j in range(m // 2):
+        values[j], values[m - 1 - j] = values[m - 1 - j], values[j]
 
 
 @internal_kernel
@@ -822,7 +864,21 @@ def scan_orderings_reference(hist_f, n_bins_non_missing, missing_bin, node, scan
     trial = np.zeros(1, dtype=SPLIT_DTYPE)
     m = np.int64(len(order))
     scan(compact, m, m, node, work, trial, np.int64(0))
-    split = trial[0]
+    split = trial[0].copy()
+    if not numerator_is_gain(node.rule.code):  # both ways round: the order reversed
+        reversed_order = order[::-1]
+        compact = np.ascontiguousarray(np.vstack([hist_f[reversed_order],
+                                                  hist_f[missing_bin:missing_bin + 1]]))
+        scan(compact, m, m, node, work, trial, np.int64(0))
+        totals = node.totals
+        scale = tie_scale(node.rule, node.weighted_parent_impurity,
+                          stats_weight(totals, n_classes),
+                          pairs_of(totals, n_classes) if n_classes > 0 else 0.0,
+                          node.total_weight)
+        if trial[0]["bin_threshold"] != NO_SPLIT and (
+                split["bin_threshold"] == NO_SPLIT
+                or beats(trial[0]["score"], split["score"], scale)):
+            split, order = trial[0].copy(), reversed_order
     if split["bin_threshold"] == NO_SPLIT or not split["score"] > -np.inf:
         return None
     return (split["score"], split["gain"], set(order[:split["bin_threshold"] + 1]),
