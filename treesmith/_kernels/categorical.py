@@ -22,9 +22,9 @@ Candidates, with m the categories present in the node:
   homogeneity", 1958). The missing bin, forced to one side, does not break this: the best
   ordered partition of the categories plus "missing" is one of the candidates.
 * otherwise, when m <= ``EXHAUSTIVE_MAX_CATEGORIES``: every partition, 2^(m-1) - 1 of them,
-  each with missing values left or right, and, for a rule whose numerator is not symmetric in
-  the children (not gain-type: ECART's B(d) takes the child with more objects, ties left), each
-  both ways round: exact for every rule, criterion, class count and leaf-size constraint
+  each with missing values left or right, and, for a rule that is not gain-type (whose
+  numerator may not be symmetric in the children: ECART's B(d) takes the child with more
+  objects, ties left), each both ways round: exact for every rule, criterion, class count and leaf-size constraint
   (about 0.2 us per partition and way: the subsets' sums are a table filled with one row add
   each, then one two-bin numeric scan each).
 * otherwise (larger m): the best prefix of one ordering, a heuristic: by the class-1
