@@ -22,8 +22,8 @@ Candidates, with m the categories present in the node:
   homogeneity", 1958). The missing bin, forced to one side, does not break this: the best
   ordered partition of the categories plus "missing" is one of the candidates.
 * otherwise, when m <= ``EXHAUSTIVE_MAX_CATEGORIES``: every partition, 2^(m-1) - 1 of them,
-  each with missing values left or right, and, for a rule that is not gain-type (whose
-  numerator may not be symmetric in the children: ECART's B(d) takes the child with more
+  each with missing values left or right, and, for a rule whose numerator is not symmetric in
+  the children (``split_rules.numerator_is_symmetric``: ECART's B(d) takes the child with more
   objects, ties left), each both ways round: exact for every rule, criterion, class count and leaf-size constraint
   (about 0.2 us per partition and way: the subsets' sums are a table filled with one row add
   each, then one two-bin numeric scan each).
@@ -55,7 +55,7 @@ from numba import njit
 from .decorators import internal_kernel, pointer_kernel
 from .lanes import CHUNK, LANES, lane_dots, lane_min_max, padded_length, row_combinations
 from .records import SCAN_WORK_ROWS, SPLIT_DTYPE, Monotonicity, NodeScan
-from .split_rules import NO_SPLIT, beats, numerator_is_gain, tie_scale
+from .split_rules import NO_SPLIT, beats, numerator_is_gain, numerator_is_symmetric, tie_scale
 from .stats import (
     REGRESSION_COUNT,
     REGRESSION_WEIGHT,
@@ -646,10 +646,10 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 left_sums[mask, s] = left_sums[mask ^ (np.int64(1) << top), s] + hist_f[
                     present[top], s]
         last = present[m - 1]
-        # A gain-type numerator is symmetric in the children; another rule's may not be
-        # (ECART's B(d) takes the child with more objects, ties to the left), so it scores
-        # each partition both ways round: the mask's categories left, then right.
-        n_orientations = 1 if numerator_is_gain(node.rule.code) else 2
+        # A rule whose numerator is not symmetric in the children (ECART's B(d) takes the
+        # child with more objects, ties to the left) scores each partition both ways round:
+        # the mask's categories left, then right.
+        n_orientations = 1 if numerator_is_symmetric(node.rule.code) else 2
         for mask in range(1, half):
             complement = (half - 1) ^ mask
             for orientation in range(n_orientations):
@@ -702,7 +702,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
     in_key_order = _with_bin_order(node, order)
     scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
-    if not numerator_is_gain(node.rule.code):
+    if not numerator_is_symmetric(node.rule.code):
         # a rule not symmetric in the children: the same prefixes the other way round (the
         # order reversed), as the exhaustive path does; the first scan wins ties
         first_threshold = out["bin_threshold"]
@@ -865,7 +865,7 @@ def scan_orderings_reference(hist_f, n_bins_non_missing, missing_bin, node, scan
     m = np.int64(len(order))
     scan(compact, m, m, node, work, trial, np.int64(0))
     split = trial[0].copy()
-    if not numerator_is_gain(node.rule.code):  # both ways round: the order reversed
+    if not numerator_is_symmetric(node.rule.code):  # both ways round: the order reversed
         reversed_order = order[::-1]
         compact = np.ascontiguousarray(np.vstack([hist_f[reversed_order],
                                                   hist_f[missing_bin:missing_bin + 1]]))

@@ -160,6 +160,15 @@ def numerator_is_gain(code):
     return code == RULE_GAIN or code == RULE_GAIN_RATIO or code == RULE_COST_BENEFIT
 
 
+@njit(cache=True, nogil=True)
+def numerator_is_symmetric(code):
+    """True when ``rule_numerator`` of rule ``code`` is the same with the two children swapped:
+    every rule's but ECART's (ASR is ECART with lambda 0), whose B(d) is taken at the child
+    with more objects, ties to the left. A set of categories can go either way, so the
+    categorical scan scores each set both ways round for a rule that is not symmetric."""
+    return code != RULE_ECART
+
+
 @njit(cache=True, nogil=True, inline="always")
 def rule_numerator(rule, gain, left, right, count_left, count_right, weight_left, weight_right,
                    node_weight, node_pairs, total_weight, n_classes):
