@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from .._dtypes import CLASSIFICATION, REGRESSION, TREE_LEAF as LEAF  # noqa: F401
+from .decorators import internal_kernel
 from .random import initial_state, next_below
 from .splitting import partition
 
@@ -157,7 +158,7 @@ class Scratch(NamedTuple):
 
 
 # -- random numbers ------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def uniform(state):
     """A float in [0, 1) with 53 random bits, from two draws of the chain's stream."""
     high = next_below(state, np.int64(1) << 26)
@@ -166,7 +167,7 @@ def uniform(state):
 
 
 # -- prior and likelihood terms ------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def split_probability(prior, depth):
     """p_split(d) = sigma (1 + d)^(-phi), 0 at or below ``max_depth``."""
     if prior.max_depth >= 0 and depth >= prior.max_depth:
@@ -174,7 +175,7 @@ def split_probability(prior, depth):
     return prior.sigma * (1.0 + depth) ** (-prior.phi)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def leaf_log_prior(prior, depth, splittable):
     """log(1 - p_split(d)) for a leaf with a usable split, 0 for a leaf without one."""
     if not splittable:
@@ -185,7 +186,7 @@ def leaf_log_prior(prior, depth, splittable):
     return math.log1p(-p)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def internal_log_prior(prior, depth, n_usable, n_values):
     """log p_split(d) - log n_usable - log n_values: split, then draw its feature and value."""
     p = split_probability(prior, depth)
@@ -194,13 +195,13 @@ def internal_log_prior(prior, depth, n_usable, n_values):
     return math.log(p) - math.log(n_usable) - math.log(n_values)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def n_stats(prior):
     """Width of a leaf's statistics: n_classes, or 3 for regression."""
     return prior.leaf_parameters.shape[0] if prior.model == CLASSIFICATION else 3
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def dirichlet_log_marginal(class_weight, dirichlet):
     """Dirichlet-multinomial log marginal likelihood of a leaf's class counts (module doc)."""
     total_a = 0.0
@@ -214,7 +215,7 @@ def dirichlet_log_marginal(class_weight, dirichlet):
     return value + math.lgamma(total_a) - math.lgamma(total_n + total_a)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def leaf_terms(stats, prior):
     """(separable log likelihood term, q_i) of a leaf with these statistics (module doc)."""
     if prior.model == CLASSIFICATION:
@@ -225,7 +226,7 @@ def leaf_terms(stats, prior):
     return 0.5 * math.log(a) - 0.5 * math.log(weight + a), residual
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def shared_log_likelihood(prior, residual_total):
     """The part of the regression log likelihood shared by all leaves (0 for classification):
     -n/2 log(2 pi) + nu/2 log(nu lam / 2) - lgamma(nu / 2) + lgamma((n + nu) / 2)
@@ -239,7 +240,7 @@ def shared_log_likelihood(prior, residual_total):
             - half * math.log(0.5 * (residual_total + nu * lam)))
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def likelihood_change(prior, nodes, d_separable, d_residual):
     """Change of log p(y | T) when the leaves' separable terms change by ``d_separable`` and
     their q_i sum by ``d_residual``."""
@@ -251,7 +252,7 @@ def likelihood_change(prior, nodes, d_separable, d_residual):
 
 
 # -- data of a node slice ------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def feature_varies(X, samples, start, end, f):
     """Whether feature f takes two distinct bins in ``samples[start:end]`` (stops early)."""
     first = X[samples[start], f]
@@ -261,7 +262,7 @@ def feature_varies(X, samples, start, end, f):
     return False
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def has_usable_feature(X, samples, start, end):
     for f in range(X.shape[1]):
         if feature_varies(X, samples, start, end, f):
@@ -269,7 +270,7 @@ def has_usable_feature(X, samples, start, end):
     return False
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def collect_usable_features(X, samples, start, end, usable):
     """Write the usable features of the slice into ``usable``; return how many there are."""
     n_usable = 0
@@ -280,7 +281,7 @@ def collect_usable_features(X, samples, start, end, usable):
     return n_usable
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def mark_present_bins(X, samples, start, end, f, present):
     """Set ``present[b]`` for every bin of feature f in the slice; return the number of distinct
     bins. ``present`` must be all False on entry (see ``clear_present_bins``)."""
@@ -293,13 +294,13 @@ def mark_present_bins(X, samples, start, end, f, present):
     return n_distinct
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def clear_present_bins(X, samples, start, end, f, present):
     for i in range(start, end):
         present[X[samples[i], f]] = False
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def present_bin_of_rank(present, rank):
     """The ``rank``-th (0-based) present bin in increasing order."""
     seen = -1
@@ -311,7 +312,7 @@ def present_bin_of_rank(present, rank):
     return np.int64(-1)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def next_present_bin(present, b):
     """The smallest present bin above b (-1 if none)."""
     for c in range(b + 1, present.shape[0]):
@@ -320,7 +321,7 @@ def next_present_bin(present, b):
     return np.int64(-1)
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def rule_values(X, samples, start, end, f, b, present):
     """For the rule ``x_f <= b`` on a slice: (n_values, next_bin), with n_values = distinct
     bins - 1, or n_values = 0 when the rule is not available (b is not a bin of the slice or
@@ -334,7 +335,7 @@ def rule_values(X, samples, start, end, f, b, present):
     return np.int64(n_distinct - 1), following
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def slice_stats(data, prior, samples, start, end, out):
     """Leaf statistics of ``samples[start:end]``: weight per class, or (sum w, sum w y',
     sum w y'^2) for regression."""
@@ -354,7 +355,7 @@ def slice_stats(data, prior, samples, start, end, out):
 
 
 # -- index sets ----------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def set_add(nodes, which, node):
     if nodes.position[which, node] >= 0:
         return
@@ -364,7 +365,7 @@ def set_add(nodes, which, node):
     nodes.sizes[which] = size + 1
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def set_remove(nodes, which, node):
     at = nodes.position[which, node]
     if at < 0:
@@ -376,7 +377,7 @@ def set_remove(nodes, which, node):
     nodes.sizes[which] -= 1
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def is_prunable(nodes, node):
     return (node >= 0 and nodes.left[node] != LEAF and nodes.left[nodes.left[node]] == LEAF
             and nodes.left[nodes.right[node]] == LEAF)
@@ -426,7 +427,7 @@ def new_state(data, prior):
     return nodes, scratch
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def draw_rule(data, nodes, scratch, node, state):
     """Draw (feature, bin) uniformly as the prior does at ``node``: a usable feature, then a
     threshold among the node's distinct bins but the largest. Returns
@@ -443,7 +444,7 @@ def draw_rule(data, nodes, scratch, node, state):
     return f, b, following, n_usable, n_distinct - 1
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def split_leaf(data, prior, nodes, scratch, node, f, b):
     """Partition a leaf's slice by ``x_f <= b`` and summarise the two children in scratch
     (``left_stats``, ``right_stats``). Returns (middle, left splittable, right splittable).
@@ -458,16 +459,19 @@ def split_leaf(data, prior, nodes, scratch, node, f, b):
     return middle, left_splittable, right_splittable
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values, middle,
                 left_splittable, right_splittable):
     """Make the leaf ``node`` internal with two new leaf children (after ``split_leaf``)."""
     depth = nodes.depth[node] + 1
-    children = np.empty(2, dtype=np.int64)
+    left_child = right_child = np.int64(-1)
     for side in range(2):
         nodes.sizes[3] -= 1
         child = nodes.free[nodes.sizes[3]]
-        children[side] = child
+        if side == 0:
+            left_child = child
+        else:
+            right_child = child
         nodes.parent[child] = node
         nodes.depth[child] = depth
         nodes.left[child] = LEAF
@@ -485,8 +489,8 @@ def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values
         nodes.log_likelihood[child], nodes.residual[child] = leaf_terms(stats, prior)
         nodes.residual_total[0] += nodes.residual[child]
         set_add(nodes, LEAVES, child)
-    nodes.left[node] = children[0]
-    nodes.right[node] = children[1]
+    nodes.left[node] = left_child
+    nodes.right[node] = right_child
     nodes.feature[node] = f
     nodes.bin_threshold[node] = b
     nodes.next_bin[node] = following
@@ -503,7 +507,7 @@ def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values
         set_remove(nodes, PRUNABLE, nodes.parent[node])
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def commit_prune(prior, nodes, node):
     """Make the prunable ``node`` a leaf again (its slice is its children's, merged)."""
     left, right = nodes.left[node], nodes.right[node]
@@ -531,7 +535,7 @@ def commit_prune(prior, nodes, node):
 
 
 # -- moves ---------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def accept(log_ratio, state):
     """Metropolis–Hastings acceptance: u < exp(log_ratio), u uniform in (0, 1]."""
     if log_ratio >= 0.0:
@@ -541,7 +545,7 @@ def accept(log_ratio, state):
     return math.log(1.0 - uniform(state)) < log_ratio
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def grow_move(data, prior, settings, nodes, scratch, state):
     """GROW: pick a leaf uniformly among the L leaves, draw its rule from the prior's rule
     distribution, split it. Returns (log prior change, log likelihood change) if accepted,
@@ -596,7 +600,7 @@ def grow_move(data, prior, settings, nodes, scratch, state):
     return d_prior, d_likelihood
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def prune_move(data, prior, settings, nodes, scratch, state):
     """PRUNE: pick a prunable node uniformly among the N_prunable ones, make it a leaf.
 
@@ -633,7 +637,7 @@ def prune_move(data, prior, settings, nodes, scratch, state):
     return d_prior, d_likelihood
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def evaluate_subtree(data, prior, nodes, scratch, root):
     """Re-partition the data of ``root``'s subtree under the rules now stored in ``nodes``
     (some just changed) into scratch, and recompute every node's prior factor and every leaf's
@@ -696,7 +700,7 @@ def evaluate_subtree(data, prior, nodes, scratch, root):
     return True, d_prior, likelihood_change(prior, nodes, d_separable, d_residual), n_visited
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def commit_subtree(nodes, scratch, root, n_visited):
     """Write an accepted ``evaluate_subtree`` result into the tree."""
     for i in range(nodes.start[root], nodes.end[root]):
@@ -719,7 +723,7 @@ def commit_subtree(nodes, scratch, root, n_visited):
             nodes.next_bin[node] = scratch.next_bin[node]
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def change_move(data, prior, settings, nodes, scratch, state):
     """CHANGE: pick an internal node uniformly among the N_internal ones and redraw its rule
     from the prior's rule distribution at that node.
@@ -760,7 +764,7 @@ def change_move(data, prior, settings, nodes, scratch, state):
     return np.nan, np.nan, False
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def swap_move(data, prior, settings, nodes, scratch, state):
     """SWAP: pick uniformly one of the N_internal - 1 (parent, child) pairs of internal nodes
     (every internal node but the root has one internal parent) and exchange their rules; when
@@ -808,7 +812,7 @@ def swap_move(data, prior, settings, nodes, scratch, state):
     return np.nan, np.nan
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def grow_from_prior(data, prior, nodes, scratch, state):
     """Replace the root-only tree by a draw of the prior's generating process (breadth
     first; a split that would pass ``max_leaves`` leaves is not made)."""
@@ -856,7 +860,7 @@ def grow_buffer_2d(array, size):
     return out
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def write_compact(nodes, scratch, offset, feature, bin_threshold, next_bin, left, right,
                   stats):
     """Write the tree from ``offset`` in preorder (parents before children, node 0 the root),
@@ -897,7 +901,7 @@ def write_compact(nodes, scratch, offset, feature, bin_threshold, next_bin, left
     return n_written
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def total_log_prior(nodes):
     """log p(T) from the nodes' factors (unnormalised by the max_leaves conditioning)."""
     total = 0.0
@@ -1031,7 +1035,7 @@ def run_chain(data, prior, settings, seed):
             sample_stats[:n_sample_nodes].copy())
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def predict_sample(X, offsets, weights, feature, threshold, left, right, leaf_prediction, out):
     """Posterior-averaged predictions: out[i] = sum_t w_t p_t(x_i) / sum_t w_t over the
     recorded trees t, p_t the reached leaf's row of ``leaf_prediction`` (``offsets`` delimit them; children are relative to a tree's offset).
@@ -1056,7 +1060,7 @@ def predict_sample(X, offsets, weights, feature, threshold, left, right, leaf_pr
     return out
 
 
-@njit(cache=True, nogil=True)
+@internal_kernel(reference_counted=False)
 def node_statistics(data, prior, feature, bin_threshold, left, right, out):
     """Statistics of the training samples reaching every node of a compact tree (rows go
     left when ``bin <= bin_threshold``): per-class weights then per-class counts
