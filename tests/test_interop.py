@@ -367,3 +367,28 @@ def test_boolean_columns_convert_as_thresholds_at_one_half():
     with pytest.raises(ValueError, match="Feature 'city' is categorical"):
         treesmith.DecisionTreeClassifier(max_depth=1).fit(
             X.assign(city=rng.choice(["u", "v"], n)), y).to_sklearn()
+
+
+def test_bayesian_map_tree_converts_with_its_posterior_predictive_leaves(cancer, diabetes):
+    """A Bayesian CART's MAP tree predicts the leaves' posterior means, not their training
+    proportions / means: the converted tree carries those, so it predicts the same."""
+    from treesmith.bayes import BayesianTreeClassifier, BayesianTreeRegressor
+
+    X, y = cancer
+    model = BayesianTreeClassifier(n_iter=200, n_chains=1, random_state=0).fit(X, y)
+    converted = model.to_sklearn()
+    np.testing.assert_allclose(converted.predict_proba(X), model.predict_proba(X), rtol=1e-12)
+    X, y = diabetes
+    model = BayesianTreeRegressor(n_iter=200, n_chains=1, random_state=0).fit(X, y)
+    converted = treesmith.interop.to_sklearn(model)
+    np.testing.assert_allclose(converted.predict(X), model.predict(X), rtol=1e-12)
+
+
+def test_bayesian_posterior_average_is_refused_naming_the_parameter(cancer):
+    from treesmith.bayes import BayesianTreeClassifier
+
+    X, y = cancer
+    model = BayesianTreeClassifier(n_iter=100, n_chains=1, averaging="posterior",
+                                   random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="averaging='posterior'"):
+        treesmith.interop.to_sklearn(model)

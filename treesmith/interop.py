@@ -23,6 +23,8 @@ What does not: a split by a set of categories of any other column, or a model wi
 categorical column even unsplit (the converted model would be given its text), raises a
 ValueError naming the node or column: scikit-learn 1.9's trees test ``x <= threshold`` only.
 Fit with ``categorical_features=None`` on one-hot encoded columns for a model that converts.
+A Bayesian tree converts with the posterior means its leaves predict (``averaging='map'``; a
+posterior average of many trees raises a ValueError).
 
 What changes: scikit-learn compares values in float32 (it casts X), treesmith in the input's own
 precision. Each threshold t is therefore stored as float32(t), as scikit-learn stores its own:
@@ -96,6 +98,21 @@ def to_sklearn(model):
     return converted
 
 
+def _leaf_values(model, tree) -> np.ndarray:
+    """What each node of ``model`` predicts, (n_nodes, n_classes or 1): ``tree.value`` (class
+    proportions, mean label), or for a Bayesian tree the posterior means its leaves predict
+    (``averaging='map'``; a posterior average of many trees is not one tree)."""
+    posterior_means = getattr(model, "_map_leaf_prediction", None)
+    if posterior_means is None:
+        return tree.value
+    if getattr(model, "averaging", "map") != "map":
+        raise ValueError(
+            f"{type(model).__name__}(averaging='posterior') predicts the average of its "
+            "posterior sample of trees, which no single scikit-learn tree holds; fit it with "
+            "averaging='map' (its best tree) to convert it.")
+    return np.asarray(posterior_means(), dtype=np.float64)
+
+
 def _tree_to_sklearn(model):
     """(the converted estimator, {feature: splits whose sides float32 cannot separate})."""
     check_is_fitted(model, "tree_")
@@ -129,7 +146,7 @@ def _tree_to_sklearn(model):
         estimator.n_classes_ = int(estimator.classes_.shape[0])
     threshold, inseparable = float32_thresholds(tree, getattr(model, "bin_mapper_", None))
     swap = _boolean_splits_as_thresholds(model, tree, boolean, threshold)
-    estimator.tree_ = sklearn_tree(tree, threshold, swap)
+    estimator.tree_ = sklearn_tree(tree, threshold, swap, _leaf_values(model, tree))
     return estimator, inseparable
 
 
@@ -261,15 +278,16 @@ def _forest_to_sklearn(forest):
     return converted
 
 
-def sklearn_tree(tree, threshold=None, swap=None) -> SklearnTree:
+def sklearn_tree(tree, threshold=None, swap=None, value=None) -> SklearnTree:
     """scikit-learn's ``Tree`` holding the nodes of a treesmith ``Tree``.
 
     Node ids, children (``-1`` for leaves), features (``-2`` for leaves, as both libraries
     write it), thresholds as float32 (``threshold``, from :func:`float32_thresholds`; by
     default float32(t)) (``-2.0`` for leaves), missing-value sides (at the ``swap`` nodes
     the children and the missing side are exchanged),
-    impurities, counts and weights are copied; ``value`` is ``(n_nodes, 1, n_classes)`` class
-    proportions or ``(n_nodes, 1, 1)`` means, the layout scikit-learn >= 1.4 uses.
+    impurities, counts and weights are copied; ``value`` (default ``tree.value``) becomes
+    ``(n_nodes, 1, n_classes)`` class proportions or ``(n_nodes, 1, 1)`` means, the layout
+    scikit-learn >= 1.4 uses.
     """
     n_nodes = tree.node_count
     leaf = tree.children_left == TREE_LEAF
@@ -287,7 +305,8 @@ def sklearn_tree(tree, threshold=None, swap=None) -> SklearnTree:
     nodes["weighted_n_node_samples"] = tree.weighted_n_node_samples
     nodes["missing_go_to_left"] = (tree.missing_go_left ^ swap).astype(np.uint8)
     n_classes = max(tree.n_classes, 1)
-    values = np.ascontiguousarray(tree.value, dtype=np.float64).reshape(n_nodes, 1, n_classes)
+    value = tree.value if value is None else value
+    values = np.ascontiguousarray(value, dtype=np.float64).reshape(n_nodes, 1, n_classes)
     converted = SklearnTree(tree.n_features, np.array([n_classes], dtype=np.intp), 1)
     converted.__setstate__({"max_depth": int(tree.max_depth), "node_count": n_nodes,
                             "nodes": nodes, "values": values})
