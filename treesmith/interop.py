@@ -24,7 +24,9 @@ categorical column even unsplit (the converted model would be given its text), r
 ValueError naming the node or column: scikit-learn 1.9's trees test ``x <= threshold`` only.
 Fit with ``categorical_features=None`` on one-hot encoded columns for a model that converts.
 A Bayesian tree converts with the posterior means its leaves predict (``averaging='map'``; a
-posterior average of many trees raises a ValueError).
+posterior average of many trees raises a ValueError). C4.5 (``C45Classifier``: a missing value
+spread over every branch, nominal tests) and models without a treesmith tree raise a TypeError
+saying what converts.
 
 What changes: scikit-learn compares values in float32 (it casts X), treesmith in the input's own
 precision. Each threshold t is therefore stored as float32(t), as scikit-learn stores its own:
@@ -93,9 +95,39 @@ def to_sklearn(model):
 
     if isinstance(model, (RandomForestClassifier, RandomForestRegressor)):
         return _forest_to_sklearn(model)
+    _check_convertible(model)
     converted, inseparable = _tree_to_sklearn(model)
     _warn_inseparable(inseparable, model)
     return converted
+
+
+_CONVERTS = ("to_sklearn converts treesmith's DecisionTreeClassifier / DecisionTreeRegressor (and "
+             "the trees built on them: GreedyTreeClassifier, BayesianTreeClassifier / "
+             "Regressor), RandomForestClassifier and RandomForestRegressor")
+
+
+def _check_convertible(model) -> None:
+    """A TypeError for a model ``to_sklearn`` cannot convert into one that predicts the same:
+    anything without a treesmith ``Tree`` (a BudgetForest, a scikit-learn tree) and C4.5,
+    whose predictions spread a missing value over every branch and whose nominal tests read
+    category codes, which its binary view ``tree_`` cannot carry."""
+    from .c45 import C45Classifier
+    from .estimators import BaseDecisionTree
+    from .tree import Tree
+
+    if isinstance(model, C45Classifier):
+        raise TypeError(
+            f"{_CONVERTS}; not C45Classifier: C4.5 spreads a missing value over every branch "
+            "and tests nominal columns by their values, which scikit-learn's trees cannot "
+            "represent, so the converted model would predict otherwise. For a C4.5-like tree "
+            "that converts, use DecisionTreeClassifier(criterion='entropy', "
+            "split_rule='gain_ratio', pruning='c45') on numeric columns.")
+    if isinstance(model, BaseDecisionTree) or isinstance(getattr(model, "tree_", None), Tree):
+        return
+    if type(model).__module__.split(".")[0] == "sklearn":
+        raise TypeError(f"{type(model).__name__} is already a scikit-learn estimator; "
+                        f"{_CONVERTS}.")
+    raise TypeError(f"{_CONVERTS}; got {type(model).__name__}.")
 
 
 def _leaf_values(model, tree) -> np.ndarray:
