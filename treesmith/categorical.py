@@ -461,6 +461,35 @@ def encode_categories(estimator, X, fitting: bool):
     return encode(X, categories, names, warn_unseen=not fitting)
 
 
+def encode_categories_for_warm_start(estimator, X):
+    """``X`` encoded for a warm start that keeps fitted trees (a forest's): their category sets
+    are codes in the first fit's categories, so those are kept, not found again. Categories
+    new in ``X`` are warned about and become missing values (the missing-value side), as at
+    prediction; scikit-learn's HistGradientBoosting keeps its first fit's bins on a warm start
+    likewise. A column categorical in one fit but not in the other is a ValueError."""
+    fitted_mask, fitted_categories = estimator.is_categorical_, estimator.categories_
+    encoded = encode_categories(estimator, X, fitting=True)
+    mask, categories = estimator.is_categorical_, estimator.categories_
+    estimator.is_categorical_, estimator.categories_ = fitted_mask, fitted_categories
+    if mask is None or fitted_mask is None or not np.array_equal(mask, fitted_mask):
+        names = getattr(estimator, "feature_names_in_", None)
+        changed = ([j for j in range(len(mask)) if mask[j] != fitted_mask[j]]
+                   if mask is not None and fitted_mask is not None
+                   and len(mask) == len(fitted_mask) else [])
+        shown = ", ".join(repr(str(names[j]) if names is not None else f"x{j}")
+                          for j in changed[:_SHOWN]) or "the columns"
+        raise ValueError(
+            f"warm_start keeps the trees of the first fit, which split on its categorical "
+            f"columns; {shown} changed between categorical and numeric. Pass the columns of "
+            "the first fit with the same dtypes and categorical_features, or refit with "
+            "warm_start=False.")
+    if all(a is None and b is None or a is not None and b is not None
+           and a.shape == b.shape and all(u == v and type(u) is type(v) for u, v in zip(a, b))
+           for a, b in zip(categories, fitted_categories)):
+        return encoded  # the same categories: the same codes
+    return encode_categories(estimator, X, fitting=False)
+
+
 def check_fitted_columns(estimator, columns) -> None:
     """A frame given for prediction has the columns of fit, in fit's order: a ValueError
     (scikit-learn's rule and first sentence) saying which columns are new, missing or moved.
