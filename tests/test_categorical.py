@@ -1191,3 +1191,21 @@ def test_ecart_scores_both_orientations_of_a_category_partition(rule):
                for r in range(1, 6) for subset in itertools.combinations(range(6), r)
                if 2 <= np.isin(x, subset).sum() <= len(x) - 2)
     assert chosen == pytest.approx(best, rel=1e-12)
+
+
+def test_a_category_present_only_in_rows_of_weight_zero_keeps_its_code():
+    """Rows of weight 0 are not binned; the category only they hold must not shift the other
+    categories' codes (the tree split 'city in {B}' on the rows of C, accuracy 0.64)."""
+    rng = np.random.default_rng(0)
+    city = rng.choice(["A", "C", "D"], 100).astype(object)
+    city[:5] = "B"
+    y = np.isin(city, ["A", "D"]).astype(int)
+    weight = np.ones(100)
+    weight[:5] = 0.0
+    X = pd.DataFrame({"city": city})
+    model = DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=weight)
+    assert list(model.categories_[0]) == ["A", "B", "C", "D"]
+    np.testing.assert_array_equal(model.predict(X)[5:], y[5:])
+    from treesmith.export import export_text
+
+    assert "city in {C}  " in export_text(model)
