@@ -1209,3 +1209,26 @@ def test_a_category_present_only_in_rows_of_weight_zero_keeps_its_code():
     from treesmith.export import export_text
 
     assert "city in {C}  " in export_text(model)
+
+
+def test_polars_object_column_of_numbers_stays_numeric_as_in_pandas():
+    """polars gives a numpy object array of numbers and None the dtype Object: "from_dtype"
+    made it categorical (with the identifier warning), and categorical_features=None said it
+    "holds non-numeric values"; the same pandas column, and scikit-learn, read numbers."""
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=200)
+    cells = np.array([None if i % 10 == 0 else v for i, v in enumerate(values)], dtype=object)
+    frame = pl.DataFrame({"v": cells, "w": rng.choice(["u", "z"], 200)})
+    assert str(frame.schema["v"]) == "Object"
+    y = (np.nan_to_num(values) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = DecisionTreeClassifier(max_depth=1).fit(frame, y)
+        np.testing.assert_array_equal(model.is_categorical_, [False, True])
+        plain = DecisionTreeClassifier(max_depth=1, categorical_features=["w"]).fit(frame, y)
+    assert model.tree_.threshold[0] == plain.tree_.threshold[0]
+    as_pandas = pd.DataFrame({"v": cells, "w": frame["w"].to_list()})
+    np.testing.assert_array_equal(model.predict(frame), plain.predict(as_pandas))
+    mixed = pl.DataFrame({"v": np.array([1.5, "a", None, 2.0] * 5, dtype=object)})
+    assert DecisionTreeClassifier().fit(mixed, [0, 1] * 10).is_categorical_[0]

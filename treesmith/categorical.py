@@ -81,7 +81,8 @@ def check_polars_columns(X, mask: np.ndarray, names, fitted: bool = False) -> No
             raise ValueError(
                 f"Feature {label} has polars dtype {dtype}, several values per cell; treesmith "
                 "needs one number or category per cell. Unnest or aggregate it first.")
-        if not mask[j] and polars_name in _POLARS_CATEGORICAL and polars_name != "Boolean":
+        if (not mask[j] and polars_name in _POLARS_CATEGORICAL and polars_name != "Boolean"
+                and not (polars_name == "Object" and _numbers_column(X, j))):
             if fitted:
                 raise _numeric_at_fit_error(names[j], j)
             raise ValueError(f"Feature {label} holds non-numeric values (polars dtype "
@@ -89,15 +90,28 @@ def check_polars_columns(X, mask: np.ndarray, names, fitted: bool = False) -> No
 
 
 def _holds_only_numbers(column) -> bool:
-    """A pandas object column whose present cells are all numbers (not bools), as a frame
-    built from an object array or transposed has: numeric, as scikit-learn reads it, not
-    categorical by its dtype."""
+    """A pandas object column (or a polars Object column) whose present cells are all numbers
+    (not bools), as a frame built from an object array or transposed has: numeric, as
+    scikit-learn reads it, not categorical by its dtype."""
+    if _polars_dtype_name(column.dtype) == "Object":
+        import numbers
+
+        present = [v for v in column.to_list() if v is not None]
+        return bool(present) and all(isinstance(v, numbers.Real)
+                                     and not isinstance(v, (bool, np.bool_)) for v in present)
     if str(column.dtype) != "object":
         return False
     from pandas.api.types import infer_dtype
 
     return infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float",
                                                 "decimal")
+
+
+def _numbers_column(X, j: int) -> bool:
+    """Column ``j`` of a pandas or polars frame is an object column of numbers."""
+    if _is_polars_frame(X):
+        return _holds_only_numbers(X.to_series(j))
+    return _holds_only_numbers(X.iloc[:, j])
 
 
 def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
@@ -118,8 +132,7 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
                              f"column indices or column names, got {spec!r}{hint}.")
         if _is_frame(X) or _is_polars_frame(X):
             for j, dtype in enumerate(X.dtypes):
-                mask[j] = is_categorical_dtype(dtype) and not (
-                    _is_frame(X) and _holds_only_numbers(X.iloc[:, j]))
+                mask[j] = is_categorical_dtype(dtype) and not _numbers_column(X, j)
         return mask
     if isinstance(spec, (set, frozenset)):
         spec = sorted(spec, key=str)  # names or indices: their order does not matter
