@@ -250,3 +250,20 @@ def test_metric_weights_use_the_shared_checker():
     # weights whose float64 sum overflows are rescaled exactly: p(x) is unchanged
     assert expected_depth(tree, X, sample_weight=np.full(40, 1e307)) == pytest.approx(
         expected_depth(tree, X))
+
+
+def test_predict_lazy_predicts_what_a_bayesian_tree_predicts():
+    """A Bayesian tree's leaves predict posterior means, not their training means: lazy
+    prediction read ``tree_.value`` and was up to 1.2 away from ``predict`` on diabetes."""
+    from sklearn.datasets import load_diabetes
+
+    from treesmith.bayes import BayesianTreeRegressor
+
+    X, y = load_diabetes(return_X_y=True)
+    model = BayesianTreeRegressor(n_iter=200, n_chains=1, random_state=0).fit(X, y)
+    predictions, _ = predict_lazy(model, lambda rows, j: X[rows, j], X.shape[0], batch=True)
+    np.testing.assert_allclose(predictions, model.predict(X), rtol=1e-12)
+    posterior = BayesianTreeRegressor(n_iter=100, n_chains=1, averaging="posterior",
+                                      random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="averaging='posterior'"):
+        predict_lazy(posterior, lambda rows, j: X[rows, j], X.shape[0], batch=True)

@@ -131,18 +131,13 @@ def _check_convertible(model) -> None:
 
 
 def _leaf_values(model, tree) -> np.ndarray:
-    """What each node of ``model`` predicts, (n_nodes, n_classes or 1): ``tree.value`` (class
-    proportions, mean label), or for a Bayesian tree the posterior means its leaves predict
-    (``averaging='map'``; a posterior average of many trees is not one tree)."""
-    posterior_means = getattr(model, "_map_leaf_prediction", None)
-    if posterior_means is None:
+    """What each node of ``model`` predicts, (n_nodes, n_classes or 1): the estimator's
+    ``_node_predictions`` (class proportions, mean label; a Bayesian tree's posterior means),
+    ``tree.value`` for a model without it."""
+    node_predictions = getattr(model, "_node_predictions", None)
+    if node_predictions is None:
         return tree.value
-    if getattr(model, "averaging", "map") != "map":
-        raise ValueError(
-            f"{type(model).__name__}(averaging='posterior') predicts the average of its "
-            "posterior sample of trees, which no single scikit-learn tree holds; fit it with "
-            "averaging='map' (its best tree) to convert it.")
-    return np.asarray(posterior_means(), dtype=np.float64)
+    return np.asarray(node_predictions(), dtype=np.float64)
 
 
 def _tree_to_sklearn(model):

@@ -294,7 +294,10 @@ def _request(get_feature, rows: np.ndarray, j: int, batch: bool,
 
 
 def _leaf_predictions(estimator, tree, leaves: np.ndarray) -> np.ndarray:
-    value = np.asarray(tree.value)
+    """What ``estimator`` predicts at each of ``leaves``: from its ``_node_predictions`` (a
+    Bayesian tree's posterior means, ``tree.value`` otherwise)."""
+    node_predictions = getattr(estimator, "_node_predictions", None)
+    value = np.asarray(tree.value if node_predictions is None else node_predictions())
     value = value.reshape(value.shape[0], -1)[leaves]
     classes = getattr(estimator, "classes_", None)
     if classes is None:
