@@ -346,6 +346,9 @@ def test_warm_start_keeps_the_categories_its_kept_trees_split_on():
     assert forest.score(X, y) == 1.0
     with pytest.raises(ValueError, match="'city'.*warm_start"):
         forest.set_params(n_estimators=12).fit(X.assign(city=X.city.map(ord)), y)
+    with pytest.raises(ValueError, match="X has 3 features, but the trees warm_start keeps"):
+        forest.fit(X.assign(z=1.0), y)
+    assert list(forest.categories_[0]) == list("BCDE") and len(forest.estimators_) == 10
 
 
 def test_balanced_subsample_weighs_each_bootstrap_by_its_own_class_counts():

@@ -481,16 +481,21 @@ def encode_categories_for_warm_start(estimator, X):
     prediction; scikit-learn's HistGradientBoosting keeps its first fit's bins on a warm start
     likewise. A column categorical in one fit but not in the other is a ValueError."""
     fitted_mask, fitted_categories = estimator.is_categorical_, estimator.categories_
-    encoded = encode_categories(estimator, X, fitting=True)
-    mask, categories = estimator.is_categorical_, estimator.categories_
-    estimator.is_categorical_, estimator.categories_ = fitted_mask, fitted_categories
-    if mask is None or fitted_mask is None or not np.array_equal(mask, fitted_mask):
+    try:  # the kept trees' categories stay whatever happens
+        encoded = encode_categories(estimator, X, fitting=True)
+        mask, categories = estimator.is_categorical_, estimator.categories_
+    finally:
+        estimator.is_categorical_, estimator.categories_ = fitted_mask, fitted_categories
+    if mask is None or fitted_mask is None:
+        return encoded  # not a 2-D X: the estimator's validation says what it expected
+    if len(mask) != len(fitted_mask):
+        raise ValueError(f"X has {len(mask)} features, but the trees warm_start keeps were "
+                         f"fitted on {len(fitted_mask)}; pass the columns of the first fit, "
+                         "or refit with warm_start=False.")
+    if not np.array_equal(mask, fitted_mask):
         names = getattr(estimator, "feature_names_in_", None)
-        changed = ([j for j in range(len(mask)) if mask[j] != fitted_mask[j]]
-                   if mask is not None and fitted_mask is not None
-                   and len(mask) == len(fitted_mask) else [])
         shown = ", ".join(repr(str(names[j]) if names is not None else f"x{j}")
-                          for j in changed[:_SHOWN]) or "the columns"
+                          for j in np.flatnonzero(mask != fitted_mask)[:_SHOWN])
         raise ValueError(
             f"warm_start keeps the trees of the first fit, which split on its categorical "
             f"columns; {shown} changed between categorical and numeric. Pass the columns of "
