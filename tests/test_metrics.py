@@ -267,3 +267,21 @@ def test_predict_lazy_predicts_what_a_bayesian_tree_predicts():
                                       random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="averaging='posterior'"):
         predict_lazy(posterior, lambda rows, j: X[rows, j], X.shape[0], batch=True)
+
+
+def test_predict_lazy_refuses_a_missing_value_c45_would_spread_over_its_branches():
+    """C4.5 sends a row with a missing value down every branch, weighted; the lazy walk follows
+    one path (the binary view's heaviest branch) and disagreed with predict on 605 of 4000
+    rows with 30% missing values. Complete rows still predict as predict does."""
+    from treesmith.c45 import C45Classifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5)).astype(int)
+    model = C45Classifier().fit(X, y)
+    predictions, _ = predict_lazy(model, lambda rows, j: X[rows, j], 400, batch=True)
+    np.testing.assert_array_equal(predictions, model.predict(X))
+    X_missing = X.copy()
+    X_missing[::5, 0] = np.nan
+    with pytest.raises(ValueError, match="C45Classifier.*missing value"):
+        predict_lazy(model, lambda rows, j: X_missing[rows, j], 400, batch=True)
