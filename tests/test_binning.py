@@ -142,3 +142,18 @@ def test_a_text_column_is_named():
         BinMapper().fit(pd.DataFrame({"x": [1.0, 2.0], "city": ["a", "b"]}))
     with pytest.raises(ValueError, match=r"'x1' \(column 1\)"):
         BinMapper().fit(np.array([[1.0, "a"], [2.0, "b"]], dtype=object))
+
+
+@pytest.mark.parametrize("n_rows", [6, 300])
+def test_category_code_c_is_bin_c_even_when_absent_from_the_binned_rows(n_rows):
+    """A categorical feature's code c must be bin c, whatever codes the binned rows hold: the
+    split's category set is a set of bins read back as codes. The short-data path (at most
+    max_bins rows) took the distinct present codes instead, so codes {0, 2} became bins {0, 1}
+    (and rows of weight 0, which are not binned, could hide a category)."""
+    codes = np.tile([0.0, 2.0, np.nan], n_rows // 3)[:, None]
+    X = np.hstack([codes, np.arange(n_rows, dtype=float)[:, None]])
+    mapper = BinMapper(n_categories=[3, 0]).fit(X)
+    np.testing.assert_array_equal(mapper.n_bins_non_missing_[0], 3)
+    np.testing.assert_array_equal(mapper.bin_values_[0], [0.0, 1.0, 2.0])
+    binned = mapper.transform(np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [np.nan, 0.0]]))
+    np.testing.assert_array_equal(binned[:, 0], [0, 1, 2, mapper.missing_values_bin_idx_])

@@ -1220,3 +1220,70 @@ def test_ordered_path_scores_both_orientations_for_an_asymmetric_rule(rule):
         assert chosen == pytest.approx(max(forward, backward), rel=1e-12)
         reversed_won += backward > forward * (1 + 1e-9)
     assert reversed_won > 0
+
+
+@pytest.mark.parametrize("rule", ["ecart", "asr"])
+def test_ecart_scores_both_orientations_of_a_category_partition(rule):
+    """Exhaustive search over every set of categories sent left (so both orientations of each
+    partition), scored by the rule's definition (``treesmith.rules.reference``): the
+    categorical split must reach the best score. Here {1, 2, 5} left (7 objects each side)
+    scores 1.615 with ECART; {0, 3, 4} left, the only orientation the scan tried before it
+    scored both, 1.428."""
+    import itertools
+
+    from treesmith.rules.reference import gini, split_terms
+
+    x = np.array([1, 1, 4, 5, 3, 0, 0, 1, 2, 3, 2, 1, 0, 4], dtype=float)
+    y = np.array([1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0, 1])
+    weight = np.array([0.614, 0.891, 1.017, 0.931, 1.087, 1.238, 1.456, 0.784, 1.149, 1.196,
+                       0.793, 0.501, 1.473, 0.798])
+    p = weight / weight.sum()
+    model = DecisionTreeClassifier(max_depth=1, split_rule=rule, min_samples_leaf=2,
+                                   categorical_features=[0]).fit(x[:, None], y, weight)
+    left = model.apply(x[:, None]) == model.tree_.children_left[0]
+    chosen = split_terms(y, p, left, impurity=gini, n_classes=2).score(rule, 1.0)
+    best = max(split_terms(y, p, np.isin(x, subset), impurity=gini, n_classes=2).score(rule, 1.0)
+               for r in range(1, 6) for subset in itertools.combinations(range(6), r)
+               if 2 <= np.isin(x, subset).sum() <= len(x) - 2)
+    assert chosen == pytest.approx(best, rel=1e-12)
+
+
+def test_a_category_present_only_in_rows_of_weight_zero_keeps_its_code():
+    """Rows of weight 0 are not binned; the category only they hold must not shift the other
+    categories' codes (the tree split 'city in {B}' on the rows of C, accuracy 0.64)."""
+    rng = np.random.default_rng(0)
+    city = rng.choice(["A", "C", "D"], 100).astype(object)
+    city[:5] = "B"
+    y = np.isin(city, ["A", "D"]).astype(int)
+    weight = np.ones(100)
+    weight[:5] = 0.0
+    X = pd.DataFrame({"city": city})
+    model = DecisionTreeClassifier(max_depth=1).fit(X, y, sample_weight=weight)
+    assert list(model.categories_[0]) == ["A", "B", "C", "D"]
+    np.testing.assert_array_equal(model.predict(X)[5:], y[5:])
+    from treesmith.export import export_text
+
+    assert "city in {C}  " in export_text(model)
+
+
+def test_polars_object_column_of_numbers_stays_numeric_as_in_pandas():
+    """polars gives a numpy object array of numbers and None the dtype Object: "from_dtype"
+    made it categorical (with the identifier warning), and categorical_features=None said it
+    "holds non-numeric values"; the same pandas column, and scikit-learn, read numbers."""
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=200)
+    cells = np.array([None if i % 10 == 0 else v for i, v in enumerate(values)], dtype=object)
+    frame = pl.DataFrame({"v": cells, "w": rng.choice(["u", "z"], 200)})
+    assert str(frame.schema["v"]) == "Object"
+    y = (np.nan_to_num(values) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = DecisionTreeClassifier(max_depth=1).fit(frame, y)
+        np.testing.assert_array_equal(model.is_categorical_, [False, True])
+        plain = DecisionTreeClassifier(max_depth=1, categorical_features=["w"]).fit(frame, y)
+    assert model.tree_.threshold[0] == plain.tree_.threshold[0]
+    as_pandas = pd.DataFrame({"v": cells, "w": frame["w"].to_list()})
+    np.testing.assert_array_equal(model.predict(frame), plain.predict(as_pandas))
+    mixed = pl.DataFrame({"v": np.array([1.5, "a", None, 2.0] * 5, dtype=object)})
+    assert DecisionTreeClassifier().fit(mixed, [0, 1] * 10).is_categorical_[0]

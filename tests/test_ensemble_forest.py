@@ -324,6 +324,33 @@ def test_warm_start_without_more_trees_warns_and_fewer_raises():
     assert trees_equal(cold, forest)
 
 
+def test_warm_start_keeps_the_categories_its_kept_trees_split_on():
+    """The kept trees' category sets are codes in the first fit's categories: a warm start on
+    data with a new category (or without one) must not renumber them. The new category is
+    warned about and takes the missing side, as at prediction; the kept trees predict as
+    before (they predicted 0.51 accuracy instead of 1.0 when the codes shifted)."""
+    from treesmith.datasets import UnseenLevelWarning
+
+    rng = np.random.default_rng(0)
+    city = rng.choice(list("BCDE"), 400)
+    y = np.isin(city, ["B", "D"]).astype(int)
+    X = pd.DataFrame({"city": city, "x": rng.normal(size=400)})
+    forest = RandomForestClassifier(5, warm_start=True, random_state=0).fit(X, y)
+    before = forest.predict_proba(X)
+    X_more = pd.concat([X, pd.DataFrame({"city": ["A"] * 20, "x": 0.0})], ignore_index=True)
+    with pytest.warns(UnseenLevelWarning, match="'A'"):
+        forest.set_params(n_estimators=10).fit(X_more, np.r_[y, np.ones(20, dtype=int)])
+    assert list(forest.categories_[0]) == list("BCDE")
+    kept = np.mean([tree.predict_proba(X) for tree in forest.estimators_[:5]], axis=0)
+    np.testing.assert_array_equal(kept, before)
+    assert forest.score(X, y) == 1.0
+    with pytest.raises(ValueError, match="'city'.*warm_start"):
+        forest.set_params(n_estimators=12).fit(X.assign(city=X.city.map(ord)), y)
+    with pytest.raises(ValueError, match="X has 3 features, but the trees warm_start keeps"):
+        forest.fit(X.assign(z=1.0), y)
+    assert list(forest.categories_[0]) == list("BCDE") and len(forest.estimators_) == 10
+
+
 def test_balanced_subsample_weighs_each_bootstrap_by_its_own_class_counts():
     """Each tree's root weights equal n_draws / n_classes per class: the class weights are
     n_draws / (n_classes * drawn rows of the class), computed on that tree's bootstrap

@@ -270,3 +270,16 @@ def test_ambiguous_category_names_are_quoted_and_an_empty_side_reads_missing():
                for line in lines)
     assert any(line.startswith("|--- c is missing ") for line in lines)
     assert "{}" not in "\n".join(lines)
+
+
+def test_category_names_with_line_breaks_or_tabs_are_quoted():
+    """A category holding a newline broke export_text's one-line-per-node layout (the rest of
+    the set started a line of its own); shown as Python writes it, 'e\\nf', it stays on one."""
+    import pandas as pd
+
+    labels = np.array(["e\nf", "g\th", "plain", "other"] * 30, dtype=object)
+    y = np.isin(labels, ["e\nf", "g\th"]).astype(int)
+    model = treesmith.DecisionTreeClassifier(max_depth=1).fit(pd.DataFrame({"c": labels}), y)
+    lines = export_text(model).splitlines()
+    assert len(lines) == 6  # summary, root, two branches, two leaves
+    assert any(r"c in {'e\nf', 'g\th'}" in line for line in lines)

@@ -18,6 +18,7 @@ from sklearn.inspection import partial_dependence
 
 import treesmith
 from treesmith._dtypes import TREE_LEAF
+from treesmith.interop import to_sklearn
 
 
 def _with_missing(X, every=7, column=3):
@@ -367,3 +368,54 @@ def test_boolean_columns_convert_as_thresholds_at_one_half():
     with pytest.raises(ValueError, match="Feature 'city' is categorical"):
         treesmith.DecisionTreeClassifier(max_depth=1).fit(
             X.assign(city=rng.choice(["u", "v"], n)), y).to_sklearn()
+
+
+def test_bayesian_map_tree_converts_with_its_posterior_predictive_leaves(cancer, diabetes):
+    """A Bayesian CART's MAP tree predicts the leaves' posterior means, not their training
+    proportions / means: the converted tree carries those, so it predicts the same."""
+    from treesmith.bayes import BayesianTreeClassifier, BayesianTreeRegressor
+
+    X, y = cancer
+    model = BayesianTreeClassifier(n_iter=200, n_chains=1, random_state=0).fit(X, y)
+    converted = model.to_sklearn()
+    np.testing.assert_allclose(converted.predict_proba(X), model.predict_proba(X), rtol=1e-12)
+    X, y = diabetes
+    model = BayesianTreeRegressor(n_iter=200, n_chains=1, random_state=0).fit(X, y)
+    converted = to_sklearn(model)
+    np.testing.assert_allclose(converted.predict(X), model.predict(X), rtol=1e-12)
+
+
+def test_bayesian_posterior_average_is_refused_naming_the_parameter(cancer):
+    from treesmith.bayes import BayesianTreeClassifier
+
+    X, y = cancer
+    model = BayesianTreeClassifier(n_iter=100, n_chains=1, averaging="posterior",
+                                   random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="averaging='posterior'"):
+        to_sklearn(model)
+
+
+def test_c45_is_refused_rather_than_converted_to_a_model_that_predicts_otherwise(cancer):
+    """C4.5 spreads a missing value over every branch and tests nominal columns on their
+    codes; its binary view ``tree_`` cannot carry that, so a conversion would predict
+    otherwise (here: probabilities off by up to 0.38 on rows with missing values)."""
+    X, y = cancer
+    model = treesmith.C45Classifier().fit(X, y)
+    with pytest.raises(TypeError, match="C45Classifier"):
+        to_sklearn(model)
+
+
+@pytest.mark.parametrize("make", ["budget", "sklearn", "list"])
+def test_models_without_a_treesmith_tree_get_a_type_error_naming_what_converts(cancer, make):
+    """Not the misleading "not fitted yet" (a fitted BudgetForest) nor an AttributeError (a
+    scikit-learn tree)."""
+    X, y = cancer
+    if make == "budget":
+        model = treesmith.ensemble.BudgetForestClassifier(max_estimators=3, random_state=0)
+        model.fit(X, y)
+    elif make == "sklearn":
+        model = sklearn.tree.DecisionTreeClassifier(max_depth=2).fit(X.fillna(0), y)
+    else:
+        model = [1, 2]
+    with pytest.raises(TypeError, match="to_sklearn converts"):
+        to_sklearn(model)

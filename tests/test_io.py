@@ -586,3 +586,21 @@ def test_a_forest_whose_feature_names_disagree_with_its_members_is_refused(ensem
     corrupted = text[:first] + " " + text[first + 1:]
     with pytest.raises(ModelFileError, match="feature_names_in_ differs from the ensemble's"):
         io.loads(corrupted.encode())
+
+
+def test_a_categorical_column_with_no_category_saves_and_loads():
+    """A text column empty in training (every cell missing) is categorical with no category;
+    the model fitted and predicted, but its file was refused at load ("an array of 1 to 255
+    categories")."""
+    import pandas as pd
+
+    from treesmith.ensemble import RandomForestClassifier
+
+    X = pd.DataFrame({"c": pd.Series([None] * 20, dtype=object), "x": np.arange(20.0)})
+    y = np.arange(20) % 3 == 0
+    for model in (treesmith.DecisionTreeClassifier(), RandomForestClassifier(3, random_state=0)):
+        model.fit(X, y)
+        assert model.categories_[0].shape == (0,)
+        loaded, _ = _round_trip(model)
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+        assert loaded.categories_[0].shape == (0,) and loaded.is_categorical_[0]

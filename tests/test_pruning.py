@@ -395,3 +395,21 @@ def test_pruning_sample_weight_uses_the_shared_checker():
     scalar = treesmith.prune(grown, "c45", subtree_raising=True, X=X, y=y, sample_weight=2.0)
     unit = treesmith.prune(grown, "c45", subtree_raising=True, X=X, y=y)
     assert scalar.get_n_leaves() <= unit.get_n_leaves()
+
+
+def test_prune_c45_with_subtree_raising_keeps_a_constrained_tree_monotone():
+    """Subtree raising recomputes node values; the estimator's own fit clips them again to
+    keep monotonic_cst, but prune(model, "c45", subtree_raising=True, ...) returned a tree whose
+    probability decreased along an increasing feature."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(800, 3))
+    y = ((X[:, 0] - X[:, 1] + np.sin(3 * X[:, 2]) + rng.normal(size=800)) > 0).astype(int)
+    constraints = [1, -1, 0]
+    model = treesmith.DecisionTreeClassifier(monotonic_cst=constraints, random_state=0)
+    pruned = prune(model.fit(X, y), "c45", subtree_raising=True, X=X, y=y)
+    grid = np.linspace(-3, 3, 61)
+    for feature, direction in ((0, 1), (1, -1)):
+        rows = np.repeat(X[:60][None], grid.size, axis=0)
+        rows[:, :, feature] = grid[:, None]
+        proba = pruned.predict_proba(rows.reshape(-1, 3))[:, 1].reshape(grid.size, 60)
+        assert np.all(direction * np.diff(proba, axis=0) >= 0)

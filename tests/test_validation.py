@@ -1,5 +1,6 @@
 """The validation room: the constraint vocabulary, the declared tables and the weight checker."""
 
+import re
 from numbers import Integral, Real
 
 import numpy as np
@@ -108,3 +109,15 @@ def test_consistent_rows():
     assert check_consistent_rows(X=np.zeros((3, 2)), y=[1, 2, 3], sample_weight=None) == 3
     with pytest.raises(ValueError, match=r"X has 3, y has 2"):
         check_consistent_rows(X=np.zeros((3, 2)), y=[1, 2])
+
+
+@pytest.mark.parametrize("constraints, shown", [
+    ([None, 0], "[None]"), ([1, "up"], "['up']"), ([1.5, None], "[1.5, None]")])
+def test_monotonic_cst_with_missing_or_text_entries_names_them(constraints, shown):
+    """[None, 0] raised numpy's "'<' not supported between instances of 'int' and
+    'NoneType'" (sorting the bad entries) instead of naming the parameter."""
+    from treesmith._validation import check_monotonic_cst
+
+    with pytest.raises(ValueError, match=r"monotonic_cst must hold only -1 .* got " +
+                       re.escape(shown)):
+        check_monotonic_cst(constraints, 2)

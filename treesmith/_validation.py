@@ -369,9 +369,14 @@ def check_monotonic_cst(monotonic_cst, n_features: int, feature_names=None,
         raise ValueError(f"{name} has shape {values.shape} but X has {n_features} features: "
                          "give one constraint (-1, 0 or 1) per feature.")
     if values.dtype.kind not in "biuf" or not np.all(np.isin(values, (-1, 0, 1))):
-        bad = values if values.dtype.kind not in "biuf" else values[~np.isin(values, (-1, 0, 1))]
+        if values.dtype.kind in "biuf":
+            bad = np.unique(values[~np.isin(values, (-1, 0, 1))]).tolist()
+        else:  # None, text...: the entries as given (numpy would sort or stringify them)
+            bad = list(dict.fromkeys(
+                v for v in list(monotonic_cst)
+                if not (_is_int(v) or _is_real(v)) or v not in (-1, 0, 1)))
         raise ValueError(f"{name} must hold only -1 (decreasing), 0 (no constraint) or 1 "
-                         f"(increasing), got {np.unique(bad).tolist()}.")
+                         f"(increasing), got {bad}.")
     return values.astype(np.int64)
 
 

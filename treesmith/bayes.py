@@ -293,6 +293,18 @@ class BaseBayesianTree(BaseDecisionTree):
         leaf = self.tree_.apply(X, getattr(self, "feature_names_in_", None))
         return self._map_leaf_prediction()[leaf]
 
+    def _node_predictions(self):
+        """What a leaf at each node of the best tree predicts: its posterior mean (see
+        ``BaseDecisionTree._node_predictions``). A posterior average of many trees has no
+        single tree's node predictions: a ValueError naming ``averaging``."""
+        check_is_fitted(self, "tree_")
+        if self.averaging != "map":
+            raise ValueError(
+                f"{type(self).__name__}(averaging='posterior') predicts the average of its "
+                "posterior sample of trees, which no single tree walk gives (to_sklearn, "
+                "predict_lazy); fit it with averaging='map' (its best tree).")
+        return self._map_leaf_prediction()
+
     # -- model files --------------------------------------------------------------------
     def _validate_params(self):
         """The sampler's and the prior's parameters (``treesmith.io`` calls this on loaded

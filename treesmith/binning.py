@@ -217,7 +217,9 @@ class BinMapper(TransformerMixin, BaseEstimator):
 
         if sample.shape[0] <= limit:
             # Every column has at most as many distinct values as there are rows: all exact.
-            results = _exact_edges_of_short_columns(sample)
+            # A categorical feature's bins are its codes, present in these rows or not.
+            results = [edges_of(j) if n_categories[j] > 0 else result
+                       for j, result in enumerate(_exact_edges_of_short_columns(sample))]
         else:
             # np.sort releases the GIL: the columns are sorted on the threads the fit may use
             # (treesmith._threading; one for small samples).

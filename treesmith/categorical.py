@@ -81,7 +81,8 @@ def check_polars_columns(X, mask: np.ndarray, names, fitted: bool = False) -> No
             raise ValueError(
                 f"Feature {label} has polars dtype {dtype}, several values per cell; treesmith "
                 "needs one number or category per cell. Unnest or aggregate it first.")
-        if not mask[j] and polars_name in _POLARS_CATEGORICAL and polars_name != "Boolean":
+        if (not mask[j] and polars_name in _POLARS_CATEGORICAL and polars_name != "Boolean"
+                and not (polars_name == "Object" and _numbers_column(X, j))):
             if fitted:
                 raise _numeric_at_fit_error(names[j], j)
             raise ValueError(f"Feature {label} holds non-numeric values (polars dtype "
@@ -89,15 +90,28 @@ def check_polars_columns(X, mask: np.ndarray, names, fitted: bool = False) -> No
 
 
 def _holds_only_numbers(column) -> bool:
-    """A pandas object column whose present cells are all numbers (not bools), as a frame
-    built from an object array or transposed has: numeric, as scikit-learn reads it, not
-    categorical by its dtype."""
+    """A pandas object column (or a polars Object column) whose present cells are all numbers
+    (not bools), as a frame built from an object array or transposed has: numeric, as
+    scikit-learn reads it, not categorical by its dtype."""
+    if _polars_dtype_name(column.dtype) == "Object":
+        import numbers
+
+        present = [v for v in column.to_list() if v is not None]
+        return bool(present) and all(isinstance(v, numbers.Real)
+                                     and not isinstance(v, (bool, np.bool_)) for v in present)
     if str(column.dtype) != "object":
         return False
     from pandas.api.types import infer_dtype
 
     return infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float",
                                                 "decimal")
+
+
+def _numbers_column(X, j: int) -> bool:
+    """Column ``j`` of a pandas or polars frame is an object column of numbers."""
+    if _is_polars_frame(X):
+        return _holds_only_numbers(X.to_series(j))
+    return _holds_only_numbers(X.iloc[:, j])
 
 
 def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
@@ -118,8 +132,7 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
                              f"column indices or column names, got {spec!r}{hint}.")
         if _is_frame(X) or _is_polars_frame(X):
             for j, dtype in enumerate(X.dtypes):
-                mask[j] = is_categorical_dtype(dtype) and not (
-                    _is_frame(X) and _holds_only_numbers(X.iloc[:, j]))
+                mask[j] = is_categorical_dtype(dtype) and not _numbers_column(X, j)
         return mask
     if isinstance(spec, (set, frozenset)):
         spec = sorted(spec, key=str)  # names or indices: their order does not matter
@@ -459,6 +472,40 @@ def encode_categories(estimator, X, fitting: bool):
         fitted_names = getattr(estimator, "feature_names_in_", None)
         names = None if fitted_names is None else [str(name) for name in fitted_names]
     return encode(X, categories, names, warn_unseen=not fitting)
+
+
+def encode_categories_for_warm_start(estimator, X):
+    """``X`` encoded for a warm start that keeps fitted trees (a forest's): their category sets
+    are codes in the first fit's categories, so those are kept, not found again. Categories
+    new in ``X`` are warned about and become missing values (the missing-value side), as at
+    prediction; scikit-learn's HistGradientBoosting keeps its first fit's bins on a warm start
+    likewise. A column categorical in one fit but not in the other is a ValueError."""
+    fitted_mask, fitted_categories = estimator.is_categorical_, estimator.categories_
+    try:  # the kept trees' categories stay whatever happens
+        encoded = encode_categories(estimator, X, fitting=True)
+        mask, categories = estimator.is_categorical_, estimator.categories_
+    finally:
+        estimator.is_categorical_, estimator.categories_ = fitted_mask, fitted_categories
+    if mask is None or fitted_mask is None:
+        return encoded  # not a 2-D X: the estimator's validation says what it expected
+    if len(mask) != len(fitted_mask):
+        raise ValueError(f"X has {len(mask)} features, but the trees warm_start keeps were "
+                         f"fitted on {len(fitted_mask)}; pass the columns of the first fit, "
+                         "or refit with warm_start=False.")
+    if not np.array_equal(mask, fitted_mask):
+        names = getattr(estimator, "feature_names_in_", None)
+        shown = ", ".join(repr(str(names[j]) if names is not None else f"x{j}")
+                          for j in np.flatnonzero(mask != fitted_mask)[:_SHOWN])
+        raise ValueError(
+            f"warm_start keeps the trees of the first fit, which split on its categorical "
+            f"columns; {shown} changed between categorical and numeric. Pass the columns of "
+            "the first fit with the same dtypes and categorical_features, or refit with "
+            "warm_start=False.")
+    if all(a is None and b is None or a is not None and b is not None
+           and a.shape == b.shape and all(u == v and type(u) is type(v) for u, v in zip(a, b))
+           for a, b in zip(categories, fitted_categories)):
+        return encoded  # the same categories: the same codes
+    return encode_categories(estimator, X, fitting=False)
 
 
 def check_fitted_columns(estimator, columns) -> None:

@@ -424,6 +424,13 @@ class BaseDecisionTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
+    def _node_predictions(self) -> np.ndarray:
+        """What a leaf at each node of ``tree_`` predicts, ``(n_nodes, n_classes or 1)``: its
+        class proportions or mean label. Code that walks ``tree_`` itself reads this
+        (``treesmith.interop.to_sklearn``, ``treesmith.predict_lazy``)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.value
+
     def to_sklearn(self):
         """This fitted tree as a fitted scikit-learn estimator that predicts the same, for SHAP,
         ONNX, dtreeviz and scikit-learn's own tools (see :func:`treesmith.interop.to_sklearn`)."""

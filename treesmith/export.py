@@ -166,8 +166,9 @@ class TreeExporter:
     def category_set(self, feature: int, codes) -> str:
         """Categories as ``{Lyon, Nice}`` (their codes when the categories are not known).
         A category whose text would be ambiguous in that list (empty, padded with spaces,
-        holding ``,``, ``{`` or ``}``, or the text of another category, as 1 and '1') is shown
-        quoted, as Python writes it: ``{'', 'Nice, France'}``."""
+        holding ``,``, ``{``, ``}`` or a line break or other unprintable character, or the text
+        of another category, as 1 and '1') is shown quoted, as Python writes it:
+        ``{'', 'Nice, France'}``."""
         categories = self.categories[feature] if self.categories is not None else None
         if categories is None:
             return "{" + ", ".join(str(c) for c in sorted(codes)) + "}"
@@ -179,7 +180,7 @@ class TreeExporter:
                 return str(code)
             text = texts[code]
             ambiguous = (text != text.strip() or not text or text in repeated
-                         or any(mark in text for mark in ",{}"))
+                         or any(mark in text for mark in ",{}") or not text.isprintable())
             return repr(categories[code]) if ambiguous else text
 
         return "{" + ", ".join(shown(c) for c in sorted(codes)) + "}"

@@ -23,6 +23,10 @@ What does not: a split by a set of categories of any other column, or a model wi
 categorical column even unsplit (the converted model would be given its text), raises a
 ValueError naming the node or column: scikit-learn 1.9's trees test ``x <= threshold`` only.
 Fit with ``categorical_features=None`` on one-hot encoded columns for a model that converts.
+A Bayesian tree converts with the posterior means its leaves predict (``averaging='map'``; a
+posterior average of many trees raises a ValueError). C4.5 (``C45Classifier``: a missing value
+spread over every branch, nominal tests) and models without a treesmith tree raise a TypeError
+saying what converts.
 
 What changes: scikit-learn compares values in float32 (it casts X), treesmith in the input's own
 precision. Each threshold t is therefore stored as float32(t), as scikit-learn stores its own:
@@ -91,9 +95,49 @@ def to_sklearn(model):
 
     if isinstance(model, (RandomForestClassifier, RandomForestRegressor)):
         return _forest_to_sklearn(model)
+    _check_convertible(model)
     converted, inseparable = _tree_to_sklearn(model)
     _warn_inseparable(inseparable, model)
     return converted
+
+
+_CONVERTS = ("to_sklearn converts treesmith's DecisionTreeClassifier / DecisionTreeRegressor (and "
+             "the trees built on them: GreedyTreeClassifier, BayesianTreeClassifier / "
+             "Regressor), RandomForestClassifier and RandomForestRegressor")
+
+
+def _check_convertible(model) -> None:
+    """A TypeError for a model ``to_sklearn`` cannot convert into one that predicts the same:
+    anything without a treesmith ``Tree`` (a BudgetForest, a scikit-learn tree) and C4.5,
+    whose predictions spread a missing value over every branch and whose nominal tests read
+    category codes, which its binary view ``tree_`` cannot carry."""
+    from .c45 import C45Classifier
+    from .estimators import BaseDecisionTree
+    from .tree import Tree
+
+    if isinstance(model, C45Classifier):
+        raise TypeError(
+            f"{_CONVERTS}; not C45Classifier: C4.5 spreads a missing value over every branch "
+            "and tests nominal columns by their values, which scikit-learn's trees cannot "
+            "represent, so the converted model would predict otherwise. For a C4.5-like tree "
+            "that converts, use DecisionTreeClassifier(criterion='entropy', "
+            "split_rule='gain_ratio', pruning='c45') on numeric columns.")
+    if isinstance(model, BaseDecisionTree) or isinstance(getattr(model, "tree_", None), Tree):
+        return
+    if type(model).__module__.split(".")[0] == "sklearn":
+        raise TypeError(f"{type(model).__name__} is already a scikit-learn estimator; "
+                        f"{_CONVERTS}.")
+    raise TypeError(f"{_CONVERTS}; got {type(model).__name__}.")
+
+
+def _leaf_values(model, tree) -> np.ndarray:
+    """What each node of ``model`` predicts, (n_nodes, n_classes or 1): the estimator's
+    ``_node_predictions`` (class proportions, mean label; a Bayesian tree's posterior means),
+    ``tree.value`` for a model without it."""
+    node_predictions = getattr(model, "_node_predictions", None)
+    if node_predictions is None:
+        return tree.value
+    return np.asarray(node_predictions(), dtype=np.float64)
 
 
 def _tree_to_sklearn(model):
@@ -129,7 +173,7 @@ def _tree_to_sklearn(model):
         estimator.n_classes_ = int(estimator.classes_.shape[0])
     threshold, inseparable = float32_thresholds(tree, getattr(model, "bin_mapper_", None))
     swap = _boolean_splits_as_thresholds(model, tree, boolean, threshold)
-    estimator.tree_ = sklearn_tree(tree, threshold, swap)
+    estimator.tree_ = sklearn_tree(tree, threshold, swap, _leaf_values(model, tree))
     return estimator, inseparable
 
 
@@ -261,15 +305,16 @@ def _forest_to_sklearn(forest):
     return converted
 
 
-def sklearn_tree(tree, threshold=None, swap=None) -> SklearnTree:
+def sklearn_tree(tree, threshold=None, swap=None, value=None) -> SklearnTree:
     """scikit-learn's ``Tree`` holding the nodes of a treesmith ``Tree``.
 
     Node ids, children (``-1`` for leaves), features (``-2`` for leaves, as both libraries
     write it), thresholds as float32 (``threshold``, from :func:`float32_thresholds`; by
     default float32(t)) (``-2.0`` for leaves), missing-value sides (at the ``swap`` nodes
     the children and the missing side are exchanged),
-    impurities, counts and weights are copied; ``value`` is ``(n_nodes, 1, n_classes)`` class
-    proportions or ``(n_nodes, 1, 1)`` means, the layout scikit-learn >= 1.4 uses.
+    impurities, counts and weights are copied; ``value`` (default ``tree.value``) becomes
+    ``(n_nodes, 1, n_classes)`` class proportions or ``(n_nodes, 1, 1)`` means, the layout
+    scikit-learn >= 1.4 uses.
     """
     n_nodes = tree.node_count
     leaf = tree.children_left == TREE_LEAF
@@ -287,7 +332,8 @@ def sklearn_tree(tree, threshold=None, swap=None) -> SklearnTree:
     nodes["weighted_n_node_samples"] = tree.weighted_n_node_samples
     nodes["missing_go_to_left"] = (tree.missing_go_left ^ swap).astype(np.uint8)
     n_classes = max(tree.n_classes, 1)
-    values = np.ascontiguousarray(tree.value, dtype=np.float64).reshape(n_nodes, 1, n_classes)
+    value = tree.value if value is None else value
+    values = np.ascontiguousarray(value, dtype=np.float64).reshape(n_nodes, 1, n_classes)
     converted = SklearnTree(tree.n_features, np.array([n_classes], dtype=np.intp), 1)
     converted.__setstate__({"max_depth": int(tree.max_depth), "node_count": n_nodes,
                             "nodes": nodes, "values": values})

@@ -741,21 +741,23 @@ def _check_categorical_attributes(estimator, tree, n_features: int, where: str) 
     categories = getattr(estimator, "categories_", None)
     if categories is None:
         counts = np.zeros(n_features, dtype=np.int64)
+        categorical = np.zeros(n_features, dtype=bool)
     elif not (isinstance(categories, list) and len(categories) == n_features and all(
             c is None or (isinstance(c, np.ndarray) and c.ndim == 1
-                          and 1 <= c.shape[0] <= MAX_CATEGORIES) for c in categories)):
+                          and c.shape[0] <= MAX_CATEGORIES) for c in categories)):
         _fail(where, f"categories_ must be a list of {n_features} entries, each null or an "
-                     f"array of 1 to {MAX_CATEGORIES} categories")
-    else:
+                     f"array of at most {MAX_CATEGORIES} categories")
+    else:  # a column every training cell of which was missing has no category
         counts = np.array([0 if c is None else c.shape[0] for c in categories])
+        categorical = np.array([c is not None for c in categories], dtype=bool)
     mask = getattr(estimator, "is_categorical_", None)
     if mask is not None and not (isinstance(mask, np.ndarray) and mask.dtype == bool
-                                 and np.array_equal(mask, counts > 0)):
+                                 and np.array_equal(mask, categorical)):
         _fail(where, "is_categorical_ must be a boolean mask matching categories_")
     internal = np.flatnonzero(~tree.is_leaf)
     on_sets = tree.is_categorical_split[internal]
     features = tree.feature[internal]
-    if np.any(on_sets != (counts[features] > 0)):
+    if np.any(on_sets != categorical[features]):
         _fail(where, "a split by a set of categories must test a categorical feature, and a "
                      "categorical feature must be split by a set of categories")
     for node in internal[on_sets]:

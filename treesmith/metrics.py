@@ -187,7 +187,8 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     (once per example and feature) with ``get_feature(row_index, j)``, or, with
     ``batch=True``, for every example waiting at that node at once with
     ``get_feature(row_indices, j)`` (an int array; return one value per index). A value is a
-    float, NaN = missing (the test sends it to its learned side). Features off the path are
+    float, NaN = missing (the test sends it to its learned side; a ``C45Classifier``, which
+    spreads a missing value over every branch, refuses it). Features off the path are
     never requested. Returns predictions and the cost paid per example under the estimator's
     (or the given) cost model: per_test charges every test on the path, per_feature charges a
     cost group the first time the path tests one of its columns.
@@ -220,6 +221,7 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     leaves = np.empty(n_samples, dtype=np.int64)
     n_requests = 0
     rows_at = {0: np.arange(n_samples, dtype=np.int64)}
+    spreads_missing = hasattr(estimator, "c45_tree_")  # C4.5: see the check in the walk
     # Children are stored after their parents, so one pass in node order visits every node
     # after the examples reaching it are known.
     for node in range(left.shape[0]):
@@ -248,6 +250,12 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
             paid_cost[payers] += group_cost[g]
             mask[payers] = True
         values = known[j][rows]
+        if spreads_missing and np.isnan(values).any():
+            raise ValueError(
+                f"predict_lazy follows one path per example, but {type(estimator).__name__} "
+                f"sends an example with a missing value (feature {j}) down every branch, "
+                "weighted (C4.5), so the lazy prediction would differ from predict; give "
+                "complete examples or use predict.")
         go_left = _goes_left(tree, node, values, threshold, missing_left)
         rows_at[int(left[node])] = rows[go_left]
         rows_at[int(right[node])] = rows[~go_left]
@@ -294,7 +302,10 @@ def _request(get_feature, rows: np.ndarray, j: int, batch: bool,
 
 
 def _leaf_predictions(estimator, tree, leaves: np.ndarray) -> np.ndarray:
-    value = np.asarray(tree.value)
+    """What ``estimator`` predicts at each of ``leaves``: from its ``_node_predictions`` (a
+    Bayesian tree's posterior means, ``tree.value`` otherwise)."""
+    node_predictions = getattr(estimator, "_node_predictions", None)
+    value = np.asarray(tree.value if node_predictions is None else node_predictions())
     value = value.reshape(value.shape[0], -1)[leaves]
     classes = getattr(estimator, "classes_", None)
     if classes is None:

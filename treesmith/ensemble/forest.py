@@ -49,7 +49,7 @@ from .._validation import (
     check_y_values,
 )
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
-from ..categorical import category_counts, encode_categories
+from ..categorical import category_counts, encode_categories, encode_categories_for_warm_start
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
 from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from ..grower import StoppingRules, TreeGrower
@@ -304,7 +304,11 @@ class BaseForest(BaseEstimator):
 
     # -- validation -------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
-        X = encode_categories(self, X, fitting=True)
+        keeps_trees = isinstance(self.warm_start, (bool, np.bool_)) and self.warm_start
+        if keeps_trees and getattr(self, "estimators_", None):
+            X = encode_categories_for_warm_start(self, X)
+        else:
+            X = encode_categories(self, X, fitting=True)
         # the single tree's messages: a text column that is not categorical, multi-output y
         check_X_frame(X)
         y = check_y_values(y, self._task)

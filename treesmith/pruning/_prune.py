@@ -129,4 +129,24 @@ def prune(estimator, method: str, **params):
     if missing:
         raise ValueError(f"pruning method {method!r} needs {missing}.")
     check_pruning_parameters(method, params, f"prune(method={method!r})")
-    return with_tree(estimator, function(estimator, **params))
+    tree = function(estimator, **params)
+    if method == "c45" and params.get("subtree_raising"):
+        tree = _keep_monotone(estimator, tree)
+    return with_tree(estimator, tree)
+
+
+def _keep_monotone(estimator, tree):
+    """``tree`` with its node values clipped again to the estimator's ``monotonic_cst``
+    (``treesmith.monotonic.restore_monotonicity``), as the estimator's own fit does after C4.5's
+    subtree raising, which recomputes values; ``tree`` itself without constraints."""
+    constraints = getattr(estimator, "monotonic_cst", None)
+    if constraints is None:
+        return tree
+    from .._validation import check_monotonic_cst
+    from ..monotonic import restore_monotonicity
+
+    direction = check_monotonic_cst(constraints, tree.n_features,
+                                    getattr(estimator, "feature_names_in_", None))
+    if direction is None or not direction.any():
+        return tree
+    return restore_monotonicity(tree, direction)
