@@ -1287,3 +1287,20 @@ def test_polars_object_column_of_numbers_stays_numeric_as_in_pandas():
     np.testing.assert_array_equal(model.predict(frame), plain.predict(as_pandas))
     mixed = pl.DataFrame({"v": np.array([1.5, "a", None, 2.0] * 5, dtype=object)})
     assert DecisionTreeClassifier().fit(mixed, [0, 1] * 10).is_categorical_[0]
+
+
+def test_unseen_category_warning_points_at_the_callers_line():
+    """The UnseenLevelWarning is attributed to the line that called predict / predict_proba /
+    apply, of a tree or a forest, not to a treesmith line a fixed number of frames up (which
+    depended on the path, and made Python's default filter show it once per session)."""
+    from treesmith.ensemble import RandomForestClassifier
+
+    X = pd.DataFrame({"c": pd.Categorical(list("abab") * 10)})
+    y = [0, 1] * 20
+    new = pd.DataFrame({"c": pd.Categorical(list("abzz") * 10)})
+    for model in (DecisionTreeClassifier().fit(X, y),
+                  RandomForestClassifier(3, random_state=0).fit(X, y)):
+        for method in ("predict", "predict_proba", "apply"):
+            with pytest.warns(UnseenLevelWarning) as caught:
+                getattr(model, method)(new)
+            assert {record.filename for record in caught} == {__file__}, method

@@ -391,10 +391,11 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
         else:
             encoded[:, j] = codes
     if unseen_report:
+        from ._warnings import warn_at_user_code
         from .datasets import UnseenLevelWarning
 
-        warnings.warn("; ".join(unseen_report) + "; they are treated as missing values (each "
-                      "split's missing-value side).", UnseenLevelWarning, stacklevel=5)
+        warn_at_user_code("; ".join(unseen_report) + "; they are treated as missing values "
+                          "(each split's missing-value side).", UnseenLevelWarning)
     if polars_frame:  # the codes replace their columns; names and order stay
         from ._compat import optional_import
 
