@@ -35,6 +35,10 @@ from ._validation import (
     check_X_frame,
     check_y_values,
     clamp_count,
+    constructor_parameters,
+    labels_are_classes,
+    plain_prediction_array,
+    plain_training_arrays,
     resolve_count_or_fraction,
     resolve_max_features,
     validate_parameters,
@@ -114,6 +118,10 @@ class BaseDecisionTree(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    @classmethod
+    def _get_param_names(cls):
+        return constructor_parameters(cls)
 
     # -- validation -----------------------------------------------------------------------
     _parameter_table = TREE_PARAMETER_CONSTRAINTS
@@ -228,9 +236,12 @@ class BaseDecisionTree(BaseEstimator):
         X = self._encode_categories(X, fitting=True)
         check_X_frame(X, categorical_supported=self._splits_categories())
         y = check_y_values(y, self._task)
-        X, y = self._finite_or_named(lambda: validate_data(
-            self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite="allow-nan",
-            y_numeric=self._task == REGRESSION_TASK), X)
+        plain = plain_training_arrays(self, X, y, y_numeric=self._task == REGRESSION_TASK)
+        if plain is None:
+            plain = self._finite_or_named(lambda: validate_data(
+                self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite="allow-nan",
+                y_numeric=self._task == REGRESSION_TASK), X)
+        X, y = plain
         if X.shape[0] < 2:
             raise ValueError(
                 f"n_samples={X.shape[0]}: a decision tree needs at least 2 samples to fit, "
@@ -243,6 +254,9 @@ class BaseDecisionTree(BaseEstimator):
         a depth-8 predict on 1e6 x 50) is not needed."""
         check_is_fitted(self, "tree_")
         X = self._encode_categories(X, fitting=False)
+        plain = plain_prediction_array(self, X)
+        if plain is not None:
+            return plain
         check_X_frame(X, categorical_supported=self._splits_categories())
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
@@ -595,7 +609,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         """Grow the tree on (X, y); NaN in X is a missing value."""
         self._validate_parameters()
         X, y = self._validate_X_y(X, y)
-        check_classification_targets(y)
+        if not labels_are_classes(y):
+            check_classification_targets(y)
         try:
             self.classes_, y_code = np.unique(y, return_inverse=True)
         except TypeError:  # labels that do not sort: text mixed with numbers

@@ -45,6 +45,7 @@ from .._threading import (
 from .._validation import (
     check_random_state_parameter,
     check_sample_weight,
+    constructor_parameters,
     check_X_frame,
     check_y_values,
 )
@@ -301,6 +302,10 @@ class BaseForest(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    @classmethod
+    def _get_param_names(cls):
+        return constructor_parameters(cls)
 
     # -- validation -------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
