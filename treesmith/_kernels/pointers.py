@@ -16,6 +16,7 @@ is called from Python).
 
 import numpy as np
 from numba.core.dispatcher import Dispatcher
+from numba.core.types import Type as NumbaType
 from numba.core.types import WrapperAddressProtocol
 
 from .calls import record_type
@@ -47,16 +48,31 @@ class FunctionPointer(WrapperAddressProtocol):
         return f"<{type(self).__name__} {self.dispatcher.py_func.__qualname__}>"
 
 
+#: Numba types that stand by their identity in a pointer cache's key, kept alive.
+_KEY_TYPES: dict = {}
+
+
 def _cached_pointer(cache, key, function, signature_of):
     """``cache[key]``, else a :class:`FunctionPointer` to ``function`` compiled for the signature
     ``signature_of()`` (built only when Numba compiles: under ``NUMBA_DISABLE_JIT`` the Python
-    function is returned as it is)."""
+    function is returned as it is).
+
+    The Numba types in ``key`` (records' types) enter it by identity: Numba interns its types
+    (equal types are one object) and ``_KEY_TYPES`` keeps them alive, and hashing a record's
+    type walks all its fields (~10 us per fit and pointer)."""
+    key = tuple(_type_identity(part) if isinstance(part, NumbaType) else part
+                for part in key)
     if key not in cache:
         if isinstance(function, Dispatcher):
             cache[key] = FunctionPointer(function, signature_of())
         else:
             cache[key] = function
     return cache[key]
+
+
+def _type_identity(numba_type):
+    _KEY_TYPES.setdefault(id(numba_type), numba_type)
+    return ("type", id(numba_type))
 
 
 # -- the impurity -----------------------------------------------------------------------------
