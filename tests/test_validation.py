@@ -108,3 +108,99 @@ def test_consistent_rows():
     assert check_consistent_rows(X=np.zeros((3, 2)), y=[1, 2, 3], sample_weight=None) == 3
     with pytest.raises(ValueError, match=r"X has 3, y has 2"):
         check_consistent_rows(X=np.zeros((3, 2)), y=[1, 2])
+
+
+# -- plain numpy input: the fast path equals scikit-learn's validation --------------------------
+def _training_inputs():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    with_nan = X.copy()
+    with_nan[::3, 1] = np.nan
+    with_inf = X.copy()
+    with_inf[2, 2] = np.inf
+    huge = np.full((4, 2), 1e308)  # the sum overflows, no element is infinite
+    y = np.arange(20) % 3
+    return [
+        (X, y), (with_nan, y), (X.astype(np.float32), y), (np.asfortranarray(X), y),
+        (X[:, ::2], y), (X, y.astype(np.uint8)), (X, y == 1), (X, y.astype(float)),
+        (X, np.array(["a", "b"])[y % 2]), (huge, np.arange(4)),
+        # not plain: scikit-learn's validation runs (conversions, messages)
+        (X.tolist(), y), (X.astype(np.int64), y), (X, y.tolist()), (X, y[:, None]),
+        (X, y[:5]), (with_inf, y), (X, np.where(y == 1, np.nan, y)), (X[:0], y[:0]),
+        (X, y.astype(object)), (X.astype(np.float16), y),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_training_inputs())))
+@pytest.mark.parametrize("y_numeric", [False, True])
+def test_plain_training_arrays_are_what_validate_data_returns(case, y_numeric):
+    from sklearn.utils.validation import validate_data
+
+    from treesmith._validation import plain_training_arrays
+
+    X, y = _training_inputs()[case]
+    ours, theirs = DecisionTreeRegressor(), DecisionTreeRegressor()
+    ours.feature_names_in_ = theirs.feature_names_in_ = np.array(["old"], dtype=object)
+    plain = plain_training_arrays(ours, X, y, y_numeric)
+    try:
+        expected = validate_data(theirs, X, y, dtype=(np.float64, np.float32),
+                                 ensure_all_finite="allow-nan", y_numeric=y_numeric)
+    except ValueError:
+        assert plain is None  # scikit-learn's error is raised by the caller's slow path
+        return
+    # the first ten inputs are plain (text labels only as class labels): the fast path
+    # takes them; the others go to scikit-learn
+    takes = case < 10 and not (y_numeric and y.dtype.kind == "U")
+    assert (plain is not None) == takes
+    if plain is None:
+        return
+    for got, want in zip(plain, expected, strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        assert got.flags.c_contiguous == want.flags.c_contiguous
+    assert plain[0] is X  # never a copy, as scikit-learn keeps a float array as it is
+    assert ours.n_features_in_ == theirs.n_features_in_
+    assert hasattr(ours, "feature_names_in_") == hasattr(theirs, "feature_names_in_") is False
+
+
+def test_plain_prediction_array_only_for_what_needs_no_check():
+    import pandas as pd
+
+    from treesmith._validation import plain_prediction_array
+
+    X = np.random.default_rng(0).normal(size=(10, 3))
+    model = DecisionTreeClassifier().fit(X, np.arange(10) % 2)
+    assert plain_prediction_array(model, X) is X
+    assert plain_prediction_array(model, X.astype(np.float32)) is not None
+    for other in (X[:, :2], X.tolist(), X.astype(int), X[:0], X[0]):
+        assert plain_prediction_array(model, other) is None
+    named = DecisionTreeClassifier().fit(pd.DataFrame(X, columns=list("abc")),
+                                         np.arange(10) % 2)
+    assert plain_prediction_array(named, X) is None  # scikit-learn warns: no feature names
+    with pytest.warns(UserWarning, match="feature names"):
+        named.predict(X)
+
+
+@pytest.mark.parametrize("y", [np.arange(6) % 2, np.arange(6), np.arange(6) > 2,
+                               np.array(list("abcabc")), np.arange(6, dtype=np.uint16),
+                               np.arange(6.0), np.arange(6) + 0.5, np.arange(6).astype(object),
+                               np.zeros(0, dtype=int), np.zeros((6, 1), dtype=int)])
+def test_labels_are_classes_only_when_scikit_learn_agrees(y):
+    from sklearn.utils.multiclass import check_classification_targets
+
+    from treesmith._validation import labels_are_classes
+
+    if labels_are_classes(y):
+        check_classification_targets(y)  # must not raise
+
+
+def test_constructor_parameters_are_scikit_learns():
+    from treesmith._validation import constructor_parameters
+    from treesmith.ensemble import RandomForestRegressor
+
+    for cls in (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestRegressor):
+        assert constructor_parameters(cls) == BaseEstimator._get_param_names.__func__(cls)
+        assert cls._get_param_names() == constructor_parameters(cls)
+        names = constructor_parameters(cls)
+        names.append("changed")  # a copy: the cached list is not changed
+        assert "changed" not in constructor_parameters(cls)

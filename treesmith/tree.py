@@ -158,7 +158,7 @@ class Tree:
         grower's: with many classes, ``value`` and ``class_counts`` are the largest arrays of
         a fit). The caller must hold no other reference to them.
 
-        The growth loop's trees are valid by construction (``tests/test_small_fits.py`` checks
+        The growth loop's trees are valid by construction (``tests/test_growth.py`` checks
         them): they are validated before their first prediction (``_packed``), not here, where
         it cost a tenth of a fit on iris."""
         return cls(n_features, n_classes, _adopt=True, **arrays)
