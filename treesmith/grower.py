@@ -149,9 +149,10 @@ LARGE_TREE_BYTES = 2**30
 LARGE_TREE_INPUT_RATIO = 4
 
 
-#: The growth kernel, called without Numba's typing of its eleven records on every call
-#: (``_kernels.calls``: ~0.2 ms of a fit on iris).
+#: The growth kernel and the subtree gathering, called without Numba's typing of their
+#: records on every call (``_kernels.calls``: ~0.2 ms of a fit on iris).
 grow = kernel_call(_grow_kernel)
+_gather_subtree = kernel_call(gather_subtree)
 #: Trees whose node statistics cannot reach this many bytes (``worst_case_nodes``) are grown
 #: without reading the available memory (``node_stats_budget``: a file read, ~50 us, longer
 #: than growing a tree on iris): a budget this small could only bind on a machine that has no
@@ -448,7 +449,7 @@ class TreeGrower:
         # only makes pending nodes rebuild histograms: same splits).
         subtree_histograms = max(3, engine.max_histograms // n_threads)
         def grow_subtree(t):
-            subtree_data = gather_subtree(data, deferred_start[t], deferred_end[t])
+            subtree_data = _gather_subtree(data, deferred_start[t], deferred_end[t])
             node = deferred_node[t]
             scope = GrowthScope(int(depth[node]), total_weight,
                                 np.ascontiguousarray(stats[node]), root_paid[t], 0)
