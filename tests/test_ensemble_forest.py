@@ -451,31 +451,6 @@ def test_oob_score_may_be_a_metric_as_in_scikit_learn(cancer):
         RandomForestClassifier(2, oob_score="yes").fit(X_train, y_train)
 
 
-def test_the_seeded_generator_draws_what_a_new_random_state_draws():
-    import threading
-
-    from treesmith.ensemble.forest import seeded_generator, tree_seed
-
-    for seed in (0, 1, 12345, 2**31 - 2):
-        seeded_generator(seed + 1).randint(0, 10, size=7)  # used before: seeded again
-        np.testing.assert_array_equal(seeded_generator(seed).randint(0, 150, size=300),
-                                      np.random.RandomState(seed).randint(0, 150, size=300))
-        assert tree_seed(seed) == int(np.random.RandomState(seed).randint(0, 2**31 - 1))
-    draws = {}
-
-    def draw(seed):
-        generator = seeded_generator(seed)
-        draws[seed] = [generator.randint(0, 2**31 - 1) for _ in range(3)]
-
-    threads = [threading.Thread(target=draw, args=(seed,)) for seed in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert draws == {seed: np.random.RandomState(seed).randint(0, 2**31 - 1, size=3).tolist()
-                     for seed in range(4)}
-
-
 def test_members_are_clones_of_the_template_with_their_seed():
     from sklearn.base import clone
 

@@ -204,3 +204,54 @@ def test_constructor_parameters_are_scikit_learns():
         names = constructor_parameters(cls)
         names.append("changed")  # a copy: the cached list is not changed
         assert "changed" not in constructor_parameters(cls)
+
+
+def test_the_seeded_generator_draws_what_a_new_random_state_draws():
+    import threading
+
+    from treesmith._validation import seeded_generator
+    from treesmith.ensemble.forest import tree_seed
+
+    for seed in (0, 1, 12345, 2**31 - 2):
+        seeded_generator(seed + 1).randint(0, 10, size=7)  # used before: seeded again
+        np.testing.assert_array_equal(seeded_generator(seed).randint(0, 150, size=300),
+                                      np.random.RandomState(seed).randint(0, 150, size=300))
+        assert tree_seed(seed) == int(np.random.RandomState(seed).randint(0, 2**31 - 1))
+    draws = {}
+
+    def draw(seed):
+        generator = seeded_generator(seed)
+        draws[seed] = [generator.randint(0, 2**31 - 1) for _ in range(3)]
+
+    threads = [threading.Thread(target=draw, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert draws == {seed: np.random.RandomState(seed).randint(0, 2**31 - 1, size=3).tolist()
+                     for seed in range(4)}
+
+
+@pytest.mark.parametrize("params", [{"max_features": 2}, {"max_features": 2, "pruning": "rep"},
+                                    {"max_features": 1, "max_leaf_nodes": 6}])
+def test_an_int_seed_grows_the_tree_of_its_random_state(params):
+    # an int random_state draws the growth seed from a generator seeded again (no RandomState
+    # built for the fit) when nothing else draws from it: the tree of RandomState(seed)
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    for seed in (0, 3, 2**32 - 1):
+        ours = DecisionTreeClassifier(random_state=seed, **params).fit(X, y)
+        theirs = DecisionTreeClassifier(random_state=np.random.RandomState(seed),
+                                        **params).fit(X, y)
+        for name, array in ours.tree_.to_arrays().items():
+            np.testing.assert_array_equal(array, getattr(theirs.tree_, name), err_msg=name)
+
+
+def test_a_binning_without_subsample_still_checks_its_random_state():
+    from treesmith import BinMapper
+
+    X = np.arange(12.0).reshape(6, 2)
+    assert BinMapper(random_state=3).fit(X).n_bins_non_missing_.tolist() == [6, 6]
+    with pytest.raises(ValueError, match="cannot be used to seed"):
+        BinMapper(random_state="three").fit(X)

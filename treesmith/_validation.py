@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import threading
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -274,6 +275,29 @@ def check_random_state_parameter(random_state) -> np.random.RandomState:
     except ValueError:
         raise ValueError("random_state must be None, an int or a numpy RandomState, got "
                          f"{random_state!r}.") from None
+
+
+_THREAD_STATE = threading.local()
+
+
+def seeded_generator(seed: int) -> np.random.RandomState:
+    """A ``RandomState`` in the state of ``np.random.RandomState(seed)`` (the same draws), for
+    draws made and used at once: this thread's one generator, seeded again. Building a
+    ``RandomState`` costs ~80 us (its ``MT19937``), seeding one ~2 us: as long as a tenth of
+    a fit on iris, and two per forest tree."""
+    generator = getattr(_THREAD_STATE, "generator", None)
+    if generator is None:
+        generator = _THREAD_STATE.generator = np.random.RandomState(seed)
+    else:
+        generator.seed(seed)
+    return generator
+
+
+def first_seed(seed: int) -> int:
+    """``int(np.random.RandomState(seed).randint(0, 2**31 - 1))``: the seed of a tree's
+    per-node feature sampling when its ``random_state`` is the int ``seed`` and nothing else
+    draws from it first (``seeded_generator``)."""
+    return int(seeded_generator(seed).randint(0, 2**31 - 1))
 
 
 def check_int(name, value, low, high=None, allow_none=False):

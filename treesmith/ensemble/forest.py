@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import threading
 
 import numba
 import numpy as np
@@ -50,9 +49,11 @@ from .._validation import (
     check_X_frame,
     check_y_values,
     constructor_parameters,
+    first_seed,
     labels_are_classes,
     plain_prediction_array,
     plain_training_arrays,
+    seeded_generator,
 )
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..categorical import category_counts, encode_categories
@@ -78,20 +79,6 @@ BOOTSTRAP_CHUNK = 1 << 20
 #: ``gather_subtree`` called without Numba's typing of the record on every tree
 #: (``_kernels.calls``).
 _gather_subtree = kernel_call(gather_subtree)
-_THREAD_STATE = threading.local()
-
-
-def seeded_generator(seed: int) -> np.random.RandomState:
-    """A ``RandomState`` in the state of ``np.random.RandomState(seed)`` (the same draws), for
-    draws made and used at once: this thread's one generator, seeded again. Building a
-    ``RandomState`` costs ~80 us (its ``MT19937``), seeding one ~2 us; two per tree were a
-    tenth of a forest's time on iris."""
-    generator = getattr(_THREAD_STATE, "generator", None)
-    if generator is None:
-        generator = _THREAD_STATE.generator = np.random.RandomState(seed)
-    else:
-        generator.seed(seed)
-    return generator
 
 
 def bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
@@ -121,7 +108,7 @@ def tree_seed(seed: int) -> int:
     """Seed of a tree's per-node feature sampling: the one ``DecisionTreeClassifier(
     random_state=seed)`` uses, so a member equals that tree fitted with its bootstrap counts as
     sample weights (scikit-learn's forests draw the bootstrap from the same seed)."""
-    return int(seeded_generator(seed).randint(0, 2**31 - 1))
+    return first_seed(seed)
 
 
 #: How trees grow at once when ``n_jobs`` allows several workers: "threads" (Python threads
