@@ -255,3 +255,46 @@ def test_a_binning_without_subsample_still_checks_its_random_state():
     assert BinMapper(random_state=3).fit(X).n_bins_non_missing_.tolist() == [6, 6]
     with pytest.raises(ValueError, match="cannot be used to seed"):
         BinMapper(random_state="three").fit(X)
+
+
+@pytest.mark.parametrize("y, predicted", [
+    (np.array([0, 1, 2, 2]), np.array([0, 1, 1, 2])),
+    (np.array([0, 1, 1]), np.array([True, True, False])),
+    (np.array(list("abca")), np.array(list("abba"))),
+    (np.arange(7, dtype=np.uint8), np.arange(7)),
+    (np.array([1.0, 2.0]), np.array([1, 2])),  # float labels: scikit-learn's path
+    (np.array(list("ab")), np.array([0, 1])),  # text against numbers: scikit-learn's error
+    (np.array([0, 1]).tolist(), np.array([0, 1])),
+])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_plain_accuracy_is_accuracy_score(y, predicted, weighted):
+    from sklearn.metrics import accuracy_score
+
+    from treesmith._validation import plain_accuracy
+
+    weight = np.linspace(1.0, 2.0, len(y)) if weighted else None
+    ours = plain_accuracy(y, predicted, weight)
+    try:
+        expected = accuracy_score(y, predicted, sample_weight=weight)
+    except (TypeError, ValueError):
+        assert ours is None
+        return
+    assert ours is None or ours == expected
+    if not weighted and isinstance(y, np.ndarray) and y.dtype.kind != "f" and (
+            (y.dtype.kind == "U") == (predicted.dtype.kind == "U")):
+        assert ours is not None
+
+
+def test_scores_are_scikit_learns():
+    from sklearn.base import ClassifierMixin
+    from sklearn.datasets import load_iris
+
+    from treesmith.ensemble import RandomForestClassifier
+
+    X, y = load_iris(return_X_y=True)
+    for model in (DecisionTreeClassifier(max_depth=2).fit(X, y),
+                  RandomForestClassifier(5, max_depth=2, random_state=0).fit(X, y)):
+        for labels in (y, y.tolist()):
+            assert model.score(X, labels) == ClassifierMixin.score(model, X, labels)
+        weight = np.arange(150.0)
+        assert model.score(X, y, weight) == ClassifierMixin.score(model, X, y, weight)

@@ -729,3 +729,17 @@ def constructor_parameters(cls) -> list:
 
         names = _PARAMETER_NAMES[cls] = BaseEstimator._get_param_names.__func__(cls)
     return list(names)
+
+
+def plain_accuracy(y, predicted, sample_weight=None):
+    """``sklearn.metrics.accuracy_score(y, predicted)`` for unweighted plain class labels
+    (``labels_are_classes``: numpy booleans, integers or text, and predictions of the same
+    kind, numbers or text, and shape), without its target-type analysis (~0.4 ms per call:
+    as long as a fit on iris, once per candidate and fold of a grid search); None for
+    anything else (the caller runs scikit-learn's, with its checks and messages)."""
+    if (sample_weight is not None or not labels_are_classes(y)
+            or type(predicted) is not np.ndarray or predicted.shape != y.shape
+            or (y.dtype.kind == "U") != (predicted.dtype.kind == "U")
+            or predicted.dtype.kind not in ("b", "i", "u", "U")):
+        return None
+    return float(np.average(y == predicted))

@@ -51,6 +51,7 @@ from .._validation import (
     constructor_parameters,
     first_seed,
     labels_are_classes,
+    plain_accuracy,
     plain_prediction_array,
     plain_training_arrays,
     seeded_generator,
@@ -708,6 +709,15 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         """Class with the largest mean probability (lowest class index on ties)."""
         proba = self.predict_proba(X)
         return self.classes_.take(np.argmax(proba, axis=1))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), as scikit-learn's ``ClassifierMixin.score``
+        (``_validation.plain_accuracy`` for plain labels)."""
+        predicted = self.predict(X)
+        accuracy = plain_accuracy(y, predicted, sample_weight)
+        if accuracy is None:
+            accuracy = accuracy_score(y, predicted, sample_weight=sample_weight)
+        return accuracy
 
     def _set_oob_score(self, X, y, job):
         votes = np.zeros((X.shape[0], self.n_classes_))
