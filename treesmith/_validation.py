@@ -743,3 +743,14 @@ def plain_accuracy(y, predicted, sample_weight=None):
             or predicted.dtype.kind not in ("b", "i", "u", "U")):
         return None
     return float(np.average(y == predicted))
+
+
+def accuracy(y, predicted, sample_weight=None) -> float:
+    """``sklearn.metrics.accuracy_score(y, predicted, sample_weight=sample_weight)``, the
+    score of the classifiers: ``plain_accuracy`` when it applies, else scikit-learn's."""
+    fast = plain_accuracy(y, predicted, sample_weight)
+    if fast is not None:
+        return fast
+    from sklearn.metrics import accuracy_score
+
+    return accuracy_score(y, predicted, sample_weight=sample_weight)

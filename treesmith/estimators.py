@@ -24,6 +24,7 @@ from ._validation import (
     Interval,
     Options,
     RealNotInt,
+    accuracy,
     check_class_weight,
     check_finite_sums,
     check_fraction,
@@ -38,7 +39,6 @@ from ._validation import (
     constructor_parameters,
     first_seed,
     labels_are_classes,
-    plain_accuracy,
     plain_prediction_array,
     plain_training_arrays,
     resolve_count_or_fraction,
@@ -658,13 +658,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def score(self, X, y, sample_weight=None):
         """Mean accuracy on (X, y), as scikit-learn's ``ClassifierMixin.score``
         (``_validation.plain_accuracy`` for plain labels)."""
-        predicted = self.predict(X)
-        accuracy = plain_accuracy(y, predicted, sample_weight)
-        if accuracy is None:
-            from sklearn.metrics import accuracy_score
-
-            accuracy = accuracy_score(y, predicted, sample_weight=sample_weight)
-        return accuracy
+        return accuracy(y, self.predict(X), sample_weight)
 
     def predict(self, X):
         """Most probable class (lowest class index on ties), as ``argmax`` of predict_proba."""

@@ -44,6 +44,7 @@ from .._threading import (
     threads_per_task,
 )
 from .._validation import (
+    accuracy,
     check_random_state_parameter,
     check_sample_weight,
     check_X_frame,
@@ -51,7 +52,6 @@ from .._validation import (
     constructor_parameters,
     first_seed,
     labels_are_classes,
-    plain_accuracy,
     plain_prediction_array,
     plain_training_arrays,
     seeded_generator,
@@ -713,11 +713,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     def score(self, X, y, sample_weight=None):
         """Mean accuracy on (X, y), as scikit-learn's ``ClassifierMixin.score``
         (``_validation.plain_accuracy`` for plain labels)."""
-        predicted = self.predict(X)
-        accuracy = plain_accuracy(y, predicted, sample_weight)
-        if accuracy is None:
-            accuracy = accuracy_score(y, predicted, sample_weight=sample_weight)
-        return accuracy
+        return accuracy(y, self.predict(X), sample_weight)
 
     def _set_oob_score(self, X, y, job):
         votes = np.zeros((X.shape[0], self.n_classes_))
