@@ -476,3 +476,21 @@ def test_oob_score_may_be_a_metric_as_in_scikit_learn(cancer):
         y[seen], regressor.oob_prediction_[seen]))
     with pytest.raises(ValueError, match="oob_score"):
         RandomForestClassifier(2, oob_score="yes").fit(X_train, y_train)
+
+
+def test_members_are_clones_of_the_template_with_their_seed():
+    from sklearn.base import clone
+
+    from treesmith.criteria import Entropy
+
+    X, y = load_breast_cancer(return_X_y=True)
+    costs = {0: 2.0, 3: 5.0}
+    forest = RandomForestClassifier(3, criterion=Entropy(), feature_costs=costs,
+                                    random_state=0).fit(X[:100], y[:100])
+    for member, seed in zip(forest.estimators_, forest._seeds):
+        expected = clone(forest.estimator_).set_params(random_state=int(seed)).get_params()
+        assert repr(member.get_params()) == repr(expected)
+        # mutable parameters are each member's own, as clone makes them
+        assert member.feature_costs == costs and member.feature_costs is not costs
+        assert member.criterion is not forest.estimator_.criterion
+    assert forest.estimators_[0].feature_costs is not forest.estimators_[1].feature_costs

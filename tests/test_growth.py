@@ -181,3 +181,43 @@ def test_the_best_first_heap_pops_in_pythons_tuple_order():
         size -= 1
         expected.append(heapq.heappop(reference)[1])
     assert popped == expected
+
+
+def test_small_trees_do_not_read_the_available_memory(monkeypatch):
+    from sklearn.datasets import load_iris
+
+    def unreadable():
+        raise AssertionError("the available memory was read")
+
+    monkeypatch.setattr(treesmith.grower, "available_memory_bytes", unreadable)
+    X, y = load_iris(return_X_y=True)
+    treesmith.DecisionTreeClassifier().fit(X, y)  # 299 nodes x 6 float64 at most: 14 KB
+    monkeypatch.setattr(treesmith.grower, "SMALL_TREE_STATS_BYTES", 1024)
+    with pytest.raises(AssertionError, match="available memory was read"):
+        treesmith.DecisionTreeClassifier().fit(X, y)
+
+
+def test_grown_trees_are_valid(monkeypatch):
+    # the growth loop's trees are not validated when they are built (Tree._adopting), but
+    # before their first prediction: every kind of growth must give a valid tree
+    import pandas as pd
+    from sklearn.datasets import load_iris, make_regression
+
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[::5, 2] = np.nan
+    frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
+    frame["c"] = pd.Categorical(np.array(list("uvwxyz"))[2 * y + np.arange(150) % 2])
+    X_reg, y_reg = make_regression(n_samples=2000, n_features=5, random_state=0)
+    monkeypatch.setattr(treesmith.grower, "SUBTREE_MIN_WORK", 1)  # subtrees grown apart
+    models = [
+        treesmith.DecisionTreeClassifier().fit(X, y),
+        treesmith.DecisionTreeClassifier(max_leaf_nodes=4).fit(X, y),
+        treesmith.DecisionTreeClassifier(max_features=1, random_state=0).fit(frame, y),
+        treesmith.DecisionTreeClassifier(monotonic_cst=[1, -1, 0, 0]).fit(X, y == 2),
+        treesmith.DecisionTreeRegressor().fit(X_reg, y_reg),
+        treesmith.DecisionTreeClassifier(split_rule="ecart").fit(X, y),
+    ]
+    for model in models:
+        assert "_packed_nodes" not in model.tree_.__dict__
+        model.tree_.validate()

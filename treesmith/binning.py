@@ -188,14 +188,16 @@ class BinMapper(TransformerMixin, BaseEstimator):
             if not np.all(weight > 0):
                 X = X[weight > 0]
         n_samples, n_features = X.shape
-        rng = check_random_state(self.random_state)
         exact_only = self.max_bins is None
         limit = MAX_BINS_LIMIT if exact_only else int(self.max_bins)
         n_categories = self._check_categories(n_features, limit, feature_names)
         sample = X
-        if not exact_only and self.subsample is not None and n_samples > self.subsample:
+        if self.subsamples(n_samples):
+            rng = check_random_state(self.random_state)
             rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
             sample = X[rows]
+        elif not isinstance(self.random_state, (type(None), np.random.RandomState)):
+            check_random_state(self.random_state)  # unused, but a wrong one is still an error
         subsampled = sample is not X
 
         def edges_of(j):
@@ -239,6 +241,12 @@ class BinMapper(TransformerMixin, BaseEstimator):
         if subsampled:
             self._mark_exact_features(X)
         return self
+
+    def subsamples(self, n_samples: int) -> bool:
+        """Whether ``fit`` on ``n_samples`` rows of positive weight computes the edges on a
+        subsample (drawn from ``random_state``; otherwise ``random_state`` is not used)."""
+        return (self.max_bins is not None and self.subsample is not None
+                and n_samples > self.subsample)
 
     @staticmethod
     def _quantile_edges(sorted_values: np.ndarray, n_bins: int) -> np.ndarray:

@@ -16,8 +16,10 @@ is called from Python).
 
 import numpy as np
 from numba.core.dispatcher import Dispatcher
+from numba.core.types import Type as NumbaType
 from numba.core.types import WrapperAddressProtocol
 
+from .calls import record_type
 from .decorators import POINTER_OPTIONS
 
 
@@ -46,16 +48,31 @@ class FunctionPointer(WrapperAddressProtocol):
         return f"<{type(self).__name__} {self.dispatcher.py_func.__qualname__}>"
 
 
+#: Numba types that stand by their identity in a pointer cache's key, kept alive.
+_KEY_TYPES: dict = {}
+
+
 def _cached_pointer(cache, key, function, signature_of):
     """``cache[key]``, else a :class:`FunctionPointer` to ``function`` compiled for the signature
     ``signature_of()`` (built only when Numba compiles: under ``NUMBA_DISABLE_JIT`` the Python
-    function is returned as it is)."""
+    function is returned as it is).
+
+    The Numba types in ``key`` (records' types) enter it by identity: Numba interns its types
+    (equal types are one object) and ``_KEY_TYPES`` keeps them alive, and hashing a record's
+    type walks all its fields (~10 us per fit and pointer)."""
+    key = tuple(_type_identity(part) if isinstance(part, NumbaType) else part
+                for part in key)
     if key not in cache:
         if isinstance(function, Dispatcher):
             cache[key] = FunctionPointer(function, signature_of())
         else:
             cache[key] = function
     return cache[key]
+
+
+def _type_identity(numba_type):
+    _KEY_TYPES.setdefault(id(numba_type), numba_type)
+    return ("type", id(numba_type))
 
 
 # -- the impurity -----------------------------------------------------------------------------
@@ -190,16 +207,25 @@ def scan_signature():
 _SCAN_POINTERS: dict = {}
 
 
+#: Built-in impurity dispatcher -> its ``_direct_call`` stand-in (one per process: building
+#: a dispatcher on every fit cost 0.1 ms).
+_DIRECT_CALLS: dict = {}
+
+
 def _direct_call(impurity_function):
     """An inlined stand-in for ``splitting.impurity_through_pointer`` that calls
     ``impurity_function`` (a built-in criterion's dispatcher) directly: compiled into the scan,
     where LLVM inlines it."""
+    if impurity_function in _DIRECT_CALLS:
+        return _DIRECT_CALLS[impurity_function]
     from numba import njit
 
     def impurity_called_directly(h, proportions, h_params):
         return impurity_function(proportions, h_params)
 
-    return njit(inline="always", nogil=True)(impurity_called_directly)
+    stand_in = njit(inline="always", nogil=True)(impurity_called_directly)
+    _DIRECT_CALLS[impurity_function] = stand_in
+    return stand_in
 
 
 def _inlined_impurities():
@@ -336,14 +362,13 @@ def categorical_partition_pointer(data, enabled: bool = True):
     not compile it, and nobody compiles it into the growth loop."""
     import operator
 
-    import numba
     from numba import types
     from numba.core.registry import cpu_target
 
     from .categorical import partition_categorical
     from .growth import no_categorical_partition
 
-    matrix_type = numba.typeof(data.X_binned)
+    matrix_type = record_type(data.X_binned)
 
     def signature():
         # the type of X_binned[:, f] in the loop: (n, 1d, F), or 'A' when X_binned is C order
@@ -375,13 +400,12 @@ def small_node_scan_pointer(data, bins, parallel=True):
     types of the records: ``X_binned`` uint8 or uint16, Fortran order, or C order when the
     array is both (a single feature or a single row).
     """
-    import numba
     from numba import types
 
     from .records import SmallNodeWorkspace
     from .splitting import scan_small_node, scan_small_node_serial
 
-    data_type, bins_type = numba.typeof(data), numba.typeof(bins)
+    data_type, bins_type = record_type(data), record_type(bins)
 
     def signature():
         float_3d = types.float64[:, :, ::1]
@@ -411,12 +435,11 @@ def histogram_pointer(data, parallel: bool, needed: bool = True):
     False (no node of the fit gets a pooled histogram: the root is a small node) the stand-in
     ``histogram.no_histogram_build``, which the loop never calls: small fits, such as the
     first fit after install on a toy data set, do not compile the histogram build (1.1 s)."""
-    import numba
     from numba import types
 
     from .histogram import build_histogram, no_histogram_build
 
-    data_type = numba.typeof(data)
+    data_type = record_type(data)
 
     def signature():
         return types.void(data_type, types.int64, types.int64, types.float64[:, :, ::1],
@@ -444,12 +467,12 @@ def heap_pointers(best_first: bool):
     from .growth import heap_pop, heap_push, no_heap_pop, no_heap_push
 
     push, pop = (heap_push, heap_pop) if best_first else (no_heap_push, no_heap_pop)
-    keys, nodes = types.float64[::1], types.int64[::1]
     return (_cached_pointer(_HEAPS, (bool(best_first), "push"), push,
-                            lambda: types.int64(keys, nodes, types.int64, types.float64,
-                                                types.int64)),
+                            lambda: types.int64(types.float64[::1], types.int64[::1],
+                                                types.int64, types.float64, types.int64)),
             _cached_pointer(_HEAPS, (bool(best_first), "pop"), pop,
-                            lambda: types.int64(keys, nodes, types.int64)))
+                            lambda: types.int64(types.float64[::1], types.int64[::1],
+                                                types.int64)))
 
 
 # Feature sampling and S-pruning are called through pointers so that a fit compiles them only
@@ -462,12 +485,11 @@ def feature_sampling_pointer(data, bins, sampling, enabled: bool):
     """``growth.choose_features`` as a first-class function pointer for the types of the
     records ``data``, ``bins`` and ``sampling`` (``growth.every_feature`` when ``enabled`` is
     False)."""
-    import numba
     from numba import types
 
     from .growth import choose_features, every_feature
 
-    record_types = (numba.typeof(sampling), numba.typeof(data), numba.typeof(bins))
+    record_types = (record_type(sampling), record_type(data), record_type(bins))
 
     def signature():
         sampling_type, data_type, bins_type = record_types
@@ -487,7 +509,6 @@ def significance_test_pointer(data, bins, impurity, stopping, significance):
     """``permutation.node_is_significant`` (S-pruning, ``significance.level`` > 0) or its
     stand-in ``permutation.node_test_skipped`` as a first-class function pointer for the
     types of the records."""
-    import numba
     from numba import types
 
     from .permutation import node_is_significant, node_test_skipped
@@ -496,7 +517,7 @@ def significance_test_pointer(data, bins, impurity, stopping, significance):
     function = node_is_significant if enabled else node_test_skipped
     if not isinstance(function, Dispatcher):  # NUMBA_DISABLE_JIT
         return function
-    record_types = tuple(numba.typeof(record)
+    record_types = tuple(record_type(record)
                          for record in (data, bins, impurity, stopping, significance))
 
     def signature():

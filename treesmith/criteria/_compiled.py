@@ -36,9 +36,15 @@ def compiled(function):
     Compiling with the full signature, for Python calls as well as for the kernels, keeps one
     overload and one cache entry per impurity.
     """
-    if isinstance(function, Dispatcher):
+    if isinstance(function, Dispatcher) and function not in _COMPILED:
         function.get_compile_result(IMPURITY_SIGNATURE)
+        _COMPILED.add(function)
     return function
+
+
+#: Dispatchers ``compiled`` has compiled (or loaded): looking the overload up again cost
+#: ~10 us per fit (hashing the signature's types).
+_COMPILED: set = set()
 
 
 class ImpurityPointer(FunctionPointer):
