@@ -741,7 +741,8 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
     (_, impurity, rule, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
      total_weight, totals, monotonicity, bin_order) = node
     h, h_params = impurity
-    code, parameters, group_q, n_groups, divides_by_cost, skip_same_class_runs = rule
+    (code, parameters, group_q, n_groups, divides_by_cost, skip_same_class_runs,
+     threshold_draw) = rule
     direction, lower, upper = monotonicity
     scratch, touched, compact, work, occupied = workspace
     n = features.shape[0]
@@ -751,7 +752,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
         chunk_node = NodeScan(
             n_classes, Impurity(h, h_params),
             SplitRule(code, parameters, group_q, n_groups, divides_by_cost,
-                      skip_same_class_runs),
+                      skip_same_class_runs, threshold_draw),
             min_samples_leaf, min_weight_leaf, weighted_parent_impurity, total_weight, totals,
             Monotonicity(direction, lower, upper), bin_order)
         scan_small_node_features(
