@@ -38,8 +38,9 @@ def bin_values(bin_mapper, X, sample_weight=None) -> np.ndarray:
         n_bins = int(bin_mapper.n_bins_non_missing_[f])
         if categorical[f]:
             values[f, :n_bins] = np.arange(n_bins, dtype=np.float64)
-        elif bin_mapper.bin_values_[f] is not None:
-            values[f, :n_bins] = bin_mapper.bin_values_[f]
+        elif bin_mapper.bin_values_[f] is not None:  # (none at all: every value missing)
+            known = bin_mapper.bin_values_[f]
+            values[f, :known.size] = known
         else:
             column = np.asarray(X[:, f], dtype=np.float64)
             column = column[~np.isnan(column)]

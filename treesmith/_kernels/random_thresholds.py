@@ -29,9 +29,9 @@ stays right and each other goes left with probability 1/2, drawn again when none
 of the 2^(m-1) - 1 partitions is equally likely; missing values as above.
 
 **Reproducibility.** The generator of a (node, feature) is seeded from the tree's seed, the
-node's statistics row (class counts for classification, the row's bits for regression: both
-the same whichever thread grows the node) and the feature (``draw_state``), never from a
-stream shared along the growth order: a subtree grown apart on another thread draws what it
+node's weight statistics (rounded to float32: the same whichever thread grows the node, and
+the same for a row of weight 2 as for two copies of it) and the feature (``draw_state``), never
+from a stream shared along the growth order: a subtree grown apart on another thread draws what it
 would have drawn in place.
 
 Which features a node examines (``choose_features_visiting``) follows scikit-learn's feature
@@ -49,7 +49,7 @@ from .random import initial_state, next_below
 from .split_rules import NO_SPLIT, beats, tie_scale
 from .splitting import compact_feature_histogram, scan_feature
 from .histogram import has_unit_weights
-from .stats import bin_count, count_column, pairs_of, stats_weight
+from .stats import REGRESSION_COUNT, bin_count, pairs_of, stats_weight, weight_column
 
 #: ``random_cut``'s answer when the drawn split is "non-missing left, missing right".
 NON_MISSING_LEFT = np.int64(-2)
@@ -61,18 +61,25 @@ _DRAW_SALT = np.int64(0x5EED7A1E)
 @internal_kernel
 def draw_state(seed, totals, n_classes, f):
     """Generator state (1-element uint64 array, ``random.next_below``) of feature ``f`` at the
-    node whose statistics row is ``totals``: splitmix64 steps over the seed, the node's row
-    count of each class (classification) or the bits of every statistic (regression: summed
-    from the node's samples in their order, the same on every thread) and the feature."""
+    node whose statistics row is ``totals``: splitmix64 steps over the seed, the node's
+    weight statistics (the class weights; a regression row but its row count) rounded to
+    float32, and the feature.
+
+    Weights, not row counts, so that a row of weight 2 draws what two copies of it draw
+    (scikit-learn's sample-weight equivalence); rounded to float32, so that the round-off of
+    summing the same weights in another order (a histogram's totals, parent - sibling) does
+    not change the draw, which then depends on the seed, the node and the feature only.
+    """
     z = initial_state(np.int64(seed) ^ _DRAW_SALT)
-    if n_classes > 0:
-        for k in range(n_classes):
-            z = initial_state(np.int64(z ^ np.uint64(np.int64(totals[count_column(n_classes,
-                                                                                   k)]))))
-    else:
-        bits = totals.view(np.int64)
-        for s in range(bits.shape[0]):
-            z = initial_state(np.int64(z ^ np.uint64(bits[s])))
+    rounded = np.empty(1, dtype=np.float32)
+    bits = rounded.view(np.int32)
+    n_weights = n_classes if n_classes > 0 else totals.shape[0]
+    for s in range(n_weights):
+        if n_classes == 0 and s == REGRESSION_COUNT:
+            continue
+        rounded[0] = np.float32(totals[weight_column(n_classes, s)] if n_classes > 0
+                                else totals[s])
+        z = initial_state(np.int64(z ^ np.uint64(np.int64(bits[0]))))
     state = np.empty(1, dtype=np.uint64)
     state[0] = initial_state(np.int64(z ^ np.uint64(f)))
     return state
