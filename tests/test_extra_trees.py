@@ -467,3 +467,21 @@ def test_pickle_and_model_files(tmp_path):
         loaded = treesmith.load(path)
         assert type(loaded) is type(model)
         np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_pooled_histograms_and_small_node_passes_draw_the_same_tree(task, monkeypatch):
+    """A node with a pooled histogram draws among its occupied bins (``scan_random_threshold``),
+    a small node from two passes over its samples (``scan_small_node_random``): the same cut,
+    so the same tree whichever path each node takes."""
+    import treesmith.grower as grower_module
+
+    X, y = make_classification(700, 6, n_informative=4, random_state=3)
+    X[::9, 1] = np.nan
+    Tree = ExtraTreeClassifier if task == "classification" else ExtraTreeRegressor
+    trees = []
+    for size in (1, 10**9):
+        monkeypatch.setattr(grower_module, "_small_node_size", lambda *args, size=size: size)
+        trees.append(Tree(random_state=5, max_features=3).fit(X, y).tree_)
+    for name in ("feature", "bin_threshold", "missing_go_left", "children_left"):
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))

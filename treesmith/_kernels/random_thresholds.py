@@ -49,7 +49,15 @@ from .random import initial_state, next_below
 from .split_rules import NO_SPLIT, beats, tie_scale
 from .splitting import compact_feature_histogram, scan_feature
 from .histogram import has_unit_weights
-from .stats import REGRESSION_COUNT, bin_count, pairs_of, stats_weight, weight_column
+from .stats import (
+    REGRESSION_COUNT,
+    bin_count,
+    count_column,
+    group_column,
+    pairs_of,
+    stats_weight,
+    weight_column,
+)
 
 #: ``random_cut``'s answer when the drawn split is "non-missing left, missing right".
 NON_MISSING_LEFT = np.int64(-2)
@@ -59,11 +67,10 @@ _DRAW_SALT = np.int64(0x5EED7A1E)
 
 
 @internal_kernel
-def draw_state(seed, totals, n_classes, f):
-    """Generator state (1-element uint64 array, ``random.next_below``) of feature ``f`` at the
-    node whose statistics row is ``totals``: splitmix64 steps over the seed, the node's
-    weight statistics (the class weights; a regression row but its row count) rounded to
-    float32, and the feature.
+def node_key(seed, totals, n_classes):
+    """The part of a node's generator seed that all its features share: splitmix64 steps over
+    the tree's seed and the node's weight statistics (the class weights; a regression row but
+    its row count) rounded to float32.
 
     Weights, not row counts, so that a row of weight 2 draws what two copies of it draw
     (scikit-learn's sample-weight equivalence); rounded to float32, so that the round-off of
@@ -80,8 +87,22 @@ def draw_state(seed, totals, n_classes, f):
         rounded[0] = np.float32(totals[weight_column(n_classes, s)] if n_classes > 0
                                 else totals[s])
         z = initial_state(np.int64(z ^ np.uint64(np.int64(bits[0]))))
+    return z
+
+
+@internal_kernel
+def seed_feature(key, f, state):
+    """Seed the generator ``state`` (1-element uint64 array) of feature ``f`` at the node whose
+    ``node_key`` is ``key``."""
+    state[0] = initial_state(np.int64(key ^ np.uint64(f)))
+
+
+@internal_kernel
+def draw_state(seed, totals, n_classes, f):
+    """A new generator state (``random.next_below``) of feature ``f`` at the node whose
+    statistics row is ``totals`` (``node_key``, ``seed_feature``)."""
     state = np.empty(1, dtype=np.uint64)
-    state[0] = initial_state(np.int64(z ^ np.uint64(f)))
+    seed_feature(node_key(seed, totals, n_classes), f, state)
     return state
 
 
@@ -302,53 +323,158 @@ def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, 
     _set_categories(split, rows, goes_left, m, chosen == NON_MISSING_LEFT)
 
 
+@internal_kernel(reference_counted=False)
+def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, node, work,
+                            results, sums, grouped, rows, goes_left):
+    """The drawn split of numeric feature ``f`` at a small node, from its samples: one pass
+    finds the smallest and largest bin and whether values are missing, the cut is drawn
+    between their values, a second pass sums the left, right and missing samples into
+    ``sums`` (3, n_stats), scored as ``random_cut`` scores it (the same cut: the bins whose
+    value is <= t go left). Two passes over the samples, as scikit-learn's random splitter
+    makes, instead of a compact histogram of the feature. Writes ``results[f]``; ``rows``,
+    ``goes_left`` are scratch of 2.
+
+    Compiled without reference counting and with the per-sample sums written out (no helper
+    call per sample): each array passed to a call per sample cost an atomic incref/decref
+    pair, which made this loop 3x slower than the arithmetic."""
+    X_binned = data.X_binned
+    sample_idx = data.sample_idx
+    y_code = data.y_code
+    sample_weight = data.sample_weight
+    sample_stats = data.sample_stats
+    group_code = data.group_code
+    n_classes = data.n_classes
+    has_groups = group_code.shape[0] > 0
+    low_bin = np.int64(missing_bin)
+    high_bin = np.int64(-1)
+    has_missing = False
+    for position in range(start, end):
+        b = np.int64(X_binned[sample_idx[position], f])
+        if b == missing_bin:
+            has_missing = True
+            continue
+        if b < low_bin:
+            low_bin = b
+        if b > high_bin:
+            high_bin = b
+    if high_bin <= low_bin:  # constant, or every value missing
+        return
+    low = values_f[f, low_bin]
+    high = values_f[f, high_bin]
+    t = low + uniform(state) * (high - low)
+    if t >= high:
+        t = low
+    cut_bin = low_bin  # the largest bin in [low_bin, high_bin) whose value is <= t
+    top = high_bin - 1
+    while cut_bin < top:
+        mid = (cut_bin + top + 1) // 2
+        if values_f[f, mid] <= t:
+            cut_bin = mid
+        else:
+            top = mid - 1
+    missing_left = next_below(state, 2) == 1 if has_missing else False
+    n_stats = sums.shape[1]
+    for r in range(3):
+        for s in range(n_stats):
+            sums[r, s] = 0.0
+    threshold_bin = low_bin  # the largest occupied bin <= cut_bin, and the next occupied one
+    next_bin = high_bin
+    for position in range(start, end):
+        i = sample_idx[position]
+        b = np.int64(X_binned[i, f])
+        if b == missing_bin:
+            r = 2
+        elif b <= cut_bin:
+            r = 0
+            if b > threshold_bin:
+                threshold_bin = b
+        else:
+            r = 1
+            if b < next_bin:
+                next_bin = b
+        if n_classes > 0:
+            k = y_code[i]
+            sums[r, weight_column(n_classes, k)] += sample_weight[i]
+            sums[r, count_column(n_classes, k)] += 1.0
+            if has_groups:
+                sums[r, group_column(n_classes, group_code[i])] += sample_weight[i]
+        else:
+            for s in range(n_stats):
+                sums[r, s] += sample_stats[i, s]
+    rows[0] = 0
+    rows[1] = 1
+    goes_left[0] = True
+    goes_left[1] = False
+    chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results, f,
+                          grouped)
+    split = results[f]
+    if chosen == NON_MISSING_LEFT:
+        split["bin_threshold"] = NON_MISSING_LEFT
+    elif chosen != NO_SPLIT:
+        split["bin_threshold"] = threshold_bin
+        split["next_bin"] = next_bin
+
+
 @pointer_kernel
 def scan_small_node_random(data, bins, features, start, end, node, workspace, results, scan,
                            n_chunks, categorical_scan):
-    """The drawn split of each feature in ``features`` of a small node, from compact
-    histograms of its samples (``splitting.compact_feature_histogram``): the small-node scan
-    of a fit of extremely randomized trees, with the signature of ``splitting.scan_small_node``
-    (``scan``, ``categorical_scan`` and ``n_chunks`` unused: one thread, the same draws).
-    The compact rows' bins (``touched``) give the values the draw needs."""
+    """The drawn split of each feature in ``features`` of a small node, from its samples: the
+    small-node scan of a fit of extremely randomized trees, with the signature of
+    ``splitting.scan_small_node`` (``scan``, ``categorical_scan`` and ``n_chunks`` unused:
+    one thread, the same draws). A numeric feature takes two passes over the node's samples
+    (``_drawn_cut_from_samples``); a categorical one a compact histogram
+    (``splitting.compact_feature_histogram``), whose rows' codes (``touched``) are the
+    categories the partition is drawn over."""
     if features.shape[0] == 0:
         return
-    scratch = workspace.scratch[0]
-    touched = workspace.touched[0]
-    compact = workspace.compact[0]
     work = workspace.work[0]
-    occupied = workspace.occupied[0]
     values_f = node.rule.threshold_draw.values
-    unit_weights = data.n_classes > 0 and has_unit_weights(data.sample_weight, data.sample_idx,
-                                                           start, end)
-    n_bins = bins.n_bins
-    rows = np.empty(n_bins, dtype=np.int64)
-    values = np.empty(n_bins)
-    goes_left = np.empty(n_bins, dtype=np.bool_)
-    grouped = np.empty((3, compact.shape[1]))
-    for r in range(n_bins):
-        rows[r] = r
+    n_stats = workspace.compact.shape[2]
+    sums = np.empty((3, n_stats))
+    grouped = np.empty((3, n_stats))
+    state = np.empty(1, dtype=np.uint64)
+    rows = np.empty(2, dtype=np.int64)
+    goes_left = np.empty(2, dtype=np.bool_)
+    key = node_key(node.rule.threshold_draw.seed, node.totals, node.n_classes)
     for t in range(features.shape[0]):
         f = features[t]
-        m = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch, touched,
-                                      compact, occupied, unit_weights)
         split = results[f]
         _clear_split(split)
         split["impurity_failed"] = False
         if bins.is_categorical[f]:
-            chosen = random_partition(compact, rows, m, m, node, work, results, f, grouped,
-                                      goes_left)
-            if chosen != NO_SPLIT:
-                split["bin_threshold"] = CATEGORICAL_SPLIT
-                _set_categories(split, touched, goes_left, m, chosen == NON_MISSING_LEFT)
+            _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace,
+                                           results, grouped)
             continue
-        for j in range(m):
-            values[j] = values_f[f, touched[j]]
-        i = random_cut(compact, rows, values, m, m, node, work, results, f, grouped, goes_left)
-        if i == NON_MISSING_LEFT:
+        seed_feature(key, f, state)
+        _drawn_cut_from_samples(data, f, start, end, bins.missing_bin, values_f, state, node,
+                                work, results, sums, grouped, rows, goes_left)
+        if split["bin_threshold"] == NON_MISSING_LEFT:
             split["bin_threshold"] = bins.n_bins_non_missing[f] - 1
-        elif i != NO_SPLIT:
-            split["bin_threshold"] = touched[i]
-            split["next_bin"] = touched[i + 1]
+
+
+@internal_kernel
+def _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results,
+                                   grouped):
+    """``random_partition`` of categorical feature ``f`` at a small node, on a compact
+    histogram of its samples; writes ``results[f]`` with the categories' codes."""
+    scratch = workspace.scratch[0]
+    touched = workspace.touched[0]
+    compact = workspace.compact[0]
+    occupied = workspace.occupied[0]
+    unit_weights = data.n_classes > 0 and has_unit_weights(data.sample_weight, data.sample_idx,
+                                                           start, end)
+    m = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch, touched,
+                                  compact, occupied, unit_weights)
+    rows = np.empty(max(m, 1), dtype=np.int64)
+    for r in range(m):
+        rows[r] = r
+    goes_left = np.empty(max(m, 1), dtype=np.bool_)
+    chosen = random_partition(compact, rows, m, m, node, workspace.work[0], results, f,
+                              grouped, goes_left)
+    if chosen != NO_SPLIT:
+        split = results[f]
+        split["bin_threshold"] = CATEGORICAL_SPLIT
+        _set_categories(split, touched, goes_left, m, chosen == NON_MISSING_LEFT)
 
 
 @njit(cache=True, nogil=True, inline="always")
