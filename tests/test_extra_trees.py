@@ -6,6 +6,8 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import chi2_contingency, chisquare
 from sklearn import ensemble as sklearn_ensemble
 from sklearn import tree as sklearn_tree
@@ -19,6 +21,7 @@ from treesmith._kernels.pointers import impurity_pointer
 from treesmith._kernels.random import initial_state, next_below
 from treesmith._kernels.random_thresholds import (
     choose_features_visiting,
+    cut_position,
     random_cut_naive,
     scan_random_categories,
     scan_random_threshold,
@@ -485,3 +488,30 @@ def test_pooled_histograms_and_small_node_passes_draw_the_same_tree(task, monkey
         trees.append(Tree(random_state=5, max_features=3).fit(X, y).tree_)
     for name in ("feature", "bin_threshold", "missing_go_left", "children_left"):
         np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=40, unique=True),
+       st.floats(0.0, 1.0, exclude_max=True))
+def test_cut_position_is_the_last_value_not_above_the_drawn_threshold(values, u):
+    values = np.array(sorted(values))
+    t = values[0] + u * (values[-1] - values[0])
+    if t >= values[-1]:
+        t = values[0]
+    expected = max(i for i in range(values.size - 1) if values[i] <= t)
+    assert cut_position(values, np.int64(values.size), u) == expected
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(20, 200), st.floats(0.0, 0.4))
+def test_random_trees_are_valid_and_fit_their_training_leaves(seed, n, missing):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 3)), 1)
+    X[rng.random(n) < missing, 0] = np.nan
+    y = rng.integers(0, 3, size=n)
+    tree = ExtraTreeClassifier(max_features=2, random_state=seed).fit(X, y)
+    tree.tree_.validate()
+    proba = tree.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    leaves = tree.apply(X)
+    assert np.all(tree.tree_.children_left[leaves] == -1)
