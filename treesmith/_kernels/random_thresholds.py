@@ -49,6 +49,7 @@ from .random import initial_state, next_below
 from .split_rules import NO_SPLIT, beats, tie_scale
 from .splitting import compact_feature_histogram, scan_feature
 from .histogram import has_unit_weights
+from .pointers import twin
 from .stats import (
     REGRESSION_COUNT,
     bin_count,
@@ -136,7 +137,13 @@ def cut_position(values, m, u):
     return lo
 
 
-@internal_kernel
+#: ``splitting.scan_feature`` compiled without reference counting (it allocates nothing), for
+#: ``_score_drawn``, itself compiled so: the atomic incref/decref pairs on the ~20 arrays a
+#: call passes (the histogram, the node's records) cost more than scoring a drawn split.
+_scan_unreferenced = twin(scan_feature, "unreferenced", reference_counted=False)
+
+
+@internal_kernel(reference_counted=False)
 def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, work, results,
                  f, grouped):
     """Score the drawn split (rows ``rows[j]`` with ``goes_left[j]`` left, the missing row on
@@ -159,7 +166,7 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
         for s in range(n_stats):
             grouped[side, s] += hist_f[missing_row, s]
     # two non-missing rows and an empty missing row: the one cut between them
-    scan_feature(grouped, 2, 2, node, work, results, f)
+    _scan_unreferenced(grouped, 2, 2, node, work, results, f)
     split = results[f]
     drawn_valid = split["bin_threshold"] != NO_SPLIT
     if drawn_valid and has_missing:
@@ -174,7 +181,7 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
     for s in range(n_stats):
         grouped[0, s] = grouped[0, s] + grouped[1, s] - (hist_f[missing_row, s])
         grouped[1, s] = hist_f[missing_row, s]
-    scan_feature(grouped, 1, 1, node, work, results, f)
+    _scan_unreferenced(grouped, 1, 1, node, work, results, f)
     split["impurity_failed"] = split["impurity_failed"] or drawn_failed
     if split["bin_threshold"] != NO_SPLIT:
         scale = tie_scale(node.rule, node.weighted_parent_impurity,
@@ -427,24 +434,39 @@ def scan_small_node_random(data, bins, features, start, end, node, workspace, re
     categories the partition is drawn over."""
     if features.shape[0] == 0:
         return
-    work = workspace.work[0]
-    values_f = node.rule.threshold_draw.values
     n_stats = workspace.compact.shape[2]
     sums = np.empty((3, n_stats))
     grouped = np.empty((3, n_stats))
     state = np.empty(1, dtype=np.uint64)
     rows = np.empty(2, dtype=np.int64)
     goes_left = np.empty(2, dtype=np.bool_)
+    for t in range(features.shape[0]):  # categorical features (their scratch is allocated)
+        f = features[t]
+        if bins.is_categorical[f]:
+            _clear_split(results[f])
+            results[f]["impurity_failed"] = False
+            _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace,
+                                           results, grouped)
     key = node_key(node.rule.threshold_draw.seed, node.totals, node.n_classes)
+    _drawn_splits_of_small_node(data, bins, features, start, end, node, workspace, results,
+                                key, state, sums, grouped, rows, goes_left)
+
+
+@internal_kernel(reference_counted=False)
+def _drawn_splits_of_small_node(data, bins, features, start, end, node, workspace, results,
+                                key, state, sums, grouped, rows, goes_left):
+    """The loop of ``scan_small_node_random`` over the numeric features, compiled without
+    reference counting: the per-feature calls then take no atomic incref/decref pair per
+    array they pass."""
+    work = workspace.work[0]
+    values_f = node.rule.threshold_draw.values
     for t in range(features.shape[0]):
         f = features[t]
+        if bins.is_categorical[f]:
+            continue
         split = results[f]
         _clear_split(split)
         split["impurity_failed"] = False
-        if bins.is_categorical[f]:
-            _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace,
-                                           results, grouped)
-            continue
         seed_feature(key, f, state)
         _drawn_cut_from_samples(data, f, start, end, bins.missing_bin, values_f, state, node,
                                 work, results, sums, grouped, rows, goes_left)
