@@ -1,8 +1,8 @@
 """Randomly drawn splits: the split-finding mode of extremely randomized trees
 (docs/methods.md §7).
 
-Geurts, Ernst & Wehenkel, "Extremely randomized trees" (Machine Learning, 2006), Algorithm 2:
-at a node, each examined feature a gets one cut-point a_c drawn uniformly in
+Geurts, Ernst & Wehenkel, "Extremely randomized trees" (Machine Learning, 2006), the
+Extra-Trees splitting algorithm for numerical attributes: at a node, each examined feature a gets one cut-point a_c drawn uniformly in
 [min_S a, max_S a], the node's smallest and largest value of a, and the node takes the best of
 these drawn splits under the score. Here the score is the node's impurity and split rule,
 exactly as for a best split: the drawn cut is laid out as a two-row histogram and handed to
@@ -31,8 +31,16 @@ of the 2^(m-1) - 1 partitions is equally likely; missing values as above.
 **Reproducibility.** The generator of a (node, feature) is seeded from the tree's seed, the
 node's weight statistics (rounded to float32: the same whichever thread grows the node, and
 the same for a row of weight 2 as for two copies of it) and the feature (``draw_state``), never
-from a stream shared along the growth order: a subtree grown apart on another thread draws what it
-would have drawn in place.
+from a stream shared along the growth order: a subtree grown apart on another thread draws what
+it would have drawn in place. (Two nodes of one tree with equal weights draw the same uniform
+number for a feature; their ranges, and so their cuts, differ.)
+
+**Two paths, one cut.** A node with a pooled histogram draws among its occupied bins
+(``scan_random_threshold``, ``random_cut``); a small node (``scan_small_node_random``) makes two
+passes over its samples, as scikit-learn's splitter does: the smallest and largest bin, then
+the sums of the left, right and missing samples (``_drawn_cut_from_samples``). Both send left
+the bins whose value is <= t, so they cut the same way; ``random_cut_naive`` is the reference
+the tests use.
 
 Which features a node examines (``choose_features_visiting``) follows scikit-learn's feature
 loop: features are drawn without replacement, every drawn feature counts against
