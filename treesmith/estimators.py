@@ -49,6 +49,7 @@ from .binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from .categorical import category_counts
 from .criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, Criterion, resolve_criterion
 from .grower import StoppingRules, TreeGrower
+from .splitters import SPLITTERS, bin_values
 
 #: Allowed values of the parameters shared by the tree estimators (see treesmith._validation).
 #: Names (criterion, split_rule) and cost specifications are resolved, with their own
@@ -66,6 +67,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "max_leaf_nodes": [Interval(Integral, 2, None), None],
     "min_impurity_decrease": [Interval(Real, 0.0, None)],
     "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, "both"), None],
+    "splitter": [Options(set(SPLITTERS))],
     "random_state": ["random_state"],
     "cost_model": [Options({"per_test", "per_feature"})],
     "ccp_alpha": [Interval(Real, 0.0, None)],
@@ -94,7 +96,7 @@ class BaseDecisionTree(BaseEstimator):
                  max_bins=255, random_state=None, split_rule="gain", feature_costs=None,
                  cost_groups=None, cost_model="per_test", ccp_alpha=0.0, pruning=None,
                  n_jobs=None, monotonic_cst=None,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", splitter="best"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -115,6 +117,7 @@ class BaseDecisionTree(BaseEstimator):
         self.n_jobs = n_jobs
         self.monotonic_cst = monotonic_cst
         self.categorical_features = categorical_features
+        self.splitter = splitter
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -405,6 +408,7 @@ class BaseDecisionTree(BaseEstimator):
         if hasattr(rule, "set_function"):  # Minimax: F must not overflow on this sample
             rule.set_function().check_total_weight(float(sample_weight.sum()))
         rules = self._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
+        self._check_splitter(rule, rules)
         monotonic_cst = self._monotonic_constraints(n_features, n_classes, self.criterion_)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
                                      n_categories=category_counts(
@@ -424,7 +428,8 @@ class BaseDecisionTree(BaseEstimator):
                 growth_weight[held_out] = 0.0
             grower = TreeGrower(self.bin_mapper_, self.criterion_, n_classes, rules, rule=rule,
                                 max_features=self.max_features_, seed=seed, costs=costs,
-                                monotonic_cst=monotonic_cst, feature_names=names)
+                                monotonic_cst=monotonic_cst, feature_names=names,
+                                threshold_values=self._threshold_values(X, growth_weight))
             self.tree_ = grower.grow(X_binned, y_code, growth_weight, sample_stats)
         self.n_outputs_ = 1
         # X holds category codes already: the pruning methods read it through this estimator
@@ -434,6 +439,29 @@ class BaseDecisionTree(BaseEstimator):
         finally:
             del self.__dict__["_codes_given"]
         return self
+
+    def _threshold_values(self, X, sample_weight):
+        """None for best splits; with ``splitter="random"`` the value of every bin, between
+        which the random splits are drawn (``treesmith.splitters.bin_values``)."""
+        if self.splitter != "random":
+            return None
+        return bin_values(self.bin_mapper_, X, sample_weight)
+
+    def _check_splitter(self, rule, rules):
+        """``splitter="random"`` draws the candidate thresholds: a rule that samples its own
+        (minimax with sampled candidates) or S-pruning's permutation test of a best split
+        would mean something else with it, so they are refused."""
+        if self.splitter != "random":
+            return
+        if getattr(rule, "candidates", "all") == "sampled":
+            raise ValueError(
+                "splitter='random' draws one threshold per feature; split_rule "
+                f"{self.split_rule!r} samples candidate thresholds of its own. Use "
+                "splitter='best' with it, or a rule that scores every candidate.")
+        if rules.significance > 0.0:
+            raise ValueError(
+                "significance (S-pruning) tests the best split of a node; it is not defined "
+                "for splitter='random'. Set significance=None or splitter='best'.")
 
     # -- prediction -----------------------------------------------------------------------
     def apply(self, X):
@@ -504,6 +532,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     max_features : None, int, float, "sqrt" or "log2"
         Features examined per node; floats and "sqrt"/"log2" round down, at least one.
         Constant features of the node do not count, as in scikit-learn.
+    splitter : "best" or "random", default="best"
+        "best" scans every threshold of the examined features; "random" draws one split per
+        examined feature, uniform in value between the node's smallest and largest value
+        (a random partition of a categorical feature's categories), and keeps the best of
+        those under the criterion and rule: the extremely randomized trees of Geurts, Ernst &
+        Wehenkel (2006), as scikit-learn's ``splitter="random"`` (docs/methods.md §7). Then
+        every drawn feature counts against ``max_features``, constant ones too, and the draw
+        goes on past it only until a non-constant feature is drawn (scikit-learn's loop).
     max_leaf_nodes : int >= 2 or None, grows best-first (largest score first) when set.
     min_impurity_decrease : float >= 0, a node is split only when the best score
         p(S) * Delta_h >= this value.
@@ -594,7 +630,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
                  significance_test="feature", split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
                  ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", splitter="best"):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -604,7 +640,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs, monotonic_cst=monotonic_cst,
-            categorical_features=categorical_features)
+            categorical_features=categorical_features, splitter=splitter)
         self.class_weight = class_weight
         self.significance = significance
         self.n_permutations = n_permutations
@@ -697,7 +733,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_impurity_decrease=0.0, max_bins=255, random_state=None, split_rule="gain",
                  feature_costs=None, cost_groups=None, cost_model="per_test",
                  ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", splitter="best"):
         super().__init__(
             criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
@@ -707,7 +743,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             max_bins=max_bins, random_state=random_state, split_rule=split_rule,
             feature_costs=feature_costs, cost_groups=cost_groups, cost_model=cost_model,
             ccp_alpha=ccp_alpha, pruning=pruning, n_jobs=n_jobs, monotonic_cst=monotonic_cst,
-            categorical_features=categorical_features)
+            categorical_features=categorical_features, splitter=splitter)
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
@@ -740,3 +776,41 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         X = self._validate_X_predict(X)
         with self._predict_threads(X):
             return self.tree_.predict(X, getattr(self, "feature_names_in_", None))[:, 0]
+
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """An extremely randomized tree classifier (Geurts, Ernst & Wehenkel, "Extremely randomized
+    trees", 2006): :class:`DecisionTreeClassifier` with ``splitter="random"`` and
+    ``max_features="sqrt"`` by default, as scikit-learn's ``ExtraTreeClassifier``. Each node
+    draws one split per examined feature (uniform in value between the node's smallest and
+    largest value) and keeps the best of them (docs/methods.md §7). Meant as a member of
+    :class:`treesmith.ensemble.ExtraTreesClassifier`; alone it is a weak, fast learner.
+    """
+
+    def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 min_weight_fraction_split=0.0, max_features="sqrt", max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, class_weight=None, max_bins=255,
+                 random_state=None, significance=None, n_permutations=1000,
+                 significance_test="feature", split_rule="gain",
+                 feature_costs=None, cost_groups=None, cost_model="per_test",
+                 ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None,
+                 categorical_features="from_dtype", splitter="random"):
+        super().__init__(**{name: value for name, value in locals().items()
+                            if name not in ("self", "__class__")})
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """An extremely randomized tree regressor: :class:`DecisionTreeRegressor` with
+    ``splitter="random"`` and ``max_features=1.0`` by default, as scikit-learn's
+    ``ExtraTreeRegressor`` (see :class:`ExtraTreeClassifier`)."""
+
+    def __init__(self, criterion="squared_error", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 min_weight_fraction_split=0.0, max_features=1.0, max_leaf_nodes=None,
+                 min_impurity_decrease=0.0, max_bins=255, random_state=None, split_rule="gain",
+                 feature_costs=None, cost_groups=None, cost_model="per_test",
+                 ccp_alpha=0.0, pruning=None, n_jobs=None, monotonic_cst=None,
+                 categorical_features="from_dtype", splitter="random"):
+        super().__init__(**{name: value for name, value in locals().items()
+                            if name not in ("self", "__class__")})

@@ -25,6 +25,8 @@ from ._kernels.pointers import (
     heap_pointers,
     histogram_pointer,
     impurity_pointer,
+    random_categorical_scan_pointer,
+    random_threshold_scan_pointer,
     significance_test_pointer,
     small_node_scan_pointer,
 )
@@ -48,6 +50,7 @@ from ._kernels.records import (
     SignificanceTest,
     Stopping,
     TestCosts,
+    ThresholdDraw,
     TrainingData,
 )
 from ._kernels.stats import (
@@ -280,12 +283,16 @@ class TreeGrower:
     monotonic_cst : None or int array of -1, 0, 1 per feature, the monotonic constraints on
         the node value (class 1's proportion, binary classification; the mean label,
         regression), checked by the estimators (docs/methods.md §4).
+    threshold_values : None, or the (n_features, n_bins) value of each bin
+        (``treesmith.splitters.bin_values``): each examined feature then gets one split
+        drawn at random, seeded from ``seed`` and the node (extremely randomized trees,
+        ``treesmith._kernels.random_thresholds``, docs/methods.md §7).
     """
 
     def __init__(self, bin_mapper: BinMapper, criterion: Criterion, n_classes: int,
                  rules: StoppingRules, rule: Rule | None = None, max_features: int | None = None,
                  seed: int = 0, costs: ResolvedCosts | None = None, monotonic_cst=None,
-                 feature_names=None):
+                 feature_names=None, threshold_values=None):
         self.bin_mapper = bin_mapper
         self.criterion = criterion
         self.n_classes = n_classes
@@ -296,6 +303,7 @@ class TreeGrower:
         self.costs = costs
         self.monotonic_cst = monotonic_cst
         self.feature_names = feature_names
+        self.threshold_values = threshold_values
 
     def grow(self, X_binned, y_code, sample_weight, sample_stats=None) -> Tree:
         """Grow on all samples with positive weight and return the fitted Tree."""
@@ -336,17 +344,27 @@ class TreeGrower:
         has_categorical = bool(bins.is_categorical.any())
         # with a categorical feature, every feature is scanned by the twin that reads bins in
         # NodeScan.bin_order (the identity for numeric features): one scan to compile, not two
-        scan = scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
-                                self._unit_weight_scan(data), in_order=has_categorical)
+        drawn = self.threshold_values is not None
+        if drawn:  # extremely randomized trees: one drawn split per examined feature
+            rule = rule._replace(threshold_draw=ThresholdDraw(
+                int(self.seed), np.ascontiguousarray(self.threshold_values, dtype=np.float64)))
+            scan = random_threshold_scan_pointer()
+            categorical_scan = random_categorical_scan_pointer(has_categorical)
+        else:
+            scan = scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
+                                    self._unit_weight_scan(data), in_order=has_categorical)
+            categorical_scan = categorical_scan_pointer(has_categorical, self.n_classes > 2)
         engine = EngineSettings(
             PARALLEL_THRESHOLD, small_node_size, n_threads,
             int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),
             scan,
             small_node_scan_pointer(
-                data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads)),
+                data, bins, _small_nodes_in_parallel(small_node_size, n_features, n_threads),
+                random_thresholds=drawn),
             budget, np.zeros(STATUS_SIZE, dtype=np.int64),
-            categorical_scan_pointer(has_categorical, self.n_classes > 2),
-            feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features),
+            categorical_scan,
+            feature_sampling_pointer(data, bins, sampling, sampling.max_features < n_features,
+                                     visiting=drawn),
             significance_test_pointer(data, bins, impurity, stopping, significance),
             histogram_pointer(data, _histograms_in_parallel(data.sample_idx.shape[0],
                                                             n_features, n_threads),

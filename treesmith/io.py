@@ -60,23 +60,30 @@ DECODE_BYTES_PER_FILE_BYTE = 16
 _ESTIMATOR_MODULES = {
     "DecisionTreeClassifier": "treesmith.estimators",
     "DecisionTreeRegressor": "treesmith.estimators",
+    "ExtraTreeClassifier": "treesmith.estimators",
+    "ExtraTreeRegressor": "treesmith.estimators",
     "BayesianTreeClassifier": "treesmith.bayes",
     "BayesianTreeRegressor": "treesmith.bayes",
     "C45Classifier": "treesmith.c45",
     "GreedyTreeClassifier": "treesmith.ensemble.greedy_tree",
     "RandomForestClassifier": "treesmith.ensemble.forest",
     "RandomForestRegressor": "treesmith.ensemble.forest",
+    "ExtraTreesClassifier": "treesmith.ensemble.forest",
+    "ExtraTreesRegressor": "treesmith.ensemble.forest",
     "BudgetForestClassifier": "treesmith.ensemble.budget",
 }
 #: Ensembles: their fitted members (``estimators_``) are stored as tagged ``estimator`` values,
 #: without the attributes they share with the ensemble (``_MEMBER_SHARED_ATTRIBUTES``, written
 #: once at the ensemble's level and given back to every member on loading).
-_ENSEMBLES = ("RandomForestClassifier", "RandomForestRegressor", "BudgetForestClassifier")
+_ENSEMBLES = ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+              "ExtraTreesRegressor", "BudgetForestClassifier")
 _MEMBER_SHARED_ATTRIBUTES = ("bin_mapper_",)
 #: Members an ensemble may hold: ensemble name -> member class names.
 _MEMBER_CLASSES = {
     "RandomForestClassifier": ("DecisionTreeClassifier",),
     "RandomForestRegressor": ("DecisionTreeRegressor",),
+    "ExtraTreesClassifier": ("DecisionTreeClassifier",),
+    "ExtraTreesRegressor": ("DecisionTreeRegressor",),
     "BudgetForestClassifier": ("GreedyTreeClassifier",),
 }
 #: Fitted attributes every model needs; the other public fitted attributes are kept when

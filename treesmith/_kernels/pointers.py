@@ -174,12 +174,14 @@ def _node_scan_type():
     from numba import types
 
     from .._dtypes import IMPURITY_FUNCTION_TYPE
-    from .records import Impurity, Monotonicity, NodeScan, SplitRule
+    from .records import Impurity, Monotonicity, NodeScan, SplitRule, ThresholdDraw
 
     float_1d = types.float64[::1]
     impurity = types.NamedTuple([IMPURITY_FUNCTION_TYPE, float_1d], Impurity)
+    threshold_draw = types.NamedTuple([types.int64, types.float64[:, ::1]], ThresholdDraw)
     rule = types.NamedTuple(
-        [types.int64, float_1d, float_1d, types.int64, types.boolean, types.boolean], SplitRule)
+        [types.int64, float_1d, float_1d, types.int64, types.boolean, types.boolean,
+         threshold_draw], SplitRule)
     monotonicity = types.NamedTuple([types.int64[::1], types.float64, types.float64],
                                     Monotonicity)
     return types.NamedTuple(
@@ -387,7 +389,7 @@ def categorical_partition_pointer(data, enabled: bool = True):
 _SMALL_NODE_SCAN_POINTERS: dict = {}
 
 
-def small_node_scan_pointer(data, bins, parallel=True):
+def small_node_scan_pointer(data, bins, parallel=True, random_thresholds=False):
     """``splitting.scan_small_node`` as a first-class function pointer for the types of
     ``data`` (``records.TrainingData``) and ``bins`` (``records.BinLayout``): compiled once,
     not again inside the growth loop, like the scan itself.
@@ -399,9 +401,13 @@ def small_node_scan_pointer(data, bins, parallel=True):
     The pointer's type must be the one the growth loop sees, so it is compiled for Numba's
     types of the records: ``X_binned`` uint8 or uint16, Fortran order, or C order when the
     array is both (a single feature or a single row).
+
+    ``random_thresholds``: ``random_thresholds.scan_small_node_random`` instead, the drawn
+    splits of extremely randomized trees (one thread; ``parallel`` is then ignored).
     """
     from numba import types
 
+    from .random_thresholds import scan_small_node_random
     from .records import SmallNodeWorkspace
     from .splitting import scan_small_node, scan_small_node_serial
 
@@ -419,7 +425,9 @@ def small_node_scan_pointer(data, bins, parallel=True):
                           categorical_scan)
 
     function = scan_small_node if parallel else scan_small_node_serial
-    return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type, bool(parallel)),
+    if random_thresholds:
+        function, parallel = scan_small_node_random, "random"
+    return _cached_pointer(_SMALL_NODE_SCAN_POINTERS, (data_type, bins_type, parallel),
                            function, signature)
 
 
@@ -481,13 +489,15 @@ def heap_pointers(best_first: bool):
 _FEATURE_SAMPLERS: dict = {}
 
 
-def feature_sampling_pointer(data, bins, sampling, enabled: bool):
+def feature_sampling_pointer(data, bins, sampling, enabled: bool, visiting: bool = False):
     """``growth.choose_features`` as a first-class function pointer for the types of the
     records ``data``, ``bins`` and ``sampling`` (``growth.every_feature`` when ``enabled`` is
-    False)."""
+    False); with ``visiting``, ``random_thresholds.choose_features_visiting`` (scikit-learn's
+    count of constant features, for extremely randomized trees)."""
     from numba import types
 
     from .growth import choose_features, every_feature
+    from .random_thresholds import choose_features_visiting
 
     record_types = (record_type(sampling), record_type(data), record_type(bins))
 
@@ -498,8 +508,11 @@ def feature_sampling_pointer(data, bins, sampling, enabled: bool):
                                 types.uint64[::1], types.int64[::1], types.boolean[::1])
 
     function = choose_features if enabled else every_feature
-    return _cached_pointer(_FEATURE_SAMPLERS, record_types + (bool(enabled),), function,
-                           signature)
+    if enabled and visiting:
+        function = choose_features_visiting
+    return _cached_pointer(_FEATURE_SAMPLERS,
+                           record_types + (bool(enabled), bool(enabled and visiting)),
+                           function, signature)
 
 
 _SIGNIFICANCE_TESTS: dict = {}
@@ -528,3 +541,29 @@ def significance_test_pointer(data, bins, impurity, stopping, significance):
                              types.int64, types.int64)
 
     return _cached_pointer(_SIGNIFICANCE_TESTS, record_types + (enabled,), function, signature)
+
+
+# -- extremely randomized trees: drawn splits ---------------------------------------------------
+def random_threshold_scan_pointer():
+    """``random_thresholds.scan_random_threshold`` (one drawn cut per numeric feature, scored
+    by the node's rule) as a pointer of the scan's type: compiled only by fits of extremely
+    randomized trees. Their categorical features get ``random_categorical_scan_pointer``,
+    their small nodes ``small_node_scan_pointer(..., random_thresholds=True)``: no twin that
+    takes the bins in ``NodeScan.bin_order`` is needed, since the categorical scan of these
+    fits draws its partition itself rather than handing an order of categories to the scan."""
+    from .random_thresholds import scan_random_threshold
+
+    return _cached_pointer(_SCAN_POINTERS, ("random_threshold",), scan_random_threshold,
+                           scan_signature)
+
+
+def random_categorical_scan_pointer(enabled: bool = True):
+    """``random_thresholds.scan_random_categories`` (a uniformly random partition of the
+    node's categories) as a pointer of the categorical scan's type, or (``enabled`` False: no
+    feature is categorical) the never-called stub of ``categorical_scan_pointer``."""
+    from .random_thresholds import scan_random_categories
+
+    if not enabled:
+        return categorical_scan_pointer(False)
+    return _cached_pointer(_CATEGORICAL_SCAN_POINTERS, ("random",), scan_random_categories,
+                           categorical_scan_signature)

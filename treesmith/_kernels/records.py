@@ -55,15 +55,30 @@ SignificanceTest = namedtuple("SignificanceTest", ["level", "n_permutations", "o
 #: drawn from a generator seeded with ``seed``.
 FeatureSampling = namedtuple("FeatureSampling", ["max_features", "seed"])
 
+#: Randomly drawn thresholds (extremely randomized trees, docs/methods.md §7): each examined
+#: feature gets one cut drawn uniformly in value between the node's smallest and largest
+#: value, with generators seeded from ``seed`` (the tree's) and the node
+#: (``random_thresholds.draw_state``); ``values`` (n_features, n_bins) float64 is the value
+#: of each non-missing bin in original units (``treesmith.splitters.bin_values``). Empty
+#: ``values``: no draw, every threshold is scanned (``NO_THRESHOLD_DRAW``).
+ThresholdDraw = namedtuple("ThresholdDraw", ["seed", "values"])
+
+#: Best splits: no threshold is drawn.
+NO_THRESHOLD_DRAW = ThresholdDraw(0, np.zeros((0, 0)))
+
 #: The split rule (docs/methods.md §4) as the kernels see it: ``code``
 #: (``split_rules.RULE_*``), ``parameters`` (float64, never empty; ECART: ``[lambda]``),
 #: ECART's q groups ``group_q`` (float64; with ``n_groups`` 0 all objects share
-#: ``group_q[0]``), whether the score is divided by the test cost (``divides_by_cost``), and
+#: ``group_q[0]``), whether the score is divided by the test cost (``divides_by_cost``),
 #: whether the scan may skip cuts inside same-class runs (``skip_same_class_runs``, see
-#: ``splitting.scan_feature``). Built by ``treesmith.rules.kernel_rule``.
+#: ``splitting.scan_feature``), and the candidates it scores: every threshold, or one drawn
+#: threshold per feature (``threshold_draw``, a ``ThresholdDraw``; ``NO_THRESHOLD_DRAW`` when
+#: omitted in Python). Built by ``treesmith.rules.kernel_rule``.
 SplitRule = namedtuple(
     "SplitRule",
-    ["code", "parameters", "group_q", "n_groups", "divides_by_cost", "skip_same_class_runs"])
+    ["code", "parameters", "group_q", "n_groups", "divides_by_cost", "skip_same_class_runs",
+     "threshold_draw"],
+    defaults=(NO_THRESHOLD_DRAW,))
 
 #: Test costs (docs/methods.md §5): ``feature_cost`` float64 per feature, ``cost_group`` int64
 #: acquisition group per feature, ``model`` (``treesmith._dtypes.COST_*``).

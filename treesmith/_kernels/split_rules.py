@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from .decorators import internal_kernel
-from .records import SplitRule
+from .records import SplitRule, ThresholdDraw
 from .set_functions import set_function_of_sum
 from .stats import group_column, pairs_of
 
@@ -68,7 +68,8 @@ def tie_scale(rule, weighted_parent_impurity, node_weight, node_pairs, total_wei
 def gain_rule():
     """The plain gain rule (the permutation test of S-pruning scores gains only)."""
     return SplitRule(np.int64(RULE_GAIN), np.zeros(1), np.zeros(1), np.int64(0),
-                     np.bool_(False), np.bool_(False))
+                     np.bool_(False), np.bool_(False),
+                     ThresholdDraw(np.int64(0), np.zeros((0, 0))))
 
 
 # -- numerators: one function per rule ------------------------------------------------------

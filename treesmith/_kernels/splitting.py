@@ -36,6 +36,7 @@ from .records import (
     NodeScan,
     SmallNodeWorkspace,
     SplitRule,
+    ThresholdDraw,
     TrainingData,
 )
 from .split_rules import (
@@ -745,7 +746,10 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
     (_, impurity, rule, min_samples_leaf, min_weight_leaf, weighted_parent_impurity,
      total_weight, totals, monotonicity, bin_order) = node
     h, h_params = impurity
-    code, parameters, group_q, n_groups, divides_by_cost, skip_same_class_runs = rule
+    (code, parameters, group_q, n_groups, divides_by_cost, skip_same_class_runs,
+     threshold_draw) = rule
+    # a nested record cannot enter the parallel region: its fields do, and it is rebuilt there
+    draw_seed, draw_values = threshold_draw
     direction, lower, upper = monotonicity
     scratch, touched, compact, work, occupied = workspace
     n = features.shape[0]
@@ -755,7 +759,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
         chunk_node = NodeScan(
             n_classes, Impurity(h, h_params),
             SplitRule(code, parameters, group_q, n_groups, divides_by_cost,
-                      skip_same_class_runs),
+                      skip_same_class_runs, ThresholdDraw(draw_seed, draw_values)),
             min_samples_leaf, min_weight_leaf, weighted_parent_impurity, total_weight, totals,
             Monotonicity(direction, lower, upper), bin_order)
         scan_small_node_features(

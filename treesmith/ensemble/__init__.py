@@ -2,9 +2,14 @@
 
 from .budget import BudgetForestClassifier
 from .costs import features_used
-from .forest import RandomForestClassifier, RandomForestRegressor
+from .forest import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from .greedy_tree import GreedyTreeClassifier
 from ..rules.set_functions import Powers, ThresholdPairs
 
-__all__ = ["BudgetForestClassifier", "GreedyTreeClassifier", "Powers", "RandomForestClassifier",
+__all__ = ["BudgetForestClassifier", "ExtraTreesClassifier", "ExtraTreesRegressor", "GreedyTreeClassifier", "Powers", "RandomForestClassifier",
            "RandomForestRegressor", "ThresholdPairs", "features_used"]

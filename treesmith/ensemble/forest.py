@@ -62,6 +62,7 @@ from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_crite
 from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from ..grower import StoppingRules, TreeGrower
 from ..pruning import prune_tree_ccp
+from ..splitters import bin_values
 
 #: Parameters passed from the forest to each tree.
 TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf",
@@ -152,7 +153,8 @@ class TreeJob:
 
     def __init__(self, X_binned, y_code, sample_weight, bin_mapper, criterion, n_classes,
                  rules, rule, max_features, costs, bootstrap, n_draws, threads_per_tree,
-                 monotonic_cst=None, gather_rows=False, balance_classes=False):
+                 monotonic_cst=None, gather_rows=False, balance_classes=False,
+                 threshold_values=None):
         self.X_binned = X_binned
         self.y_code = y_code
         self.sample_weight = sample_weight
@@ -170,6 +172,7 @@ class TreeJob:
         self.monotonic_cst = monotonic_cst
         self.gather_rows = gather_rows
         self.balance_classes = balance_classes
+        self.threshold_values = threshold_values
 
     def weights(self, seed):
         """Sample weights of the tree seeded ``seed``: weight x bootstrap multiplicity (x the
@@ -198,7 +201,8 @@ class TreeJob:
         return TreeGrower(self.bin_mapper, self.criterion, self.n_classes,
                           self.rules_for(weight), rule=self.rule,
                           max_features=self.max_features, seed=tree_seed(seed),
-                          costs=self.costs, monotonic_cst=self.monotonic_cst)
+                          costs=self.costs, monotonic_cst=self.monotonic_cst,
+                          threshold_values=self.threshold_values)
 
     def grow_on(self, seed, X_binned, y_code, weight, rows):
         """The tree grown on the binned rows ``X_binned`` (the rows ``rows`` of the data)
@@ -294,6 +298,9 @@ class BaseForest(BaseEstimator):
 
     _tree_class = DecisionTreeClassifier
     _task = CLASSIFICATION_TASK
+    #: How the trees find their splits (``treesmith.splitters``): best splits, or one drawn
+    #: split per examined feature (extremely randomized trees).
+    _splitter = "best"
 
     def __init__(self, *, n_estimators, criterion, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_fraction_leaf, max_features, max_leaf_nodes,
@@ -401,7 +408,7 @@ class BaseForest(BaseEstimator):
 
     def _tree_template(self):
         params = {name: getattr(self, name) for name in TREE_PARAMETERS}
-        return self._tree_class(**params)
+        return self._tree_class(**params, splitter=self._splitter)
 
     # -- fitting ----------------------------------------------------------------------------
     def _fit_forest(self, X, y_code, sample_weight, n_classes, y, balance_classes=False):
@@ -424,6 +431,7 @@ class BaseForest(BaseEstimator):
         criterion.validate(n_classes if n_classes else None)
         rule, costs = template._resolve_rule_and_costs(n_features)
         rules = template._stopping_rules(n_samples, n_features, float(sample_weight.sum()))
+        template._check_splitter(rule, rules)
         monotonic_cst = template._monotonic_constraints(n_features, n_classes, criterion)
         if self._task == REGRESSION_TASK:
             criterion.validate_targets(y)
@@ -443,7 +451,9 @@ class BaseForest(BaseEstimator):
                       self.bootstrap, n_draws, threads_per_tree=per_tree,
                       monotonic_cst=monotonic_cst,
                       gather_rows=gathers_rows(self.bootstrap, workers, n_draws, X_binned),
-                      balance_classes=balance_classes)
+                      balance_classes=balance_classes,
+                      threshold_values=(bin_values(self.bin_mapper_, X)
+                                        if self._splitter == "random" else None))
         if self._task == REGRESSION_TASK:
             job = _RegressionTreeJob(job, y)
         trees = self._grow_trees(job, seeds, workers)
@@ -802,3 +812,53 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         with np.errstate(invalid="ignore"):
             self.oob_prediction_ = total / n_votes
         self.oob_score_ = self._oob_metric(r2_score)(y[seen], self.oob_prediction_[seen])
+
+
+class ExtraTreesClassifier(RandomForestClassifier):
+    """Extremely randomized trees (Geurts, Ernst & Wehenkel, "Extremely randomized trees",
+    Machine Learning 2006) on the treesmith engine, as scikit-learn's ``ExtraTreesClassifier``.
+
+    Each node of each tree examines ``max_features`` features (default "sqrt"), draws one
+    split per feature, uniform in value between the node's smallest and largest value of it,
+    and keeps the best of them under the criterion and split rule (every criterion and rule
+    of the single tree); a categorical feature gets a uniformly random partition of its
+    categories present in the node. The trees grow on the whole training set
+    (``bootstrap=False`` by default; ``bootstrap=True`` draws samples as
+    :class:`RandomForestClassifier` does, and then ``oob_score`` and ``max_samples`` apply).
+    Every other parameter, attribute and method is :class:`RandomForestClassifier`'s; the
+    members in ``estimators_`` are ``DecisionTreeClassifier(splitter="random")`` trees.
+    docs/methods.md §7 (the binned draw, missing values, categorical features).
+    """
+
+    _splitter = "random"
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
+                 class_weight=None, max_samples=None, max_bins=255, split_rule="gain",
+                 feature_costs=None, cost_groups=None, cost_model="per_test",
+                 monotonic_cst=None, categorical_features="from_dtype", warm_start=False,
+                 ccp_alpha=0.0, min_weight_fraction_split=0.0):
+        super().__init__(**{name: value for name, value in locals().items()
+                            if name not in ("self", "__class__")})
+
+
+class ExtraTreesRegressor(RandomForestRegressor):
+    """Extremely randomized trees for regression, as scikit-learn's ``ExtraTreesRegressor``:
+    :class:`ExtraTreesClassifier`'s drawn splits, :class:`RandomForestRegressor`'s parameters,
+    with ``bootstrap=False`` and ``max_features=1.0`` (every feature gets one drawn split per
+    node, the paper's default for regression) by default."""
+
+    _splitter = "random"
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0,
+                 bootstrap=False, oob_score=False, n_jobs=None, random_state=None,
+                 max_samples=None, max_bins=255, split_rule="gain", feature_costs=None,
+                 cost_groups=None, cost_model="per_test", monotonic_cst=None,
+                 categorical_features="from_dtype", warm_start=False, ccp_alpha=0.0,
+                 min_weight_fraction_split=0.0):
+        super().__init__(**{name: value for name, value in locals().items()
+                            if name not in ("self", "__class__")})

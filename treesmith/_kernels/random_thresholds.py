@@ -1,0 +1,587 @@
+"""Randomly drawn splits: the split-finding mode of extremely randomized trees
+(docs/methods.md §7).
+
+Geurts, Ernst & Wehenkel, "Extremely randomized trees" (Machine Learning, 2006), the
+Extra-Trees splitting algorithm for numerical attributes: at a node, each examined feature a gets one cut-point a_c drawn uniformly in
+[min_S a, max_S a], the node's smallest and largest value of a, and the node takes the best of
+these drawn splits under the score. Here the score is the node's impurity and split rule,
+exactly as for a best split: the drawn cut is laid out as a two-row histogram and handed to
+the ordinary scan (``splitting.scan_feature``), so every criterion, rule, leaf-size limit
+and monotonic constraint applies unchanged.
+
+**The binned draw.** The engine sees bins, not values: a bin b of feature f has the value
+``values[f, b]`` (``records.ThresholdDraw``; the distinct value of an exactly binned feature,
+the middle of a quantile bin otherwise, ``treesmith.splitters.bin_values``). With the node's
+occupied bins b_0 < ... < b_{m-1}, t is drawn uniformly in [v(b_0), v(b_{m-1})) (t = max is
+replaced by the min, as scikit-learn does) and the cut sends left the bins whose value is
+<= t. On an exactly binned feature that is scikit-learn's ``RandomSplitter`` cut for cut:
+P(cut after b_i) = (v(b_{i+1}) - v(b_i)) / (v(b_{m-1}) - v(b_0)).
+
+**Missing values**, as scikit-learn >= 1.6's random splitter: when the node has missing values
+of the feature, they go to a side drawn at random (probability 1/2) with the drawn cut, and
+the split "non-missing left, missing right" is a second candidate, kept when it scores
+better. A node without missing values sends them, at prediction, to the heavier child (the
+engine's rule, ``splitting.scan_feature``).
+
+**A categorical feature** (bins are category codes): the analogue of a uniform cut-point is a
+uniformly random partition of the m categories present in the node: the last present category
+stays right and each other goes left with probability 1/2, drawn again when none does, so each
+of the 2^(m-1) - 1 partitions is equally likely; missing values as above.
+
+**Reproducibility.** The generator of a (node, feature) is seeded from the tree's seed, the
+node's weight statistics (rounded to float32: the same whichever thread grows the node, and
+the same for a row of weight 2 as for two copies of it) and the feature (``draw_state``), never
+from a stream shared along the growth order: a subtree grown apart on another thread draws what
+it would have drawn in place. (Two nodes of one tree with equal weights draw the same uniform
+number for a feature; their ranges, and so their cuts, differ.)
+
+**Two paths, one cut.** A node with a pooled histogram draws among its occupied bins
+(``scan_random_threshold``, ``random_cut``); a small node (``scan_small_node_random``) makes two
+passes over its samples, as scikit-learn's splitter does: the smallest and largest bin, then
+the sums of the left, right and missing samples (``_drawn_cut_from_samples``). Both send left
+the bins whose value is <= t, so they cut the same way; ``random_cut_naive`` is the reference
+the tests use.
+
+Which features a node examines (``choose_features_visiting``) follows scikit-learn's feature
+loop: features are drawn without replacement, every drawn feature counts against
+``max_features``, constant ones included (non-missing values in one bin, or none), and the
+draw goes on past ``max_features`` only until one non-constant feature is drawn.
+"""
+
+import numpy as np
+from numba import njit
+
+from .categorical import BITSET_WORDS, CATEGORICAL_SPLIT
+from .decorators import internal_kernel, pointer_kernel
+from .random import initial_state, next_below
+from .split_rules import NO_SPLIT, beats, tie_scale
+from .splitting import compact_feature_histogram, scan_feature
+from .histogram import has_unit_weights
+from .pointers import twin
+from .stats import (
+    REGRESSION_COUNT,
+    bin_count,
+    count_column,
+    group_column,
+    pairs_of,
+    stats_weight,
+    weight_column,
+)
+
+#: ``random_cut``'s answer when the drawn split is "non-missing left, missing right".
+NON_MISSING_LEFT = np.int64(-2)
+#: Mixed into the tree's seed so that the threshold draws and the feature sampling (seeded
+#: with the tree's seed itself) use unrelated streams.
+_DRAW_SALT = np.int64(0x5EED7A1E)
+
+
+@internal_kernel
+def node_key(seed, totals, n_classes):
+    """The part of a node's generator seed that all its features share: splitmix64 steps over
+    the tree's seed and the node's weight statistics (the class weights; a regression row but
+    its row count) rounded to float32.
+
+    Weights, not row counts, so that a row of weight 2 draws what two copies of it draw
+    (scikit-learn's sample-weight equivalence); rounded to float32, so that the round-off of
+    summing the same weights in another order (a histogram's totals, parent - sibling) does
+    not change the draw, which then depends on the seed, the node and the feature only.
+    """
+    z = initial_state(np.int64(seed) ^ _DRAW_SALT)
+    rounded = np.empty(1, dtype=np.float32)
+    bits = rounded.view(np.int32)
+    n_weights = n_classes if n_classes > 0 else totals.shape[0]
+    for s in range(n_weights):
+        if n_classes == 0 and s == REGRESSION_COUNT:
+            continue
+        rounded[0] = np.float32(totals[weight_column(n_classes, s)] if n_classes > 0
+                                else totals[s])
+        z = initial_state(np.int64(z ^ np.uint64(np.int64(bits[0]))))
+    return z
+
+
+@internal_kernel
+def seed_feature(key, f, state):
+    """Seed the generator ``state`` (1-element uint64 array) of feature ``f`` at the node whose
+    ``node_key`` is ``key``."""
+    state[0] = initial_state(np.int64(key ^ np.uint64(f)))
+
+
+@internal_kernel
+def draw_state(seed, totals, n_classes, f):
+    """A new generator state (``random.next_below``) of feature ``f`` at the node whose
+    statistics row is ``totals`` (``node_key``, ``seed_feature``)."""
+    state = np.empty(1, dtype=np.uint64)
+    seed_feature(node_key(seed, totals, n_classes), f, state)
+    return state
+
+
+@internal_kernel
+def uniform(state):
+    """A float uniform on [0, 1) with 53 random bits (two draws of ``random.next_below`` with
+    power-of-two bounds, which are exactly uniform)."""
+    high = next_below(state, np.int64(1) << 26)
+    low = next_below(state, np.int64(1) << 27)
+    return (high * 134217728.0 + low) / 9007199254740992.0
+
+
+@internal_kernel
+def cut_position(values, m, u):
+    """Index i of the cut ``x <= t`` among ``m`` >= 2 increasing values, for t drawn as
+    ``values[0] + u (values[m-1] - values[0])`` (t >= the largest value becomes the smallest,
+    scikit-learn's rule): the largest i <= m - 2 with ``values[i] <= t``."""
+    low = values[0]
+    high = values[m - 1]
+    t = low + u * (high - low)
+    if t >= high:
+        t = low
+    lo = 0
+    hi = m - 2
+    while lo < hi:  # largest i in [0, m - 2] with values[i] <= t (values[0] <= t always)
+        mid = (lo + hi + 1) // 2
+        if values[mid] <= t:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+#: ``splitting.scan_feature`` compiled without reference counting (it allocates nothing), for
+#: ``_score_drawn``, itself compiled so: the atomic incref/decref pairs on the ~20 arrays a
+#: call passes (the histogram, the node's records) cost more than scoring a drawn split.
+_scan_unreferenced = twin(scan_feature, "unreferenced", reference_counted=False)
+
+
+@internal_kernel(reference_counted=False)
+def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, work, results,
+                 f, grouped):
+    """Score the drawn split (rows ``rows[j]`` with ``goes_left[j]`` left, the missing row on
+    the side ``missing_left``) and, when the node has missing values, the split "non-missing
+    left, missing right", with ``scan_feature`` on two-row histograms ``grouped`` (3, n_stats).
+    Writes ``results[f]`` and returns 0 (the drawn split), ``NON_MISSING_LEFT`` or
+    ``NO_SPLIT`` (neither is valid)."""
+    n_classes = node.n_classes
+    n_stats = hist_f.shape[1]
+    has_missing = bin_count(hist_f, missing_row, n_classes) > 0.0
+    for r in range(3):
+        for s in range(n_stats):
+            grouped[r, s] = 0.0
+    for j in range(m):
+        side = 0 if goes_left[j] else 1
+        for s in range(n_stats):
+            grouped[side, s] += hist_f[rows[j], s]
+    if has_missing:
+        side = 0 if missing_left else 1
+        for s in range(n_stats):
+            grouped[side, s] += hist_f[missing_row, s]
+    # two non-missing rows and an empty missing row: the one cut between them
+    _scan_unreferenced(grouped, 2, 2, node, work, results, f)
+    split = results[f]
+    drawn_valid = split["bin_threshold"] != NO_SPLIT
+    if drawn_valid and has_missing:
+        split["missing_go_left"] = missing_left
+    if not has_missing:
+        return np.int64(0) if drawn_valid else NO_SPLIT
+    drawn_score = split["score"]
+    drawn_gain = split["gain"]
+    drawn_weight_left = split["weight_left"]
+    drawn_failed = split["impurity_failed"]
+    # "non-missing left, missing right": one non-missing row and the missing row
+    for s in range(n_stats):
+        grouped[0, s] = grouped[0, s] + grouped[1, s] - (hist_f[missing_row, s])
+        grouped[1, s] = hist_f[missing_row, s]
+    _scan_unreferenced(grouped, 1, 1, node, work, results, f)
+    split["impurity_failed"] = split["impurity_failed"] or drawn_failed
+    if split["bin_threshold"] != NO_SPLIT:
+        scale = tie_scale(node.rule, node.weighted_parent_impurity,
+                          stats_weight(node.totals, n_classes),
+                          pairs_of(node.totals, n_classes) if n_classes > 0 else 0.0,
+                          node.total_weight)
+        if not drawn_valid or beats(split["score"], drawn_score, scale):
+            split["missing_go_left"] = False
+            return NON_MISSING_LEFT
+    if not drawn_valid:
+        return NO_SPLIT
+    split["score"] = drawn_score
+    split["gain"] = drawn_gain
+    split["weight_left"] = drawn_weight_left
+    split["missing_go_left"] = missing_left
+    return np.int64(0)
+
+
+@internal_kernel
+def random_cut(hist_f, rows, values, m, missing_row, node, work, results, f, grouped,
+               goes_left):
+    """The drawn split of a numeric feature whose node occupies the histogram rows
+    ``rows[:m]`` (increasing values ``values[:m]``; ``missing_row`` the missing values).
+    Writes ``results[f]`` (but ``bin_threshold`` and ``next_bin``, the caller's) and returns
+    the index i of the cut after ``rows[i]``, ``NON_MISSING_LEFT`` or ``NO_SPLIT`` (a constant
+    feature, or no valid split)."""
+    if m < 2:
+        return NO_SPLIT
+    state = draw_state(node.rule.threshold_draw.seed, node.totals, node.n_classes, f)
+    i = cut_position(values, m, uniform(state))
+    missing_left = next_below(state, 2) == 1 if bin_count(hist_f, missing_row,
+                                                          node.n_classes) > 0.0 else False
+    for j in range(m):
+        goes_left[j] = j <= i
+    chosen = _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, work,
+                          results, f, grouped)
+    return i if chosen == 0 else chosen
+
+
+@internal_kernel
+def random_partition(hist_f, rows, m, missing_row, node, work, results, f, grouped,
+                     goes_left):
+    """The drawn split of a categorical feature whose node holds the categories of the
+    histogram rows ``rows[:m]``: ``goes_left[:m]`` a uniformly random partition (the last
+    category right, each other left with probability 1/2, redrawn until one is), missing values
+    as for a numeric feature. Writes ``results[f]`` (but the categories, the caller's) and
+    returns 0 (``goes_left`` holds the partition), ``NON_MISSING_LEFT`` (every present
+    category left) or ``NO_SPLIT``."""
+    if m < 2:
+        return NO_SPLIT
+    state = draw_state(node.rule.threshold_draw.seed, node.totals, node.n_classes, f)
+    n_left = 0
+    while n_left == 0:
+        for j in range(m - 1):
+            goes_left[j] = next_below(state, 2) == 1
+            if goes_left[j]:
+                n_left += 1
+    goes_left[m - 1] = False
+    missing_left = next_below(state, 2) == 1 if bin_count(hist_f, missing_row,
+                                                          node.n_classes) > 0.0 else False
+    return _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, work,
+                        results, f, grouped)
+
+
+@internal_kernel
+def _clear_split(split):
+    split["bin_threshold"] = NO_SPLIT
+    split["next_bin"] = NO_SPLIT
+    split["score"] = -np.inf
+    split["gain"] = -np.inf
+    split["missing_go_left"] = False
+    for w in range(BITSET_WORDS):
+        split["left_categories"][w] = np.uint64(0)
+
+
+@internal_kernel
+def _set_categories(split, codes, goes_left, m, every_one):
+    for w in range(BITSET_WORDS):
+        split["left_categories"][w] = np.uint64(0)
+    for j in range(m):
+        if every_one or goes_left[j]:
+            code = codes[j]
+            split["left_categories"][code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+
+
+@pointer_kernel
+def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
+    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]`` (the
+    signature and output of ``splitting.scan_feature``, which it replaces in a fit of
+    extremely randomized trees; ``pointers.random_threshold_scan_pointer``). Without a draw
+    (``node.rule.threshold_draw`` empty: a caller with a plain rule) every threshold is
+    scanned."""
+    values_f = node.rule.threshold_draw.values
+    if values_f.shape[0] == 0:
+        scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
+        return
+    rows = np.empty(n_bins_non_missing, dtype=np.int64)
+    values = np.empty(n_bins_non_missing)
+    m = 0
+    for b in range(n_bins_non_missing):
+        if bin_count(hist_f, b, node.n_classes) > 0.0:
+            rows[m] = b
+            values[m] = values_f[f, b]
+            m += 1
+    split = results[f]
+    _clear_split(split)
+    split["impurity_failed"] = False
+    grouped = np.empty((3, hist_f.shape[1]))
+    goes_left = np.empty(max(m, 1), dtype=np.bool_)
+    i = random_cut(hist_f, rows, values, m, missing_bin, node, work, results, f, grouped,
+                   goes_left)
+    if i == NO_SPLIT:
+        split["bin_threshold"] = NO_SPLIT
+    elif i == NON_MISSING_LEFT:
+        split["bin_threshold"] = n_bins_non_missing - 1
+    else:
+        split["bin_threshold"] = rows[i]
+        split["next_bin"] = rows[i + 1]
+
+
+@pointer_kernel
+def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
+                           scan_in_order):
+    """One drawn partition of a categorical feature from its histogram (rows = category
+    codes): the categorical scan of a fit of extremely randomized trees, with the signature of
+    ``categorical.scan_categorical`` (``scan_in_order`` unused: the drawn split is scored by
+    ``scan_feature`` on a two-row histogram). ``pointers.random_categorical_scan_pointer``."""
+    rows = np.empty(n_bins_non_missing, dtype=np.int64)
+    m = 0
+    for b in range(n_bins_non_missing):
+        if bin_count(hist_f, b, node.n_classes) > 0.0:
+            rows[m] = b
+            m += 1
+    split = results[f]
+    _clear_split(split)
+    split["impurity_failed"] = False
+    grouped = np.empty((3, hist_f.shape[1]))
+    goes_left = np.empty(max(m, 1), dtype=np.bool_)
+    chosen = random_partition(hist_f, rows, m, missing_bin, node, work, results, f, grouped,
+                              goes_left)
+    if chosen == NO_SPLIT:
+        split["bin_threshold"] = NO_SPLIT
+        return
+    split["bin_threshold"] = CATEGORICAL_SPLIT
+    split["next_bin"] = NO_SPLIT
+    _set_categories(split, rows, goes_left, m, chosen == NON_MISSING_LEFT)
+
+
+@internal_kernel(reference_counted=False)
+def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, node, work,
+                            results, sums, grouped, rows, goes_left):
+    """The drawn split of numeric feature ``f`` at a small node, from its samples: one pass
+    finds the smallest and largest bin and whether values are missing, the cut is drawn
+    between their values, a second pass sums the left, right and missing samples into
+    ``sums`` (3, n_stats), scored as ``random_cut`` scores it (the same cut: the bins whose
+    value is <= t go left). Two passes over the samples, as scikit-learn's random splitter
+    makes, instead of a compact histogram of the feature. Writes ``results[f]``; ``rows``,
+    ``goes_left`` are scratch of 2.
+
+    Compiled without reference counting and with the per-sample sums written out (no helper
+    call per sample): each array passed to a call per sample cost an atomic incref/decref
+    pair, which made this loop 3x slower than the arithmetic."""
+    X_binned = data.X_binned
+    sample_idx = data.sample_idx
+    y_code = data.y_code
+    sample_weight = data.sample_weight
+    sample_stats = data.sample_stats
+    group_code = data.group_code
+    n_classes = data.n_classes
+    has_groups = group_code.shape[0] > 0
+    low_bin = np.int64(missing_bin)
+    high_bin = np.int64(-1)
+    has_missing = False
+    for position in range(start, end):
+        b = np.int64(X_binned[sample_idx[position], f])
+        if b == missing_bin:
+            has_missing = True
+            continue
+        if b < low_bin:
+            low_bin = b
+        if b > high_bin:
+            high_bin = b
+    if high_bin <= low_bin:  # constant, or every value missing
+        return
+    low = values_f[f, low_bin]
+    high = values_f[f, high_bin]
+    t = low + uniform(state) * (high - low)
+    if t >= high:
+        t = low
+    cut_bin = low_bin  # the largest bin in [low_bin, high_bin) whose value is <= t
+    top = high_bin - 1
+    while cut_bin < top:
+        mid = (cut_bin + top + 1) // 2
+        if values_f[f, mid] <= t:
+            cut_bin = mid
+        else:
+            top = mid - 1
+    missing_left = next_below(state, 2) == 1 if has_missing else False
+    n_stats = sums.shape[1]
+    for r in range(3):
+        for s in range(n_stats):
+            sums[r, s] = 0.0
+    threshold_bin = low_bin  # the largest occupied bin <= cut_bin, and the next occupied one
+    next_bin = high_bin
+    for position in range(start, end):
+        i = sample_idx[position]
+        b = np.int64(X_binned[i, f])
+        if b == missing_bin:
+            r = 2
+        elif b <= cut_bin:
+            r = 0
+            if b > threshold_bin:
+                threshold_bin = b
+        else:
+            r = 1
+            if b < next_bin:
+                next_bin = b
+        if n_classes > 0:
+            k = y_code[i]
+            sums[r, weight_column(n_classes, k)] += sample_weight[i]
+            sums[r, count_column(n_classes, k)] += 1.0
+            if has_groups:
+                sums[r, group_column(n_classes, group_code[i])] += sample_weight[i]
+        else:
+            for s in range(n_stats):
+                sums[r, s] += sample_stats[i, s]
+    rows[0] = 0
+    rows[1] = 1
+    goes_left[0] = True
+    goes_left[1] = False
+    chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results, f,
+                          grouped)
+    split = results[f]
+    if chosen == NON_MISSING_LEFT:
+        split["bin_threshold"] = NON_MISSING_LEFT
+    elif chosen != NO_SPLIT:
+        split["bin_threshold"] = threshold_bin
+        split["next_bin"] = next_bin
+
+
+@pointer_kernel
+def scan_small_node_random(data, bins, features, start, end, node, workspace, results, scan,
+                           n_chunks, categorical_scan):
+    """The drawn split of each feature in ``features`` of a small node, from its samples: the
+    small-node scan of a fit of extremely randomized trees, with the signature of
+    ``splitting.scan_small_node`` (``scan``, ``categorical_scan`` and ``n_chunks`` unused:
+    one thread, the same draws). A numeric feature takes two passes over the node's samples
+    (``_drawn_cut_from_samples``); a categorical one a compact histogram
+    (``splitting.compact_feature_histogram``), whose rows' codes (``touched``) are the
+    categories the partition is drawn over."""
+    if features.shape[0] == 0:
+        return
+    n_stats = workspace.compact.shape[2]
+    sums = np.empty((3, n_stats))
+    grouped = np.empty((3, n_stats))
+    state = np.empty(1, dtype=np.uint64)
+    rows = np.empty(2, dtype=np.int64)
+    goes_left = np.empty(2, dtype=np.bool_)
+    for t in range(features.shape[0]):  # categorical features (their scratch is allocated)
+        f = features[t]
+        if bins.is_categorical[f]:
+            _clear_split(results[f])
+            results[f]["impurity_failed"] = False
+            _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace,
+                                           results, grouped)
+    key = node_key(node.rule.threshold_draw.seed, node.totals, node.n_classes)
+    _drawn_splits_of_small_node(data, bins, features, start, end, node, workspace, results,
+                                key, state, sums, grouped, rows, goes_left)
+
+
+@internal_kernel(reference_counted=False)
+def _drawn_splits_of_small_node(data, bins, features, start, end, node, workspace, results,
+                                key, state, sums, grouped, rows, goes_left):
+    """The loop of ``scan_small_node_random`` over the numeric features, compiled without
+    reference counting: the per-feature calls then take no atomic incref/decref pair per
+    array they pass."""
+    work = workspace.work[0]
+    values_f = node.rule.threshold_draw.values
+    for t in range(features.shape[0]):
+        f = features[t]
+        if bins.is_categorical[f]:
+            continue
+        split = results[f]
+        _clear_split(split)
+        split["impurity_failed"] = False
+        seed_feature(key, f, state)
+        _drawn_cut_from_samples(data, f, start, end, bins.missing_bin, values_f, state, node,
+                                work, results, sums, grouped, rows, goes_left)
+        if split["bin_threshold"] == NON_MISSING_LEFT:
+            split["bin_threshold"] = bins.n_bins_non_missing[f] - 1
+
+
+@internal_kernel
+def _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results,
+                                   grouped):
+    """``random_partition`` of categorical feature ``f`` at a small node, on a compact
+    histogram of its samples; writes ``results[f]`` with the categories' codes."""
+    scratch = workspace.scratch[0]
+    touched = workspace.touched[0]
+    compact = workspace.compact[0]
+    occupied = workspace.occupied[0]
+    unit_weights = data.n_classes > 0 and has_unit_weights(data.sample_weight, data.sample_idx,
+                                                           start, end)
+    m = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch, touched,
+                                  compact, occupied, unit_weights)
+    rows = np.empty(max(m, 1), dtype=np.int64)
+    for r in range(m):
+        rows[r] = r
+    goes_left = np.empty(max(m, 1), dtype=np.bool_)
+    chosen = random_partition(compact, rows, m, m, node, workspace.work[0], results, f,
+                              grouped, goes_left)
+    if chosen != NO_SPLIT:
+        split = results[f]
+        split["bin_threshold"] = CATEGORICAL_SPLIT
+        _set_categories(split, touched, goes_left, m, chosen == NON_MISSING_LEFT)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
+    """Whether the node's non-missing values of feature ``f`` lie in one bin (or there are
+    none): scikit-learn's random splitter skips such a feature."""
+    missing_bin = bins.missing_bin
+    if has_histogram:
+        occupied = 0
+        for b in range(bins.n_bins_non_missing[f]):
+            if bin_count(hist[f], b, data.n_classes) > 0.0:
+                occupied += 1
+                if occupied > 1:
+                    return False
+        return True
+    column = data.X_binned[:, f]
+    sample_idx = data.sample_idx
+    first = -1
+    for position in range(start, end):
+        b = np.int64(column[sample_idx[position]])
+        if b == missing_bin:
+            continue
+        if first < 0:
+            first = b
+        elif b != first:
+            return False
+    return True
+
+
+@pointer_kernel
+def choose_features_visiting(sampling, has_histogram, hist, data, start, end, bins, state,
+                             order, chosen):
+    """Features examined at a node, as scikit-learn's feature loop visits them: features drawn
+    without replacement (``state``, ``random.next_below``), each counting against
+    ``sampling.max_features`` whether constant or not (``_is_constant_non_missing``), the
+    draw going on past ``max_features`` only until a non-constant one is drawn. Returns the
+    non-constant features drawn, in increasing order (a new array); the signature of
+    ``growth.choose_features``, whose scratch ``order`` and ``chosen`` it uses alike."""
+    n_features = order.shape[0]
+    for i in range(n_features):
+        order[i] = i
+    n_visited = 0
+    n_chosen = 0
+    for i in range(n_features):
+        if n_visited >= sampling.max_features and n_chosen > 0:
+            break
+        j = i + next_below(state, n_features - i)
+        f = order[j]
+        order[j] = order[i]
+        order[i] = f
+        n_visited += 1
+        if not _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
+            chosen[f] = True
+            n_chosen += 1
+    features = np.empty(n_chosen, dtype=np.int64)
+    n_chosen = 0
+    for f in range(n_features):
+        if chosen[f]:
+            features[n_chosen] = f
+            n_chosen += 1
+            chosen[f] = False
+    return features
+
+
+def random_cut_naive(seed, class_counts_or_stats, n_classes, f, values):
+    """Reference of the drawn cut: the index i (cut after the i-th of the node's occupied
+    bins, values ``values`` increasing) and the missing side the kernels draw for feature
+    ``f`` at a node with statistics row ``class_counts_or_stats`` (a classification row
+    ``[w_0..w_{K-1}, n_0..n_{K-1}]`` or a regression row), in plain Python floats."""
+    state = draw_state(np.int64(seed), np.ascontiguousarray(class_counts_or_stats,
+                                                            dtype=np.float64),
+                       np.int64(n_classes), np.int64(f))
+    high = int(next_below(state, 1 << 26))
+    low = int(next_below(state, 1 << 27))
+    u = (high * 2.0**27 + low) / 2.0**53
+    t = values[0] + u * (values[-1] - values[0])
+    if t >= values[-1]:
+        t = values[0]
+    i = max(j for j in range(len(values) - 1) if values[j] <= t)
+    return i, bool(next_below(state, 2) == 1)
