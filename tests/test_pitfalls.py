@@ -265,6 +265,21 @@ def test_zero_gain_root_is_still_split_when_fully_grown():
     assert est.score(X, y) == 1.0
 
 
+
+def test_a_zero_gain_that_rounds_below_zero_is_still_split():
+    """Misclassification with weights: no single split changes a majority, so every gain is 0
+    in exact arithmetic; computed, the best came out -2.5e-16, below the machine-epsilon
+    slack, and the root stayed a leaf (accuracy 0.935 on distinct rows; found by a property
+    test). The slack is now relative to the node's terms, as ties are."""
+    X = np.array([[1, -2], [3, 1], [0, 0], [0, -1], [1, 3], [-1, 0], [-3, 0], [0, 1], [1, 0],
+                  [0, 3], [-1, 1], [-2, 1], [0, -3], [4, 0], [-1, 2], [0, -2], [-2, 0], [0, 2],
+                  [1, 1], [3, 0], [0, -4], [1, -1], [0, 5], [1, 2], [-1, -2], [2, -1], [2, 1],
+                  [0, 4], [0, 0.5], [2, 0], [-1, -1]], dtype=float)
+    y = np.array([-3, -3, 5, 5] + [-3] * 27)
+    weight = np.array([1.920492122604866, 6.294873186098279] + [4.282386031719028] * 29)
+    est = treesmith.DecisionTreeClassifier(criterion="misclassification").fit(X, y, weight)
+    assert est.score(X, y) == 1.0
+
 @pytest.mark.parametrize("dtype", [np.int64, np.float32, np.int8, bool])
 def test_non_float64_inputs_give_the_same_tree(dtype):
     rng = np.random.default_rng(9)

@@ -34,7 +34,7 @@ from .records import (
     NodeScan,
     SmallNodeWorkspace,
 )
-from .split_rules import NO_SPLIT, select_split, tie_scale
+from .split_rules import NO_SPLIT, TIE_TOLERANCE, select_split, tie_scale
 from .splitting import (
     is_constant,
     is_constant_in_node,
@@ -426,7 +426,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     with the node's path costs (``split_rules.select_split``). With S-pruning, a node whose best
     split fails the permutation test (p-value > level, shuffles seeded from ``sampling.seed``
     and the node id) becomes a leaf (S-pruning, docs/methods.md §6).
-    ``stopping.min_impurity_decrease`` applies to the chosen split's gain. Under monotonic
+    ``stopping.min_impurity_decrease`` applies to the chosen split's gain, up to rounding (a
+    relative ``TIE_TOLERANCE`` of the node's terms, as ``tie_scale``). Under monotonic
     constraints each node carries bounds: the scans admit only splits within them, and a split
     on a constrained feature bounds its children at the middle of their values
     (``monotonic.child_bounds``, docs/methods.md §4); a subtree grown apart starts from its
@@ -641,8 +642,12 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 node_pairs = pairs_of(node_stats, n_classes)
                 scale = tie_scale(rule, weighted_impurity, weight, node_pairs, total_weight)
                 best = select_split(results, features, path_costs, rule, weight, scale)
-                if (best < 0
-                        or results[best]["gain"] + EPSILON < stopping.min_impurity_decrease):
+                # a gain 0 in exact arithmetic (misclassification, whose splits often change no
+                # majority) comes out a few ulps of the node's terms either side of it
+                gain_tolerance = max(EPSILON, TIE_TOLERANCE * (abs(weighted_impurity) + weight)
+                                     / total_weight)
+                if (best < 0 or results[best]["gain"] + gain_tolerance
+                        < stopping.min_impurity_decrease):
                     splittable = False
                 elif significance.level > 0.0 and not engine.significance_test(
                         data, start[node], end[node], best, bins, impurity, stopping,
