@@ -265,6 +265,35 @@ def test_forest_converts_and_shap_explains_it(cancer, diabetes, task):
     np.testing.assert_allclose(total, expected, atol=1e-6)
 
 
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_extra_trees_convert_to_scikit_learns_extra_trees(cancer, diabetes, task):
+    """An ExtraTrees forest becomes scikit-learn's ExtraTrees (members ExtraTree*), not its
+    random forest: the same predictions, and SHAP explains it additively."""
+    import shap
+    from sklearn import ensemble, tree
+
+    from treesmith.ensemble import ExtraTreesClassifier, ExtraTreesRegressor
+
+    X, y = cancer if task == "classification" else diabetes
+    Forest = ExtraTreesClassifier if task == "classification" else ExtraTreesRegressor
+    forest = Forest(6, max_depth=5, random_state=0).fit(X, y)
+    converted = forest.to_sklearn()
+    kind = "Classifier" if task == "classification" else "Regressor"
+    assert type(converted) is getattr(ensemble, "ExtraTrees" + kind)
+    assert type(converted.estimator_) is getattr(tree, "ExtraTree" + kind)
+    if task == "classification":
+        np.testing.assert_allclose(converted.predict_proba(X), forest.predict_proba(X),
+                                   atol=1e-12)
+        expected = forest.predict_proba(X.iloc[:10])
+    else:
+        np.testing.assert_allclose(converted.predict(X), forest.predict(X), rtol=1e-12)
+        expected = forest.predict(X.iloc[:10])
+    explainer = shap.TreeExplainer(converted)
+    values = explainer.shap_values(X.iloc[:10], check_additivity=True)
+    np.testing.assert_allclose(values.sum(axis=1) + np.asarray(explainer.expected_value),
+                               expected, atol=1e-6)
+
 # -- acceptance review: float32 thresholds ----------------------------------------------------
 def test_bootstrap_forest_members_predict_as_treesmith(diabetes):
     """A node's midpoint between two training values can fall within a float32 step of a value

@@ -5,9 +5,10 @@
 scikit-learn's trees read it as they read their own: ``shap.TreeExplainer``, ``skl2onnx``,
 ``dtreeviz``, ``sklearn.tree.plot_tree`` / ``export_graphviz`` and
 ``sklearn.inspection.partial_dependence(method="recursion")``. A treesmith random forest becomes
-a fitted ``sklearn.ensemble.RandomForestClassifier`` / ``RandomForestRegressor`` whose trees are
-its members converted the same way (scikit-learn's forests average the trees' probabilities or
-means, as treesmith's do).
+a fitted ``sklearn.ensemble.RandomForestClassifier`` / ``RandomForestRegressor`` (an ExtraTrees
+forest: ``ExtraTreesClassifier`` / ``ExtraTreesRegressor``) whose trees are its members converted
+the same way (scikit-learn's forests average the trees' probabilities or means, as treesmith's
+do).
 
 What carries over, exactly:
 - the structure, thresholds (in original units, ``x <= threshold`` goes left), the side missing
@@ -273,9 +274,9 @@ def _check_no_categories(model, tree, boolean=frozenset()):
 
 
 def _forest_to_sklearn(forest):
-    """scikit-learn's random forest holding the converted members of a treesmith forest."""
-    from sklearn.ensemble import RandomForestClassifier as SklearnForestClassifier
-    from sklearn.ensemble import RandomForestRegressor as SklearnForestRegressor
+    """scikit-learn's random forest (extremely randomized trees for a forest of them) holding
+    the converted members of a treesmith forest."""
+    from sklearn import ensemble, tree
 
     check_is_fitted(forest, "estimators_")
     inseparable: dict[int, int] = {}
@@ -287,11 +288,16 @@ def _forest_to_sklearn(forest):
             inseparable[feature] = inseparable.get(feature, 0) + count
     _warn_inseparable(inseparable, forest, len(members))
     is_classifier = hasattr(forest, "classes_")
-    Forest = SklearnForestClassifier if is_classifier else SklearnForestRegressor
+    kind = "Classifier" if is_classifier else "Regressor"
+    if getattr(forest, "_splitter", "best") == "random":
+        Forest, Member = getattr(ensemble, "ExtraTrees" + kind), getattr(tree, "ExtraTree" + kind)
+    else:
+        Forest, Member = (getattr(ensemble, "RandomForest" + kind),
+                          getattr(tree, "DecisionTree" + kind))
     converted = Forest(n_estimators=len(members), criterion=members[0].criterion,
                        max_depth=forest.max_depth, random_state=forest.random_state)
     converted.estimators_ = members
-    converted.estimator_ = members[0].__class__(criterion=members[0].criterion)
+    converted.estimator_ = Member(criterion=members[0].criterion)
     converted.n_features_in_ = members[0].n_features_in_
     if hasattr(forest, "feature_names_in_"):
         names = np.asarray(forest.feature_names_in_, dtype=object)
