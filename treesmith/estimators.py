@@ -531,7 +531,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         fraction p(S) <= theta is not split.
     max_features : None, int, float, "sqrt" or "log2"
         Features examined per node; floats and "sqrt"/"log2" round down, at least one.
-        Constant features of the node do not count, as in scikit-learn.
+        With ``splitter="best"`` the node's constant features do not count: up to
+        max_features non-constant ones are examined. scikit-learn counts each constant
+        feature it draws (drawing past max_features only until one is not constant), and
+        so does ``splitter="random"`` here.
     splitter : "best" or "random", default="best"
         "best" scans every threshold of the examined features; "random" draws one split per
         examined feature, uniform in value between the node's smallest and largest value

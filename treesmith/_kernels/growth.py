@@ -325,8 +325,9 @@ def _path_costs(node, parent, feature, costs, paid, root_paid, out):
 def choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
                     chosen):
     """Features examined at a node: the first ``sampling.max_features`` non-constant ones of a
-    random permutation (constant features do not count, as in scikit-learn), in increasing
-    order.
+    random permutation, in increasing order. Constant features do not count (scikit-learn's
+    loop counts those it draws, and goes on past max_features only until one is not
+    constant: ``random_thresholds.choose_features_visiting``, which the random splitter uses).
 
     ``state`` is the generator (``random.next_below``); ``order`` (int64) and ``chosen`` (bool,
     all False on entry and exit) are scratch of length n_features. Returns a new array. The
