@@ -221,7 +221,7 @@ def no_categorical_partition(sample_idx, start, end, column, left_categories, mi
     return end
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _histogram_totals(hist, stats, node):
     """``stats[node]``: the node's histogram summed over the bins of feature 0."""
     for s in range(stats.shape[1]):
@@ -231,7 +231,7 @@ def _histogram_totals(hist, stats, node):
             stats[node, s] += hist[0, b, s]
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _sum_samples(data, start, end, stats, node):
     """Statistics of a node summed over its samples (the root, the smaller child of a split,
     and a larger child whose parent - sibling difference cancels)."""
@@ -248,7 +248,7 @@ def _sum_samples(data, start, end, stats, node):
                    group_code, n_classes)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _larger_child_totals(data, start, end, stats, node, small, large):
     """``stats[large] = stats[node] - stats[small]``, or the sum over the larger child's
     samples when a statistic cancels (``|difference| <= 1e-9 |parent|``).
@@ -269,7 +269,7 @@ def _larger_child_totals(data, start, end, stats, node, small, large):
         _sum_samples(data, start, end, stats, large)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _is_pure(stats, n_classes, impurity):
     if n_classes > 0:
         present = 0
@@ -293,7 +293,7 @@ def total_weight_of(sample_weight, sample_idx):
     return total
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _path_costs(node, parent, feature, costs, paid, root_paid, out):
     """Cost of testing each feature at ``node`` (docs/methods.md §5), ``costs`` a
     ``records.TestCosts``.
@@ -374,7 +374,7 @@ def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, 
     return order
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _report_failed_scan(results, features, status, node, start, end, depth):
     """Whether the scan of some feature in ``features`` met a candidate whose impurity failed
     (``SPLIT_DTYPE["impurity_failed"]``); the first such feature and the node are written to

@@ -133,7 +133,7 @@ def build_histogram(data, start, end, hist, parallel_threshold):
                            hist)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def subtract_histograms(parent, child, n_classes):
     """``parent -= child`` in place: the parent's histogram becomes the sibling's.
 

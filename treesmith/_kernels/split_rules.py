@@ -55,7 +55,7 @@ def beats(score, best, scale):
     return score > best + TIE_TOLERANCE * max(abs(best), scale)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def tie_scale(rule, weighted_parent_impurity, node_weight, node_pairs, total_weight):
     """Magnitude of the terms of a node's numerators, for ``beats``: phi(S) for impure pairs,
     (|w(S) h(S)| + w(S)) / w(root) for the others."""
@@ -227,7 +227,7 @@ def _mean_valid_gain(results, features):
     return mean_gain / n_valid if n_valid > 0 else mean_gain
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def select_split(results, features, costs, rule, node_weight, scale):
     """The feature whose best split wins under ``rule`` (-1 when none is valid).
 

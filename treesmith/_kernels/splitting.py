@@ -461,7 +461,7 @@ def scan_workspace(n_blocks, n_stats, n_classes):
     return np.zeros((n_blocks, SCAN_WORK_ROWS, max(n_stats, n_classes, 1)))
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def next_nonempty_bin(hist_f, bin_threshold, n_bins_non_missing, n_classes):
     """First non-missing bin after ``bin_threshold`` holding node samples (-1 if none)."""
     for b in range(bin_threshold + 1, n_bins_non_missing):
@@ -482,7 +482,7 @@ def is_constant(hist_f, n_bins_non_missing, missing_bin, n_classes):
     return True
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def scan_features_with_histogram(hist, features, bins, node, results, work, scan,
                                  categorical_scan):
     """Best split of each feature in ``features`` of a node that has a pooled histogram
@@ -500,7 +500,7 @@ def scan_features_with_histogram(hist, features, bins, node, results, work, scan
             scan(hist[f], bins.n_bins_non_missing[f], bins.missing_bin, node, work, results, f)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def partition(sample_idx, start, end, column, bin_threshold, missing_bin, missing_go_left,
               buffer):
     """Stable in-place partition of ``sample_idx[start:end]``: left samples first.

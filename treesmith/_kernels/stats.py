@@ -129,7 +129,7 @@ def class_proportions(stats, n_classes, out):
     return weight
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def impurity_of(stats, n_classes, h, h_params, proportions):
     """h of a row: of its class proportions (classification) or its statistics (regression).
 
