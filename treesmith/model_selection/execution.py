@@ -133,7 +133,11 @@ def run_dask(estimator, instances, tasks, loss, exact, client, retries, progress
     """
     from distributed import as_completed
 
-    scattered = client.scatter(list(instances), broadcast=True)
+    # hash=False: keys of this run only. Content-hashed keys are the same for every search
+    # on the same data, and a scatter racing with the release of the previous search's
+    # copies (cancelled below) may never complete: one hung in a test run, in a second
+    # search on the data the first had just released.
+    scattered = client.scatter(list(instances), broadcast=True, hash=False)
 
     def submit(task):
         return client.submit(run_task, estimator, scattered[task.instance_idx], task, loss,
@@ -161,7 +165,7 @@ def run_dask(estimator, instances, tasks, loss, exact, client, retries, progress
                                    f"({future.status}); the cluster keeps losing workers.")
             if scattered[task.instance_idx].status != "finished":
                 scattered[task.instance_idx] = client.scatter(instances[task.instance_idx],
-                                                              broadcast=True)
+                                                              broadcast=True, hash=False)
             future = submit(task)
             pending[future] = task
             queue.add(future)
