@@ -771,7 +771,7 @@ def scan_small_node(data, bins, features, start, end, node, workspace, results, 
             np.int64(c), results, scan, categorical_scan)
 
 
-@pointer_kernel
+@pointer_kernel(reference_counted=False)
 def scan_small_node_serial(data, bins, features, start, end, node, workspace, results, scan,
                            n_chunks, categorical_scan):
     """``scan_small_node`` on the calling thread, whatever ``n_chunks`` says (same results:
