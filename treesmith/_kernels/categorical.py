@@ -55,15 +55,19 @@ from numba import njit
 from .decorators import internal_kernel, pointer_kernel
 from .lanes import CHUNK, LANES, lane_dots, lane_min_max, padded_length, row_combinations
 from .records import SCAN_WORK_ROWS, SPLIT_DTYPE, Monotonicity, NodeScan
-from .split_rules import NO_SPLIT, beats, numerator_is_gain, numerator_is_symmetric, tie_scale
+from .split_rules import (
+    NO_SPLIT,
+    beats,
+    node_tie_scale,
+    numerator_is_gain,
+    numerator_is_symmetric,
+)
 from .stats import (
     REGRESSION_COUNT,
     REGRESSION_WEIGHT,
     REGRESSION_WEIGHTED_TARGET,
     class_weights_slice,
     count_column,
-    pairs_of,
-    stats_weight,
     weight_column,
 )
 
@@ -598,11 +602,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     # paths stay in this one function: as separate functions they cost 0.6 s more compile.
     if m <= EXHAUSTIVE_MAX_CATEGORIES and not _ordering_is_exact(node):
         # every partition, each a two-row histogram (then the missing row)
-        totals = node.totals
-        scale = tie_scale(node.rule, node.weighted_parent_impurity,
-                          stats_weight(totals, n_classes),
-                          pairs_of(totals, n_classes) if n_classes > 0 else 0.0,
-                          node.total_weight)
+        scale = node_tie_scale(node)
         best_score = -np.inf
         best_gain = -np.inf
         best_weight_left = 0.0
@@ -714,11 +714,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         _reverse(order, m)
         scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
         out["impurity_failed"] = out["impurity_failed"] or first_failed
-        totals = node.totals
-        scale = tie_scale(node.rule, node.weighted_parent_impurity,
-                          stats_weight(totals, n_classes),
-                          pairs_of(totals, n_classes) if n_classes > 0 else 0.0,
-                          node.total_weight)
+        scale = node_tie_scale(node)
         if first_threshold != NO_SPLIT and (out["bin_threshold"] == NO_SPLIT or not beats(
                 out["score"], first_score, scale)):
             _reverse(order, m)
@@ -870,11 +866,7 @@ def scan_orderings_reference(hist_f, n_bins_non_missing, missing_bin, node, scan
         compact = np.ascontiguousarray(np.vstack([hist_f[reversed_order],
                                                   hist_f[missing_bin:missing_bin + 1]]))
         scan(compact, m, m, node, work, trial, np.int64(0))
-        totals = node.totals
-        scale = tie_scale(node.rule, node.weighted_parent_impurity,
-                          stats_weight(totals, n_classes),
-                          pairs_of(totals, n_classes) if n_classes > 0 else 0.0,
-                          node.total_weight)
+        scale = node_tie_scale(node)
         if trial[0]["bin_threshold"] != NO_SPLIT and (
                 split["bin_threshold"] == NO_SPLIT
                 or beats(trial[0]["score"], split["score"], scale)):

@@ -51,20 +51,17 @@ draw goes on past ``max_features`` only until one non-constant feature is drawn.
 import numpy as np
 from numba import njit
 
-from .categorical import BITSET_WORDS, CATEGORICAL_SPLIT
+from .categorical import CATEGORICAL_SPLIT, _clear_bits, _no_split, _set_bit
 from .decorators import internal_kernel, pointer_kernel
 from .random import initial_state, next_below
-from .split_rules import NO_SPLIT, beats, tie_scale
+from .split_rules import NO_SPLIT, beats, node_tie_scale
 from .splitting import compact_feature_histogram, scan_feature
 from .histogram import has_unit_weights
-from .pointers import twin
 from .stats import (
     REGRESSION_COUNT,
     bin_count,
     count_column,
     group_column,
-    pairs_of,
-    stats_weight,
     weight_column,
 )
 
@@ -145,12 +142,6 @@ def cut_position(values, m, u):
     return lo
 
 
-#: ``splitting.scan_feature`` compiled without reference counting (it allocates nothing), for
-#: ``_score_drawn``, itself compiled so: the atomic incref/decref pairs on the ~20 arrays a
-#: call passes (the histogram, the node's records) cost more than scoring a drawn split.
-_scan_unreferenced = twin(scan_feature, "unreferenced", reference_counted=False)
-
-
 @internal_kernel(reference_counted=False)
 def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, work, results,
                  f, grouped):
@@ -174,7 +165,7 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
         for s in range(n_stats):
             grouped[side, s] += hist_f[missing_row, s]
     # two non-missing rows and an empty missing row: the one cut between them
-    _scan_unreferenced(grouped, 2, 2, node, work, results, f)
+    scan_feature(grouped, 2, 2, node, work, results, f)
     split = results[f]
     drawn_valid = split["bin_threshold"] != NO_SPLIT
     if drawn_valid and has_missing:
@@ -189,14 +180,10 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
     for s in range(n_stats):
         grouped[0, s] = grouped[0, s] + grouped[1, s] - (hist_f[missing_row, s])
         grouped[1, s] = hist_f[missing_row, s]
-    _scan_unreferenced(grouped, 1, 1, node, work, results, f)
+    scan_feature(grouped, 1, 1, node, work, results, f)
     split["impurity_failed"] = split["impurity_failed"] or drawn_failed
     if split["bin_threshold"] != NO_SPLIT:
-        scale = tie_scale(node.rule, node.weighted_parent_impurity,
-                          stats_weight(node.totals, n_classes),
-                          pairs_of(node.totals, n_classes) if n_classes > 0 else 0.0,
-                          node.total_weight)
-        if not drawn_valid or beats(split["score"], drawn_score, scale):
+        if not drawn_valid or beats(split["score"], drawn_score, node_tie_scale(node)):
             split["missing_go_left"] = False
             return NON_MISSING_LEFT
     if not drawn_valid:
@@ -256,23 +243,20 @@ def random_partition(hist_f, rows, m, missing_row, node, work, results, f, group
 
 @internal_kernel
 def _clear_split(split):
-    split["bin_threshold"] = NO_SPLIT
-    split["next_bin"] = NO_SPLIT
-    split["score"] = -np.inf
-    split["gain"] = -np.inf
+    """``split`` holds no split, missing values right (``categorical._no_split``)."""
+    _no_split(split)
     split["missing_go_left"] = False
-    for w in range(BITSET_WORDS):
-        split["left_categories"][w] = np.uint64(0)
 
 
 @internal_kernel
 def _set_categories(split, codes, goes_left, m, every_one):
-    for w in range(BITSET_WORDS):
-        split["left_categories"][w] = np.uint64(0)
+    """The categories ``codes[j]`` with ``goes_left[j]`` (all of them: ``every_one``) as the
+    split's left set."""
+    bits = split["left_categories"]
+    _clear_bits(bits)
     for j in range(m):
         if every_one or goes_left[j]:
-            code = codes[j]
-            split["left_categories"][code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+            _set_bit(bits, codes[j])
 
 
 @pointer_kernel

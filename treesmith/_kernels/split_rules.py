@@ -20,7 +20,7 @@ from numba import njit
 from .decorators import internal_kernel
 from .records import SplitRule, ThresholdDraw
 from .set_functions import set_function_of_sum
-from .stats import group_column, pairs_of
+from .stats import group_column, pairs_of, stats_weight
 
 #: Rule codes, as ``records.SplitRule.code`` carries them (the Python rule objects of
 #: ``treesmith.rules`` name theirs with these constants).
@@ -62,6 +62,17 @@ def tie_scale(rule, weighted_parent_impurity, node_weight, node_pairs, total_wei
     if rule.code == RULE_IMPURE_PAIRS:
         return node_pairs
     return (abs(weighted_parent_impurity) + node_weight) / total_weight
+
+
+@internal_kernel(reference_counted=False)
+def node_tie_scale(node):
+    """``tie_scale`` of the node a ``records.NodeScan`` describes (for the scans that compare
+    candidates they scored through the numeric scan: categorical, randomized)."""
+    n_classes = node.n_classes
+    return tie_scale(node.rule, node.weighted_parent_impurity,
+                     stats_weight(node.totals, n_classes),
+                     pairs_of(node.totals, n_classes) if n_classes > 0 else 0.0,
+                     node.total_weight)
 
 
 @njit(cache=True, nogil=True)
