@@ -63,6 +63,27 @@ def load_arrays(paths):
 
 
 # -- timing --------------------------------------------------------------------------------
+def forest_task_data(task: str, n_rows: int, n_features: int):
+    """The forest benchmarks' data: ``make_classification`` (3 classes, 15 informative and 5
+    redundant features) or ``make_regression`` (15 informative, noise 10) of 1.25 n_rows rows,
+    float32, split 80/20; returns ``(X_train, X_test, y_train, y_test, metric name)``."""
+    from sklearn.datasets import make_classification, make_regression
+    from sklearn.model_selection import train_test_split
+
+    if task == "classification":
+        X, y = make_classification(n_samples=int(n_rows * 1.25), n_features=n_features,
+                                   n_informative=15, n_redundant=5, n_classes=3,
+                                   random_state=0)
+        metric = "accuracy"
+    else:
+        X, y = make_regression(n_samples=int(n_rows * 1.25), n_features=n_features,
+                               n_informative=15, noise=10.0, random_state=0)
+        metric = "R2"
+    X_train, X_test, y_train, y_test = train_test_split(X.astype(np.float32), y,
+                                                        test_size=0.2, random_state=0)
+    return X_train, X_test, y_train, y_test, metric
+
+
 def timed(function, *args, **kwargs):
     """Run ``function`` once; return ``(wall seconds, result)`` measured with perf_counter."""
     start = time.perf_counter()

@@ -18,37 +18,22 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
+import sys
+from pathlib import Path
 
-import numpy as np
-
-
-def timed(fit):
-    wall, cpu = time.perf_counter(), time.process_time()
-    model = fit()
-    return model, time.perf_counter() - wall, time.process_time() - cpu
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import forest_task_data, timed_with_cpu  # noqa: E402
 
 
 def extra_trees_benchmark(task, n_rows, n_features, n_trees, jobs, repeats):
     from sklearn import ensemble as sklearn_ensemble
-    from sklearn.datasets import make_classification, make_regression
-    from sklearn.model_selection import train_test_split
 
     from treesmith import ensemble
 
-    if task == "classification":
-        X, y = make_classification(n_samples=int(n_rows * 1.25), n_features=n_features,
-                                   n_informative=15, n_redundant=5, n_classes=3,
-                                   random_state=0)
-        ours, theirs, metric = (ensemble.ExtraTreesClassifier,
-                                sklearn_ensemble.ExtraTreesClassifier, "accuracy")
-    else:
-        X, y = make_regression(n_samples=int(n_rows * 1.25), n_features=n_features,
-                               n_informative=15, noise=10.0, random_state=0)
-        ours, theirs, metric = (ensemble.ExtraTreesRegressor,
-                                sklearn_ensemble.ExtraTreesRegressor, "R2")
-    X = X.astype(np.float32)
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0)
+    kind = "Classifier" if task == "classification" else "Regressor"
+    ours = getattr(ensemble, "ExtraTrees" + kind)
+    theirs = getattr(sklearn_ensemble, "ExtraTrees" + kind)
+    X_train, X_test, y_train, y_test, metric = forest_task_data(task, n_rows, n_features)
     print(f"\n{ours.__name__}: make_{task} {X_train.shape[0]} x {n_features} train, "
           f"{X_test.shape[0]} test; {n_trees} trees, defaults of both libraries")
     ours(2, max_depth=3, random_state=0).fit(X_train[:2000], y_train[:2000])  # compile
@@ -63,7 +48,7 @@ def extra_trees_benchmark(task, n_rows, n_features, n_trees, jobs, repeats):
     results = {name: {"wall": [], "cpu": [], "score": None} for name in contenders}
     for _ in range(repeats):
         for name, fit in contenders.items():
-            model, wall, cpu = timed(fit)
+            wall, cpu, model = timed_with_cpu(fit)
             results[name]["wall"].append(wall)
             results[name]["cpu"].append(cpu)
             results[name]["score"] = model.score(X_test, y_test)

@@ -20,39 +20,26 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 
-
-def timed(fit):
-    wall, cpu = time.perf_counter(), time.process_time()
-    model = fit()
-    return model, time.perf_counter() - wall, time.process_time() - cpu
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import forest_task_data, timed_with_cpu  # noqa: E402
 
 
 def forest_benchmark(task, n_rows, n_features, n_trees, jobs, repeats, backends):
     from sklearn import ensemble as sklearn_ensemble
-    from sklearn.datasets import make_classification, make_regression
-    from sklearn.model_selection import train_test_split
 
     import treesmith.ensemble.forest as forest_module
     import treesmith.grower as grower_module
     from treesmith import ensemble
 
-    if task == "classification":
-        X, y = make_classification(n_samples=int(n_rows * 1.25), n_features=n_features,
-                                   n_informative=15, n_redundant=5, n_classes=3,
-                                   random_state=0)
-        ours, theirs, metric = (ensemble.RandomForestClassifier,
-                                sklearn_ensemble.RandomForestClassifier, "accuracy")
-    else:
-        X, y = make_regression(n_samples=int(n_rows * 1.25), n_features=n_features,
-                               n_informative=15, noise=10.0, random_state=0)
-        ours, theirs, metric = (ensemble.RandomForestRegressor,
-                                sklearn_ensemble.RandomForestRegressor, "R2")
-    X = X.astype(np.float32)
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0)
+    kind = "Classifier" if task == "classification" else "Regressor"
+    ours = getattr(ensemble, "RandomForest" + kind)
+    theirs = getattr(sklearn_ensemble, "RandomForest" + kind)
+    X_train, X_test, y_train, y_test, metric = forest_task_data(task, n_rows, n_features)
     print(f"\n{ours.__name__}: make_{task} {X_train.shape[0]} x {n_features} train, "
           f"{X_test.shape[0]} test; {n_trees} trees, default max_features (classifier 'sqrt', "
           "regressor 1.0 in both libraries)")
@@ -91,7 +78,7 @@ def forest_benchmark(task, n_rows, n_features, n_trees, jobs, repeats, backends)
     results = {name: {"wall": [], "cpu": [], "score": None} for name in contenders}
     for _ in range(repeats):
         for name, fit in contenders.items():
-            model, wall, cpu = timed(fit)
+            wall, cpu, model = timed_with_cpu(fit)
             results[name]["wall"].append(wall)
             results[name]["cpu"].append(cpu)
             results[name]["score"] = model.score(X_test, y_test)
@@ -150,7 +137,7 @@ def budget_benchmark(repeats):
                            random_state=0).fit(X_train[:500], y_train[:500])
     walls, cpus = [], []
     for _ in range(repeats):
-        model, wall, cpu = timed(fit)
+        wall, cpu, model = timed_with_cpu(fit)
         walls.append(wall)
         cpus.append(cpu)
     print(f"BudgetRF fit: {statistics.median(walls):.2f} s wall, "
