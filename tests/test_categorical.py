@@ -509,6 +509,7 @@ def test_mask_indices_and_names_select_the_same_columns(spec):
     ("auto", "categorical_features must be"),
     (["town"], "names column 'town'"),
     ([5], "index 5 is outside"),
+    ([-1], r"index -1 is outside \[0, 2\)"),  # no negative indices, as in scikit-learn
     (np.array([True]), "one entry per column"),
     ([1.5], "column indices or names"),
 ])
@@ -562,6 +563,28 @@ def test_missing_and_unseen_categories_take_the_missing_side():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.predict(X)  # training data: no warning
+
+
+def test_fractional_categories_fitted_as_float64_match_their_float32_values():
+    # 0.1 fitted as float64 is not the float32 0.1 a pipeline may hand predict: matched in
+    # the column's precision, not warned about and sent to the missing side
+    values = np.array([0.1, 0.2, 0.3, 1.7])
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 4, 400)
+    X = values[codes][:, None]
+    y = (codes % 2 == 0).astype(int)
+    model = DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        narrow = model.predict(X.astype(np.float32))
+        frame = model.predict(pd.DataFrame({"x0": X[:, 0].astype(np.float32)}).to_numpy())
+    assert narrow.tolist() == model.predict(X).tolist() == y.tolist()
+    assert frame.tolist() == y.tolist()
+    # categories that float32 cannot tell apart keep exact matching (unseen: warned)
+    close = np.array([0.1, 0.1 + 1e-12])[codes % 2][:, None]
+    model = DecisionTreeClassifier(categorical_features=[0]).fit(close, y)
+    with pytest.warns(UnseenLevelWarning):
+        model.predict(close.astype(np.float32))
 
 
 def test_prediction_walk_matches_the_naive_reference():

@@ -157,7 +157,7 @@ def resolve_mask(spec, X, n_features: int, names) -> np.ndarray:
                                                      f" (its columns: {known[:10]})") + ".")
             mask[known.index(str(item))] = True
         elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
-            if not -n_features <= int(item) < n_features:
+            if not 0 <= int(item) < n_features:  # no negative indices, as in scikit-learn
                 raise ValueError(f"categorical_features index {int(item)} is outside "
                                  f"[0, {n_features}) (X has {n_features} columns).")
             mask[int(item)] = True
@@ -269,12 +269,30 @@ def fit_categories(X, mask: np.ndarray, names) -> list:
     return categories
 
 
+def _in_precision_of(column, categories: np.ndarray) -> np.ndarray:
+    """``categories`` rounded to the precision of a float column narrower than float64 (a
+    float32 array at prediction, say), so that the value 0.1 fitted as float64 matches the
+    float32 0.1 it becomes; the categories as they are otherwise, or when they are not all
+    real numbers or two of them would round to the same value."""
+    dtype = getattr(column, "dtype", None)
+    if getattr(dtype, "kind", None) != "f" or dtype.itemsize >= 8 or categories.shape[0] == 0:
+        return categories
+    if not all(isinstance(value, (int, float, np.integer, np.floating))
+               and not isinstance(value, (bool, np.bool_)) for value in categories.tolist()):
+        return categories
+    rounded = np.asarray(categories.tolist(), dtype=np.float64).astype(dtype)
+    if np.unique(rounded).shape[0] != rounded.shape[0]:
+        return categories
+    return _object_array(rounded.tolist())
+
+
 def _codes(column, categories: np.ndarray, missing: np.ndarray):
     """Float codes of a column's cells in ``categories`` (NaN for missing and unseen cells)
     and the mask of unseen cells: a hash lookup through pandas when it is loaded (a category
     column's own codes remapped), else a dict lookup in Python."""
     pandas = _pandas_if_loaded()
     found = None
+    categories = _in_precision_of(column, categories)
     if pandas is not None:
         try:
             index = pandas.Index(categories, dtype=object)
