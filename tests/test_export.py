@@ -283,3 +283,16 @@ def test_category_names_with_line_breaks_or_tabs_are_quoted():
     lines = export_text(model).splitlines()
     assert len(lines) == 6  # summary, root, two branches, two leaves
     assert any(r"c in {'e\nf', 'g\th'}" in line for line in lines)
+
+
+def test_interval_categories_read_as_their_text_quoted():
+    """pandas.cut's intervals hold a comma: shown as their text quoted, '(0.0, 0.25]', not as
+    the object's repr Interval(0.0, 0.25, closed='right')."""
+    import pandas as pd
+
+    values = np.random.default_rng(0).random(300)
+    X = pd.DataFrame({"b": pd.cut(values, [0.0, 0.25, 0.5, 0.75, 1.0])})
+    model = treesmith.DecisionTreeClassifier(max_depth=1).fit(X, (values > 0.5).astype(int))
+    text = export_text(model)
+    assert "b in {'(0.0, 0.25]', '(0.25, 0.5]'}" in text
+    assert "Interval" not in text

@@ -168,7 +168,8 @@ class TreeExporter:
         A category whose text would be ambiguous in that list (empty, padded with spaces,
         holding ``,``, ``{``, ``}`` or a line break or other unprintable character, or the text
         of another category, as 1 and '1') is shown quoted, as Python writes it:
-        ``{'', 'Nice, France'}``."""
+        ``{'', 'Nice, France'}``; another object (an interval of ``pandas.cut``) as its text
+        quoted, ``{'(0.0, 0.25]'}``, unless that text is another category's."""
         categories = self.categories[feature] if self.categories is not None else None
         if categories is None:
             return "{" + ", ".join(str(c) for c in sorted(codes)) + "}"
@@ -181,7 +182,11 @@ class TreeExporter:
             text = texts[code]
             ambiguous = (text != text.strip() or not text or text in repeated
                          or any(mark in text for mark in ",{}") or not text.isprintable())
-            return repr(categories[code]) if ambiguous else text
+            if not ambiguous:
+                return text
+            if isinstance(categories[code], str) or text in repeated:
+                return repr(categories[code])
+            return repr(text)  # e.g. pandas.cut's interval (0.0, 0.25]: its text, quoted
 
         return "{" + ", ".join(shown(c) for c in sorted(codes)) + "}"
 
