@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import time
-import warnings
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -89,9 +88,6 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--trees", type=int, default=10)
     args = parser.parse_args(argv)
-    # treesmith.expected_cost walks a BudgetRF's members with X's values, without its column
-    # names: scikit-learn's warning about them is noise here
-    warnings.filterwarnings("ignore", message="X does not have valid feature names")
     print("| dataset | model | encoding | test accuracy | leaves | avg feature cost | CPU s |")
     print("|---|---|---|---|---|---|---|")
     for name in args.datasets:
