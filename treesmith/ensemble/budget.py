@@ -72,7 +72,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         to measure cost and accuracy when ``fit`` gets no ``X_val``/``y_val``.
     feature_costs, cost_groups : as for ``DecisionTreeClassifier`` (default unit costs; a group
         is acquired, and paid, once per example).
-    candidates : "sampled" (paper: 80/40/20 random observed values per feature) or "all".
+    candidates : "sampled" (paper: 80/40/20 random observed values per numeric feature) or
+        "all"; a categorical feature's candidate sets are all tried either way.
     free_reuse : bool, default=False, GreedyTree's treatment of features already on the path.
     max_depth : int or None, limit of each GreedyTree's depth.
     max_bins : int or None, bins per feature.

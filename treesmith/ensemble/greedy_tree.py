@@ -115,8 +115,9 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         "per_test"; how ``treesmith.metrics`` charges a path.
     free_reuse : bool, default=False. False is the paper's rule (R uses c(t) whether or not
         t was tested above); True treats a feature already tested on the path as free.
-    candidates : "sampled" (default; 80/40/20 random observed values per feature by node size,
-        as in the paper) or "all" (every occupied bin: the exact minimax over stumps).
+    candidates : "sampled" (default; 80/40/20 random observed values per numeric feature by
+        node size, as in the paper) or "all" (every occupied bin: the exact minimax over
+        stumps). Categorical features: see ``categorical_features``.
     max_depth : int >= 1 or None (grow until F = 0 or no stump decreases F in every child).
     max_features : None, int, float, "sqrt" or "log2": features drawn per node (default all,
         as in the paper).
