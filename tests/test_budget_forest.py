@@ -370,3 +370,27 @@ def test_categorical_model_file_round_trip_and_an_older_file():
     assert older.categorical_features is None
     assert all(m.categorical_features is None for m in older.estimators_)
     assert older.predict(numeric).shape == y.shape
+
+
+def test_features_used_and_costs_of_a_categorical_forest():
+    """features_used, expected_cost and max_cost take the frame with its text column (the
+    forest encodes it once): the union of the features on each row's paths, each member
+    walked on its own (``decision_path``, which encodes the frame itself)."""
+    from treesmith.ensemble import RandomForestClassifier, features_used
+
+    X, y = _categorical_frame(300, 4)
+    costs = np.array([2.0, 1.0, 3.0])
+    for model in (BudgetForestClassifier(None, alphas=[0], max_estimators=3,
+                                         feature_costs=costs, random_state=0).fit(X, y),
+                  RandomForestClassifier(4, max_depth=3, feature_costs=costs,
+                                         random_state=0).fit(X, y)):
+        used = np.zeros(X.shape, dtype=bool)
+        for member in model.estimators_:
+            paths = member.decision_path(X if hasattr(member, "feature_names_in_")
+                                         else X.to_numpy()).toarray().astype(bool)
+            for node in np.flatnonzero(member.tree_.children_left != -1):
+                used[paths[:, node], member.tree_.feature[node]] = True
+        assert used[:, 0].any()
+        assert np.array_equal(features_used(model, X), used)
+        assert treesmith.expected_cost(model, X) == pytest.approx((used @ costs).mean())
+        assert treesmith.max_cost(model, X) == pytest.approx((used @ costs).max())
