@@ -8,6 +8,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -475,3 +478,49 @@ def test_hostile_categorical_columns():
     small = pd.DataFrame({"c": [f"v{i % 20}" for i in range(n)]})
     with pytest.raises(ValueError, match="max_bins"):
         GreedyTreeClassifier(max_bins=10).fit(small, y)
+
+
+def test_integer_weights_are_repeated_rows_with_categories():
+    """sample_weight is a multiplicity: weight 2 grows the tree of the row given twice
+    (every candidate: the sampled draws count rows)."""
+    rng = np.random.default_rng(5)
+    X = np.c_[rng.integers(0, 6, 60), rng.normal(size=60)]
+    X[rng.random(60) < 0.1, 0] = np.nan
+    y = rng.integers(0, 3, 60)
+    weight = rng.integers(1, 3, 60)
+    model = GreedyTreeClassifier(Powers(2), candidates="all", categorical_features=[0])
+    weighted = model.fit(X, y, sample_weight=weight).tree_
+    repeated = model.fit(np.repeat(X, weight, axis=0), np.repeat(y, weight)).tree_
+    for name in ("feature", "left_categories", "missing_go_left", "impurity",
+                 "weighted_n_node_samples"):
+        assert np.array_equal(getattr(weighted, name), getattr(repeated, name)), name
+
+
+@settings(max_examples=40, deadline=None)
+@given(counts=hnp.arrays(np.int64, st.tuples(st.integers(2, 7), st.integers(2, 3)),
+                         elements=st.integers(0, 4)),
+       permutation_seed=st.integers(0, 2**16), alpha=st.sampled_from([0.0, 1.0]))
+def test_renaming_categories_keeps_the_minimax_risk(counts, permutation_seed, alpha):
+    """Category names only label the sets: renaming them (another code order) gives a root of
+    the same risk, and one that is minimax-best over every bipartition."""
+    assume(counts.sum(axis=1).min() > 0)
+    names = np.array([f"c{i}" for i in range(counts.shape[0])], dtype=object)
+    rows = [(names[c], k) for c in range(counts.shape[0]) for k in range(counts.shape[1])
+            for _ in range(counts[c, k])]
+    X = np.array([[r[0]] for r in rows], dtype=object)
+    y = np.array([r[1] for r in rows])
+    renamed = np.random.default_rng(permutation_seed).permutation(names)
+    X_renamed = np.array([[renamed[int(value[1:])]] for value, in X], dtype=object)
+    function = ThresholdPairs(alpha)
+    F = _set_function(function)
+    risks = []
+    for data in (X, X_renamed):
+        model = GreedyTreeClassifier(function, candidates="all", categorical_features=[0])
+        model.fit(data, y)
+        risks.append(math.inf if model.tree_.node_count == 1
+                     else _root_risk(model, F, [1.0]))
+    codes = np.unique(X[:, 0], return_inverse=True)[1].astype(float)[:, None]
+    labels = np.unique(y, return_inverse=True)[1]
+    expected = brute_force_root(codes, [True], labels, labels.max() + 1, F, [1.0])
+    assert risks[0] == pytest.approx(expected, rel=1e-12)
+    assert risks[1] == pytest.approx(expected, rel=1e-12)
