@@ -32,7 +32,7 @@ from ..estimators import BaseDecisionTree
 from ..grower import TreeGrower
 from .._kernels.candidates import CANDIDATE_DRAWS, CANDIDATE_SIZE_LIMITS
 from ..tree import Tree
-from ._minimax_kernel import ALL_CANDIDATES, SAMPLED_CANDIDATES, grow_minimax
+from ._minimax_kernel import ALL_CANDIDATES, SAMPLED_CANDIDATES, minimax_kernel
 from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_function
 
 
@@ -48,7 +48,8 @@ def check_candidates(candidates) -> int:
 
 
 class MinimaxGrower:
-    """Grow one GreedyTree from binned data (the kernel is ``_minimax_kernel.grow_minimax``).
+    """Grow one GreedyTree from binned data (the kernel is ``_minimax_kernel.grow_minimax``, or
+    its twin without the categorical code the fit does not need: ``minimax_kernel``).
 
     Parameters
     ----------
@@ -80,11 +81,12 @@ class MinimaxGrower:
         n_features = X_binned.shape[1]
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
         self.set_function.check_total_weight(float(np.sum(sample_weight)))
-        out = grow_minimax(
+        is_categorical = np.ascontiguousarray(self.bin_mapper.categorical_mask(), dtype=np.bool_)
+        grow = minimax_kernel(bool(is_categorical.any()), self.n_classes > 2)
+        out = grow(
             X_binned, sample_idx, np.ascontiguousarray(y_code, dtype=np.int64),
             np.ascontiguousarray(sample_weight, dtype=np.float64), int(self.n_classes),
-            int(self.bin_mapper.missing_values_bin_idx_),
-            np.ascontiguousarray(self.bin_mapper.categorical_mask(), dtype=np.bool_),
+            int(self.bin_mapper.missing_values_bin_idx_), is_categorical,
             int(self.set_function.code),
             self.set_function.parameter(),
             np.ascontiguousarray(self.costs.feature_cost, dtype=np.float64),
