@@ -21,7 +21,8 @@ solved by the prefixes of any ordering, even for two classes: categories with cl
 (0, 1), (1, 0), (1, 1) have F_0 = 4 and their best partition {(0, 1), (1, 0)} | {(1, 1)} leaves
 F = 1 on both sides, while the class-1 order's prefixes leave 2), otherwise the prefixes of the
 single tree's order (class-1 proportion for two classes, principal-component score for more;
-docs/methods.md §11), a heuristic. These are the engine's candidates for its ``Minimax`` rule.
+docs/methods.md §11), a heuristic. The engine's ``Minimax(candidates="all")`` tries the same
+sets and grows the same trees.
 """
 
 import numpy as np
