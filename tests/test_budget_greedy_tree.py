@@ -8,6 +8,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -228,3 +231,296 @@ def test_a_power_that_overflows_on_unit_weights_is_refused_not_a_silent_leaf():
     X = np.arange(100, dtype=float)[:, None]
     with pytest.raises(ValueError, match="smaller Powers power"):
         GreedyTreeClassifier(impurity=Powers(200)).fit(X, np.arange(100) % 2)
+
+
+# -- categorical features ----------------------------------------------------------------------
+def _set_function(function):
+    """F of a class-count vector, in plain Python (treesmith.rules.set_functions)."""
+    return lambda counts: function(np.asarray(counts, dtype=float))
+
+
+def _left_codes(tree, node):
+    return set(tree.categories_left(node).tolist())
+
+
+@pytest.mark.parametrize("function, f_root, f_child, f_prefix", [
+    (ThresholdPairs(0), 4.0, 1.0, 2.0),     # n0 n1
+    (ThresholdPairs(0.5), 2.0, 0.0, 0.5),   # [(n0 - .5)+ (n1 - .5)+ - .25]+
+    (Powers(2), 8.0, 2.0, 4.0),             # (n0 + n1)^2 - n0^2 - n1^2 = 2 n0 n1
+    (Powers(3), 48.0, 6.0, 18.0),           # 3 n0 n1 (n0 + n1)
+], ids=repr)
+def test_hand_computed_node_where_the_class1_order_is_not_minimax_best(function, f_root,
+                                                                        f_child, f_prefix):
+    """Categories A (class counts 0/1), B (1/0), C (1/1); the node holds 2/2. The class-1
+    order B, C, A has the prefixes {B} | {C, A} and {B, C} | {A}, each leaving a child with
+    counts 1/2 (F = f_prefix), so R = c / (F(S) - f_prefix). The partition {A, B} | {C} leaves
+    1/1 on both sides (F = f_child) and R = c / (F(S) - f_child), smaller: the minimax
+    objective is not solved by an ordering, even for two classes, and the kernel tries every
+    partition of few categories."""
+    X = np.array([["A"], ["B"], ["C"], ["C"]], dtype=object)
+    y = np.array([1, 0, 0, 1])
+    model = GreedyTreeClassifier(function, categorical_features=[0], candidates="all").fit(X, y)
+    tree = model.tree_
+    assert list(model.categories_[0]) == ["A", "B", "C"]
+    assert tree.impurity[0] == f_root
+    assert _left_codes(tree, 0) == {0, 1}  # {A, B}: C, the last category, stays right
+    left, right = tree.children_left[0], tree.children_right[0]
+    assert tree.impurity[left] == f_child and tree.impurity[right] == f_child
+    assert f_root - f_child > f_root - f_prefix > 0  # the partition beats every prefix
+    # F = 0 below α = 0.5's split: both children are leaves
+    assert (tree.node_count == 3) == (f_child == 0.0)
+
+
+def brute_force_root(X_codes, is_categorical, y, n_classes, F, costs):
+    """Every test of every feature on rows without weights: thresholds between distinct values
+    (numeric) or every bipartition of the present categories plus "missing" (categorical),
+    missing values on either side. Returns the smallest R = c / min_i (F(S) - F(S_i))."""
+    f_node = F(np.bincount(y, minlength=n_classes))
+    best = math.inf
+    for j in range(X_codes.shape[1]):
+        column = X_codes[:, j]
+        missing = np.isnan(column)
+        present = np.unique(column[~missing])
+        if is_categorical[j]:
+            groups = [column == c for c in present] + ([missing] if missing.any() else [])
+            sides = []
+            for mask in range(1, 2 ** len(groups) - 1):
+                sides.append(np.any([g for i, g in enumerate(groups) if mask >> i & 1], axis=0))
+        else:
+            sides = []
+            for v in present[:-1]:
+                sides += [~missing & (column <= v), missing | (column <= v)]
+            if missing.any() and present.size:
+                sides.append(~missing)
+        for left in sides:
+            counts = [np.bincount(y[rows], minlength=n_classes) for rows in (left, ~left)]
+            reduction = min(f_node - F(c) for c in counts)
+            if reduction > 1e-12 * f_node:
+                best = min(best, costs[j] / reduction)
+    return best
+
+
+def _root_risk(model, F, costs):
+    tree = model.tree_
+    counts = np.rint(tree.class_counts).astype(int)
+    f_node = F(counts[0])
+    children = (tree.children_left[0], tree.children_right[0])
+    return costs[tree.feature[0]] / min(f_node - F(counts[c]) for c in children)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_categorical_root_is_the_minimax_best_over_every_partition(seed):
+    """Two categorical features (2 to 7 categories, some missing) and a numeric one, costs at
+    random: the root test's R is the smallest over every bipartition of every categorical
+    feature's categories and "missing", and every threshold of the numeric one."""
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(12, 60)), int(rng.integers(2, 4))
+    X = np.c_[rng.integers(0, rng.integers(2, 8), n), rng.integers(0, rng.integers(2, 8), n),
+              rng.integers(0, 5, n)].astype(float)
+    X[rng.random((n, 3)) < (0.15 if seed % 2 else 0.0)] = np.nan
+    y = rng.integers(0, k, n)
+    costs = rng.integers(1, 5, 3).astype(float)
+    function = [ThresholdPairs(0), ThresholdPairs(1.5), Powers(2), Powers(3)][seed % 4]
+    F = _set_function(function)
+    model = GreedyTreeClassifier(function, feature_costs=costs, candidates="all",
+                                 categorical_features=[0, 1]).fit(X, y)
+    # the codes are the sorted observed values: the categories themselves here
+    assert all(np.array_equal(model.categories_[j], np.unique(X[~np.isnan(X[:, j]), j]))
+               for j in (0, 1))
+    expected = brute_force_root(X, [True, True, False], np.unique(y, return_inverse=True)[1],
+                                model.n_classes_, F, costs)
+    if math.isinf(expected):
+        assert model.tree_.node_count == 1
+        return
+    assert _root_risk(model, F, costs) == pytest.approx(expected, rel=1e-12)
+
+
+def prefix_reference(codes, y, n_classes, F):
+    """The best prefix of the present categories sorted by (key, code), keys as the single
+    tree's (``category_keys``: class-1 proportion, principal-component score for K > 2), no
+    missing values: the largest min_i (F(S) - F(S_i))."""
+    from treesmith._kernels.categorical import category_keys
+
+    present = np.unique(codes)
+    hist = np.zeros((int(codes.max()) + 2, 2 * n_classes))
+    for c, label in zip(codes, y):
+        hist[c, label] += 1.0
+        hist[c, n_classes + label] += 1.0
+    keys = category_keys(hist, present, n_classes)
+    order = [b for _, b in sorted(zip(keys, present))]
+    f_node = F(np.bincount(y, minlength=n_classes))
+    best = 0.0
+    for r in range(1, len(order)):
+        left = np.isin(codes, order[:r])
+        best = max(best, min(f_node - F(np.bincount(y[rows], minlength=n_classes))
+                             for rows in (left, ~left)))
+    return best
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+def test_many_categories_take_the_best_prefix_of_the_single_tree_order(n_classes):
+    """Above 10 categories the candidates are the prefixes of the single tree's order (a
+    heuristic): the root's min ΔF is the best prefix's, recomputed in Python."""
+    rng = np.random.default_rng(n_classes)
+    codes = rng.integers(0, 40, 600)
+    y = (codes * 7 % n_classes + (rng.random(600) < 0.3)) % n_classes
+    F = _set_function(ThresholdPairs(0))
+    model = GreedyTreeClassifier(ThresholdPairs(0), candidates="all",
+                                 categorical_features=[0]).fit(codes[:, None].astype(float), y)
+    assert _root_risk(model, F, [1.0]) == pytest.approx(
+        1.0 / prefix_reference(codes, y, n_classes, F), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_categorical_trees_are_the_single_tree_minimax_rule_trees(seed):
+    """Every candidate (candidates="all") and per-test costs: GreedyTree's kernel and the
+    engine's Minimax rule try the same category sets (every partition up to 10 categories,
+    then the prefixes of the same order) and grow the same tree, sets included."""
+    import pandas as pd
+
+    import treesmith
+    from treesmith.rules import Minimax
+
+    rng = np.random.default_rng(seed)
+    n, k = 300, 2 + seed % 2
+    X = pd.DataFrame({"a": pd.Categorical(rng.integers(0, 4 + 3 * seed, n)),
+                      "b": pd.Categorical(rng.integers(0, 6, n)),
+                      "x": rng.normal(size=n).round(1)})
+    X.loc[rng.random(n) < 0.1, "a"] = np.nan
+    y = (X["a"].cat.codes.to_numpy() % k + (X["x"] > 0.5) + rng.integers(0, 2, n)) % k
+    function = [ThresholdPairs(0), ThresholdPairs(2), Powers(2)][seed % 3]
+    costs = rng.integers(1, 5, 3).astype(float)
+    engine = treesmith.DecisionTreeClassifier(split_rule=Minimax(function, candidates="all"),
+                                              feature_costs=costs).fit(X, y).tree_
+    greedy = GreedyTreeClassifier(function, feature_costs=costs, cost_model="per_test",
+                                  candidates="all").fit(X, y).tree_
+    assert greedy.is_categorical_split.any()
+    for name in ("feature", "left_categories", "missing_go_left", "n_node_samples"):
+        assert np.array_equal(getattr(engine, name), getattr(greedy, name)), name
+    assert np.array_equal(engine.threshold, greedy.threshold, equal_nan=True)
+
+
+def test_missing_and_unseen_categories_take_the_learned_missing_side():
+    """Missing cells go to the side that lowers R; at prediction a category never seen in
+    training is a missing value (with a warning), so it lands where NaN lands."""
+    import pandas as pd
+
+    from treesmith.datasets import UnseenLevelWarning
+
+    city = np.array(["Lyon", "Nice", None, "Paris", "Brest"] * 8, dtype=object)
+    y = np.array([0, 0, 1, 1, 1] * 8)
+    X = pd.DataFrame({"city": city})
+    model = GreedyTreeClassifier(candidates="all").fit(X, y)
+    tree = model.tree_
+    assert tree.is_categorical_split[0] and model.score(X, y) == 1.0
+    missing_side = (tree.children_left if tree.missing_go_left[0] else tree.children_right)[0]
+    assert np.all(model.apply(X[city == None]) == missing_side)  # noqa: E711
+    with pytest.warns(UnseenLevelWarning, match="Rome"):
+        unseen = model.predict_proba(pd.DataFrame({"city": ["Rome"]}))
+    assert np.array_equal(unseen, model.predict_proba(pd.DataFrame({"city": [None]})))
+    assert model.predict(pd.DataFrame({"city": [np.nan]}))[0] == 1
+
+
+def test_export_text_names_the_category_sets():
+    import pandas as pd
+
+    from treesmith import export_text
+
+    X = pd.DataFrame({"city": ["Nice", "Lyon", "Paris", "Brest"] * 5})
+    y = np.array([1, 1, 0, 0] * 5)
+    text = export_text(GreedyTreeClassifier().fit(X, y))
+    assert "city in {Lyon, Nice}" in text and "city in {Brest, Paris}" in text
+
+
+def test_a_categorical_feature_is_paid_once_per_path():
+    """A categorical feature tested twice on a path costs its c(t) once (per feature) and
+    twice per test: it is one feature, one cost group."""
+    import pandas as pd
+
+    X = pd.DataFrame({"c": list("ABCD") * 10, "x": np.arange(40.0)})
+    y = np.tile([0, 1, 2, 3], 10)  # one class per category
+    model = GreedyTreeClassifier(ThresholdPairs(0), feature_costs=[3.0, 100.0],
+                                 candidates="all").fit(X, y)
+    tree = model.tree_
+    assert set(tree.feature[tree.children_left != -1]) == {0}
+    # the balanced {A, B} | {C, D} (F = 100 on each side, against 300 for one category
+    # alone), then one category each side
+    assert _left_codes(tree, 0) == {0, 1}
+    assert model.get_depth() == 2 and model.score(X, y) == 1.0
+    assert metrics.max_cost(model) == 3.0
+    assert metrics.max_cost(model, cost_model="per_test") == 6.0
+    assert metrics.expected_cost(model, X) == pytest.approx(3.0)
+
+
+def test_hostile_categorical_columns():
+    """One category (no test on it), every cell missing (no category, no test), 255 categories
+    (the prefixes of one order), 256 (refused, naming the column), more than max_bins."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 600
+    y = rng.integers(0, 2, n)
+    X = pd.DataFrame({"one": ["same"] * n, "none": pd.Series([None] * n, dtype=object),
+                      "wide": [f"v{i}" for i in rng.integers(0, 255, n)],
+                      "x": rng.normal(size=n)})
+    X.loc[0:254, "wide"] = [f"v{i}" for i in range(255)]  # all 255 present
+    model = GreedyTreeClassifier(categorical_features=["one", "none", "wide"],
+                                 random_state=0).fit(X, y)
+    tree = model.tree_
+    assert len(model.categories_[2]) == 255 and len(model.categories_[0]) == 1
+    tested = set(tree.feature[tree.children_left != -1])
+    assert tested <= {2, 3} and 2 in tested
+    assert np.all(tree.categories_left(0) < 255)
+    assert model.predict(X.iloc[:5]).shape == (5,)
+    X.loc[n - 1, "wide"] = "v255"  # rows 0..254 keep v0..v254
+    with pytest.raises(ValueError, match="'wide' \\(column 2\\) has 256 categories"):
+        GreedyTreeClassifier().fit(X, y)
+    small = pd.DataFrame({"c": [f"v{i % 20}" for i in range(n)]})
+    with pytest.raises(ValueError, match="max_bins"):
+        GreedyTreeClassifier(max_bins=10).fit(small, y)
+
+
+def test_integer_weights_are_repeated_rows_with_categories():
+    """sample_weight is a multiplicity: weight 2 grows the tree of the row given twice
+    (every candidate: the sampled draws count rows)."""
+    rng = np.random.default_rng(5)
+    X = np.c_[rng.integers(0, 6, 60), rng.normal(size=60)]
+    X[rng.random(60) < 0.1, 0] = np.nan
+    y = rng.integers(0, 3, 60)
+    weight = rng.integers(1, 3, 60)
+    model = GreedyTreeClassifier(Powers(2), candidates="all", categorical_features=[0])
+    weighted = model.fit(X, y, sample_weight=weight).tree_
+    repeated = model.fit(np.repeat(X, weight, axis=0), np.repeat(y, weight)).tree_
+    for name in ("feature", "left_categories", "missing_go_left", "impurity",
+                 "weighted_n_node_samples"):
+        assert np.array_equal(getattr(weighted, name), getattr(repeated, name)), name
+
+
+@settings(max_examples=40, deadline=None)
+@given(counts=hnp.arrays(np.int64, st.tuples(st.integers(2, 7), st.integers(2, 3)),
+                         elements=st.integers(0, 4)),
+       permutation_seed=st.integers(0, 2**16), alpha=st.sampled_from([0.0, 1.0]))
+def test_renaming_categories_keeps_the_minimax_risk(counts, permutation_seed, alpha):
+    """Category names only label the sets: renaming them (another code order) gives a root of
+    the same risk, and one that is minimax-best over every bipartition."""
+    assume(counts.sum(axis=1).min() > 0)
+    names = np.array([f"c{i}" for i in range(counts.shape[0])], dtype=object)
+    rows = [(names[c], k) for c in range(counts.shape[0]) for k in range(counts.shape[1])
+            for _ in range(counts[c, k])]
+    X = np.array([[r[0]] for r in rows], dtype=object)
+    y = np.array([r[1] for r in rows])
+    renamed = np.random.default_rng(permutation_seed).permutation(names)
+    X_renamed = np.array([[renamed[int(value[1:])]] for value, in X], dtype=object)
+    function = ThresholdPairs(alpha)
+    F = _set_function(function)
+    risks = []
+    for data in (X, X_renamed):
+        model = GreedyTreeClassifier(function, candidates="all", categorical_features=[0])
+        model.fit(data, y)
+        risks.append(math.inf if model.tree_.node_count == 1
+                     else _root_risk(model, F, [1.0]))
+    codes = np.unique(X[:, 0], return_inverse=True)[1].astype(float)[:, None]
+    labels = np.unique(y, return_inverse=True)[1]
+    expected = brute_force_root(codes, [True], labels, labels.max() + 1, F, [1.0])
+    assert risks[0] == pytest.approx(expected, rel=1e-12)
+    assert risks[1] == pytest.approx(expected, rel=1e-12)

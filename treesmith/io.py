@@ -44,8 +44,9 @@ import numpy as np
 FORMAT_NAME = "treesmith-model"
 #: 2: trees have ``left_categories`` (splits by sets of categories) and the tree estimators
 #: ``categorical_features``; a version-1 file is read as a tree without categorical splits,
-#: fitted with ``categorical_features=None``.
-SCHEMA_VERSION = 2
+#: fitted with ``categorical_features=None``. 3: GreedyTreeClassifier and BudgetForestClassifier
+#: have ``categorical_features`` too; an older file of theirs is read with it None.
+SCHEMA_VERSION = 3
 #: Files larger than this are refused before parsing (a guard against memory exhaustion).
 MAX_FILE_BYTES = 1 << 30
 
@@ -102,7 +103,7 @@ _TREE_ARRAY_KINDS = {
 _TREE_ARRAYS_SINCE = {"left_categories": 2}
 #: Estimator parameters added in a schema version, with the value that keeps an older file's
 #: meaning.
-_PARAMETERS_SINCE = {"categorical_features": (2, None)}
+_PARAMETERS_SINCE = {"categorical_features": (3, None)}
 _SCHEMA = contextvars.ContextVar("treesmith_model_schema", default=SCHEMA_VERSION)
 
 
@@ -625,8 +626,19 @@ def _decode_params(params, where: str, depth: int = 0) -> dict:
     return {name: _decode(value, f"{where}.{name}", depth + 1) for name, value in params.items()}
 
 
+def _with_old_parameters(cls, params: dict) -> dict:
+    """``params`` of a file of an older schema version with the parameters added since set to
+    the values that keep its meaning (``_PARAMETERS_SINCE``), for a model and its members."""
+    version = _SCHEMA.get()
+    accepted = cls().get_params(deep=False)
+    for name, (since, old_value) in _PARAMETERS_SINCE.items():
+        if version < since and name in accepted and name not in params:
+            params[name] = old_value
+    return params
+
+
 def _instantiate(cls, params, where: str, depth: int):
-    params = _decode_params(params, f"{where}.params", depth)
+    params = _with_old_parameters(cls, _decode_params(params, f"{where}.params", depth))
     try:
         return cls(**params)
     except (TypeError, ValueError) as error:
@@ -853,11 +865,7 @@ def _decode_model(model):
         _fail("treesmith_version", "must be a string")
     cls = _estimator_class(model["estimator"])
     _SCHEMA.set(version)
-    params = _decode_params(model["params"], "params")
-    accepted = cls().get_params(deep=False)
-    for name, (since, old_value) in _PARAMETERS_SINCE.items():
-        if version < since and name in accepted and name not in params:
-            params[name] = old_value
+    params = _with_old_parameters(cls, _decode_params(model["params"], "params"))
     attributes = model["attributes"]
     if not isinstance(attributes, dict):
         _fail("attributes", "must be an object")

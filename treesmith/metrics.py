@@ -87,7 +87,9 @@ def _forest_costs(forest, X, feature_costs, cost_groups) -> np.ndarray:
     members = list(np.ravel(forest.estimators_))
     n_features = int(getattr(forest, "n_features_in_", None) or members[0].n_features_in_)
     costs, groups, _ = _cost_setting(forest, n_features, feature_costs, cost_groups, None)
-    values = np.asarray(X) if hasattr(X, "iloc") else X  # members are fitted without names
+    # a random forest's members are fitted without column names, BudgetRF's with its own
+    named = getattr(members[0], "feature_names_in_", None) is not None
+    values = np.asarray(X) if hasattr(X, "iloc") and not named else X
     acquired = None
     for member in members:
         tested = _tested_groups(sp.csr_matrix(member.decision_path(values)), member.tree_,

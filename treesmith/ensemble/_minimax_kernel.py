@@ -7,18 +7,36 @@ F(S_g^i) = F(S) has R = ∞. The feature with the smallest R is chosen; free fea
 R = 0) are ranked by min_i ΔF; remaining ties go to the lowest feature index, then the lowest
 threshold. F(S) = 0 makes a leaf. See docs/methods.md §4, §11.
 
-Candidate stumps per feature (paper §3): the thresholds at the values of 80 / 40 / 20 rows of
-the node drawn at random when it holds more than 2000 / 500 / fewer rows, plus "non-missing
-left, missing right" when the node has missing values (``treesmith._kernels.candidates``, the
-same draws as the engine's ``Minimax`` rule), or every occupied bin. Missing values (the last
-bin) go to the side that gives the smaller risk; with none in the node, to the child with more
-weight.
+Candidate stumps per numeric feature (paper §3): the thresholds at the values of 80 / 40 / 20
+rows of the node drawn at random when it holds more than 2000 / 500 / fewer rows, plus
+"non-missing left, missing right" when the node has missing values
+(``treesmith._kernels.candidates``, the same draws as the engine's ``Minimax`` rule), or every
+occupied bin. Missing values (the last bin) go to the side that gives the smaller risk; with none
+in the node, to the child with more weight.
+
+A categorical feature (its bins are category codes, ``treesmith.categorical``) is tested by a set
+of categories sent left (``scan_category_sets``), never sampled: with m categories present in
+the node, every partition when m <= ``EXHAUSTIVE_MAX_CATEGORIES`` (the minimax objective is not
+solved by the prefixes of any ordering, even for two classes: categories with class counts
+(0, 1), (1, 0), (1, 1) have F_0 = 4 and their best partition {(0, 1), (1, 0)} | {(1, 1)} leaves
+F = 1 on both sides, while the class-1 order's prefixes leave 2), otherwise the prefixes of the
+single tree's order (class-1 proportion for two classes, principal-component score for more;
+docs/methods.md §11), a heuristic. The engine's ``Minimax(candidates="all")`` tries the same
+sets and grows the same trees.
 """
 
 import numpy as np
 from numba import njit
 
 from .._kernels.candidates import candidate_state, draw_candidate_bins, n_sampled_candidates
+from .._kernels.categorical import (
+    BITSET_WORDS,
+    CATEGORICAL_SPLIT,
+    EXHAUSTIVE_MAX_CATEGORIES,
+    _principal_component_keys,
+    has_category,
+    principal_component_scratch,
+)
 from .._kernels.random import initial_state, next_below
 from .._kernels.splitting import sort_prefix
 from .._kernels.stats import count_column, weight_column
@@ -73,19 +91,163 @@ def is_better(risk, reduction, f, b, best_risk, best_reduction, best_f, best_b):
 
 
 @njit(cache=True, nogil=True)
+def no_category_sets(histogram, touched, m, missing, has_missing, set_code, set_parameter,
+                     f_node, cost, f, best_risk, best_reduction, best_f, best_b,
+                     best_missing_left, best_bits, left, right, trial, present, left_sums,
+                     order, keys, class_weights, weights, inverse_weights, pc_scratch):
+    """Stand-in for ``scan_category_sets`` in the kernel's twin for fits without categorical
+    features (``minimax_kernel``), which never call it: it compiles in no time."""
+    return best_risk, best_reduction, best_f, best_b, best_missing_left
+
+
+#: Smallest category weight whose inverse the principal component uses (the engine's).
+_SMALLEST_WEIGHT = 1e-300
+
+
+@njit(cache=True, nogil=True)
+def category_order(histogram, touched, m, n_classes, order, keys, class_weights, weights,
+                   inverse_weights, pc_scratch):
+    """``order[:m]``: the present categories ``touched[:m]`` (codes, increasing) sorted by key,
+    ties by code, as the single tree orders them (``_kernels.categorical``): the class-1
+    proportion for two classes, the principal-component score of the class proportions for
+    more (``_principal_component_keys``, the same inputs and so the same bits)."""
+    for j in range(m):
+        b = touched[j]
+        weight = 0.0
+        for k in range(n_classes):
+            weight += histogram[b, k]
+            class_weights[k, j] = histogram[b, k]
+        if n_classes == 2:
+            keys[j] = histogram[b, 1] / weight if weight > 0.0 else 0.0
+        else:
+            live = weight > _SMALLEST_WEIGHT
+            weights[j] = weight if live else 0.0
+            inverse_weights[j] = 1.0 / weight if live else 0.0
+    if n_classes > 2:
+        _principal_component_keys(class_weights, weights, inverse_weights, np.int64(m), keys,
+                                  pc_scratch)
+    for j in range(m):  # insertion sort, stable: ties keep code order (m <= 255)
+        key = keys[j]
+        code = touched[j]
+        i = j
+        while i > 0 and keys[i - 1] > key:
+            keys[i] = keys[i - 1]
+            order[i] = order[i - 1]
+            i -= 1
+        keys[i] = key
+        order[i] = code
+
+
+@njit(cache=True, nogil=True)
+def _set_bits(bits, codes, n):
+    """``bits``: the 256-bit set of ``codes[:n]``."""
+    for w in range(BITSET_WORDS):
+        bits[w] = np.uint64(0)
+    for j in range(n):
+        code = codes[j]
+        bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+
+
+@njit(cache=True, nogil=True)
+def scan_category_sets(histogram, touched, m, missing, has_missing, set_code, set_parameter,
+                       f_node, cost, f, best_risk, best_reduction, best_f, best_b,
+                       best_missing_left, best_bits, left, right, trial, present, left_sums,
+                       order, keys, class_weights, weights, inverse_weights, pc_scratch):
+    """The minimax-best test "category in S" of one categorical feature against the best so far.
+
+    # IN  histogram[code, k]: class weights per category, ``touched[:m]`` the present codes in
+    #     increasing order, ``missing`` the missing bin's class weights
+    # IN  best_*: the best test so far (``is_better``'s order); ``best_bits`` its set
+    # OUT (best_risk, best_reduction, best_f, best_b, best_missing_left), ``best_bits``
+    #     rewritten when this feature's test wins; ``b`` numbers the candidates in the order
+    #     tried (the tie rule: the first tried wins)
+
+    m <= EXHAUSTIVE_MAX_CATEGORIES: every partition S | rest with the last present category
+    in the rest (S = mask over the others, mask = 1 .. 2^(m-1) - 1, candidate b = mask), each
+    with missing values right then left; then, with missing values, "every category | missing"
+    (b = 2^(m-1)). Subset sums ``left_sums[mask]`` take one row addition each. Larger m: the
+    prefixes of ``category_order`` (b = prefix length - 1), then "every category | missing"."""
+    n_classes = left.shape[0]
+    if m == 0:
+        return best_risk, best_reduction, best_f, best_b, best_missing_left
+    exhaustive = m <= EXHAUSTIVE_MAX_CATEGORIES
+    # candidates b = first .. n_candidates - 1, then b = n_candidates: "every category | missing"
+    first = 1 if exhaustive else 0
+    n_candidates = (np.int64(1) << (m - 1)) if exhaustive else m - 1
+    if exhaustive:
+        for k in range(n_classes):
+            left_sums[0, k] = 0.0
+        top = 0  # highest bit of mask
+        for mask in range(1, n_candidates):
+            if mask >> (top + 1):
+                top += 1
+            for k in range(n_classes):
+                left_sums[mask, k] = left_sums[mask ^ (1 << top), k] + histogram[touched[top], k]
+    else:
+        category_order(histogram, touched, m, n_classes, order, keys, class_weights, weights,
+                       inverse_weights, pc_scratch)
+    for k in range(n_classes):  # loops: an array expression allocates
+        present[k] = 0.0  # the present categories' class weights
+        for j in range(m):
+            present[k] += histogram[touched[j], k]
+        left[k] = 0.0
+    last = touched[m - 1]
+    for b in range(first, n_candidates):
+        for k in range(n_classes):
+            if exhaustive:  # the complement's sum: no subtraction
+                left[k] = left_sums[b, k]
+                right[k] = left_sums[(n_candidates - 1) ^ b, k] + histogram[last, k]
+            else:  # a prefix, the rest by difference (as the numeric scan)
+                left[k] += histogram[order[b], k]
+                right[k] = present[k] - left[k]
+        for side in range(2 if has_missing else 1):
+            missing_left = side == 1
+            for k in range(n_classes):  # the child that takes the missing values
+                trial[k] = (left[k] if missing_left else right[k]) + missing[k]
+            if missing_left:
+                risk, reduction = split_risk(set_code, set_parameter, f_node, trial, right, cost)
+            else:
+                risk, reduction = split_risk(set_code, set_parameter, f_node, left, trial, cost)
+            if not is_better(risk, reduction, f, b, best_risk, best_reduction, best_f, best_b):
+                continue
+            best_risk, best_reduction, best_f, best_b = risk, reduction, f, b
+            best_missing_left = missing_left
+            if exhaustive:  # order: scratch for the set's codes
+                n_left = 0
+                for j in range(m - 1):
+                    if (b >> j) & 1:
+                        order[n_left] = touched[j]
+                        n_left += 1
+                _set_bits(best_bits, order, n_left)
+            else:
+                _set_bits(best_bits, order, b + 1)
+    if has_missing:  # every present category left, missing values right
+        b = n_candidates
+        risk, reduction = split_risk(set_code, set_parameter, f_node, present, missing, cost)
+        if is_better(risk, reduction, f, b, best_risk, best_reduction, best_f, best_b):
+            best_risk, best_reduction, best_f, best_b = risk, reduction, f, b
+            best_missing_left = False
+            _set_bits(best_bits, touched, m)
+    return best_risk, best_reduction, best_f, best_b, best_missing_left
+
+
+@njit(cache=True, nogil=True)
 def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing_bin,
-                 set_code, set_parameter, feature_cost, cost_group, free_reuse,
+                 is_categorical, set_code, set_parameter, feature_cost, cost_group, free_reuse,
                  candidate_mode, size_limits, n_draws, max_depth, max_features, seed):
     """Grow one minimax tree depth-first on the rows ``sample_idx`` (positive weights).
 
-    # IN  X_binned (n, m) uint8/uint16, missing values in bin ``missing_bin``
+    # IN  X_binned (n, m) uint8/uint16, missing values in bin ``missing_bin``;
+    #     ``is_categorical`` per feature: its bins are category codes, tested by sets
     # IN  y_code int64 class codes, sample_weight float64 (class counts are weighted sums)
     # IN  set_code/set_parameter: F (``set_functions``), feature_cost/cost_group per feature;
     #     ``free_reuse``: a group already tested on the path is free (c = 0) when choosing
     # IN  max_depth < 0: unlimited; max_features: features drawn per node (m: all)
-    # OUT children_left, children_right, feature, bin_threshold, next_bin, missing_go_left,
-    #     impurity (F of the node), depth, stats (rows in ``_kernels.stats`` layout: class
-    #     weights, class row counts), score (R of the chosen split), in preorder.
+    # OUT children_left, children_right, feature, bin_threshold (``CATEGORICAL_SPLIT`` for a
+    #     set of categories), next_bin, missing_go_left, impurity (F of the node), depth,
+    #     stats (rows in ``_kernels.stats`` layout: class weights, class row counts), score
+    #     (R of the chosen split), left_categories (uint64 (n_nodes, 4): the set sent left,
+    #     0 for numeric splits and leaves), in preorder.
     """
     n_features = X_binned.shape[1]
     n_bins = missing_bin + 1
@@ -103,6 +265,9 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
     depth = np.zeros(capacity, dtype=np.int64)
     stats = np.zeros((capacity, 2 * n_classes))
     score = np.zeros(capacity)
+    has_categorical = n_features > 0 and is_categorical.any()
+    left_categories = np.zeros((capacity if has_categorical else 1, BITSET_WORDS),
+                               dtype=np.uint64)
 
     state = np.empty(1, dtype=np.uint64)
     state[0] = initial_state(seed)
@@ -121,6 +286,19 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
     features = np.arange(n_features)
     goes_left = np.zeros(X_binned.shape[0], dtype=np.bool_)
     scratch = np.empty(n_samples, dtype=np.int64)
+    # categorical features' scratch (``scan_category_sets``): sized for the widest, or empty
+    n_codes = n_bins if has_categorical else 0
+    best_bits = np.zeros(BITSET_WORDS, dtype=np.uint64)
+    present = np.zeros(n_classes)
+    left_sums = np.zeros(((1 << (EXHAUSTIVE_MAX_CATEGORIES - 1)) if has_categorical else 0,
+                          n_classes))
+    order = np.zeros(n_codes, dtype=np.int64)
+    keys = np.zeros(n_codes)
+    class_weights = np.zeros((n_classes, n_codes))
+    weights = np.zeros(n_codes)
+    inverse_weights = np.zeros(n_codes)
+    pc_scratch = np.zeros(principal_component_scratch(n_classes, n_codes)
+                          if has_categorical and n_classes > 2 else 0)
 
     # pending nodes: their rows, depth, parent and side; a node gets its id when popped, so
     # ids come in depth-first preorder (scikit-learn's numbering), children after parents
@@ -188,40 +366,49 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
             n_touched = occupied_bins_in_order(occupied, touched, n_touched)
             has_missing = occupied[missing_bin]
             n_present = n_touched - 1 if has_missing else n_touched  # missing bin is last
-            for j in range(n_present):
-                present_rows[j] = rows_per_bin[touched[j]]
-                is_candidate[j] = candidate_mode == ALL_CANDIDATES
-            if candidate_mode != ALL_CANDIDATES:
-                draw_candidate_bins(present_rows, n_present, n_rows, n_draw,
-                                    candidate_state(seed, stats[node], n_classes, f),
-                                    is_candidate)
-                if has_missing and n_present > 0:  # "non-missing left, missing right"
-                    is_candidate[n_present - 1] = True
-            missing[:] = histogram[missing_bin]
             cost = 0.0 if free_reuse and group_paid[cost_group[f]] else feature_cost[f]
-            left[:] = 0.0
-            for j in range(n_present):
-                b = touched[j]
-                for k in range(n_classes):
-                    left[k] += histogram[b, k]
-                if not is_candidate[j]:
-                    continue
-                for k in range(n_classes):  # loops: an array expression allocates
-                    right[k] = total[k] - left[k] - missing[k]
-                    trial[k] = right[k] + missing[k]
-                risk, reduction = split_risk(set_code, set_parameter, f_node, left, trial, cost)
-                if is_better(risk, reduction, f, b, best_risk, best_reduction, best_f, best_b):
-                    best_risk, best_reduction, best_f, best_b = risk, reduction, f, b
-                    best_missing_left = False
-                if has_missing:
+            if is_categorical[f]:
+                best_risk, best_reduction, best_f, best_b, best_missing_left = \
+                    scan_category_sets(histogram, touched, n_present, histogram[missing_bin],
+                                       has_missing, set_code, set_parameter, f_node, cost, f,
+                                       best_risk, best_reduction, best_f, best_b,
+                                       best_missing_left, best_bits, left, right, trial,
+                                       present, left_sums, order, keys, class_weights, weights,
+                                       inverse_weights, pc_scratch)
+            else:  # thresholds at the (sampled) occupied bins
+                for j in range(n_present):
+                    present_rows[j] = rows_per_bin[touched[j]]
+                    is_candidate[j] = candidate_mode == ALL_CANDIDATES
+                if candidate_mode != ALL_CANDIDATES:
+                    draw_candidate_bins(present_rows, n_present, n_rows, n_draw,
+                                        candidate_state(seed, stats[node], n_classes, f),
+                                        is_candidate)
+                    if has_missing and n_present > 0:  # "non-missing left, missing right"
+                        is_candidate[n_present - 1] = True
+                missing[:] = histogram[missing_bin]
+                left[:] = 0.0
+                for j in range(n_present):
+                    b = touched[j]
                     for k in range(n_classes):
-                        trial[k] = left[k] + missing[k]
-                    risk, reduction = split_risk(set_code, set_parameter, f_node, trial, right,
-                                                 cost)
-                    if is_better(risk, reduction, f, b, best_risk, best_reduction, best_f,
-                                 best_b):
+                        left[k] += histogram[b, k]
+                    if not is_candidate[j]:
+                        continue
+                    for k in range(n_classes):  # loops: an array expression allocates
+                        right[k] = total[k] - left[k] - missing[k]
+                        trial[k] = right[k] + missing[k]
+                    risk, reduction = split_risk(set_code, set_parameter, f_node, left, trial, cost)
+                    if is_better(risk, reduction, f, b, best_risk, best_reduction, best_f, best_b):
                         best_risk, best_reduction, best_f, best_b = risk, reduction, f, b
-                        best_missing_left = True
+                        best_missing_left = False
+                    if has_missing:
+                        for k in range(n_classes):
+                            trial[k] = left[k] + missing[k]
+                        risk, reduction = split_risk(set_code, set_parameter, f_node, trial, right,
+                                                     cost)
+                        if is_better(risk, reduction, f, b, best_risk, best_reduction, best_f,
+                                     best_b):
+                            best_risk, best_reduction, best_f, best_b = risk, reduction, f, b
+                            best_missing_left = True
             for j in range(n_touched):  # leave the scratch all zeros for the next feature
                 b = touched[j]
                 histogram[b, :] = 0.0
@@ -232,6 +419,7 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
         # next occupied bin above the threshold (for a midpoint threshold), and the side of
         # missing values when the node has none: the heavier child
         f, b = best_f, best_b
+        on_set = is_categorical[f]
         following = NO_SPLIT
         weight_left, weight_right, has_missing = 0.0, 0.0, False
         for p in range(start, end):
@@ -240,6 +428,8 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
             if value == missing_bin:
                 has_missing = True
                 goes_left[row] = best_missing_left
+            elif on_set:
+                goes_left[row] = has_category(best_bits, np.int64(value))
             else:
                 goes_left[row] = value <= b
                 if value > b and (following == NO_SPLIT or value < following):
@@ -263,6 +453,9 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
                 n_right += 1
         sample_idx[start + n_left:end] = scratch[:n_right]
         feature[node], bin_threshold[node], next_bin[node] = f, b, following
+        if on_set:
+            bin_threshold[node] = CATEGORICAL_SPLIT
+            left_categories[node, :] = best_bits
         missing_go_left[node] = best_missing_left
         score[node] = best_risk
         top += 1  # right child, popped after the whole left subtree
@@ -273,4 +466,25 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
         pending_parent[top], pending_is_left[top] = node, True
     return (children_left[:n_nodes], children_right[:n_nodes], feature[:n_nodes],
             bin_threshold[:n_nodes], next_bin[:n_nodes], missing_go_left[:n_nodes],
-            impurity[:n_nodes], depth[:n_nodes], stats[:n_nodes], score[:n_nodes])
+            impurity[:n_nodes], depth[:n_nodes], stats[:n_nodes], score[:n_nodes],
+            left_categories[:n_nodes] if has_categorical
+            else np.zeros((n_nodes, BITSET_WORDS), dtype=np.uint64))
+
+
+def minimax_kernel(has_categorical: bool, principal_component: bool):
+    """``grow_minimax``, or its twin compiled without what the fit never calls: with no
+    categorical feature, without the scan of category sets; with two classes, without the
+    principal-component order (``_kernels.categorical.no_principal_component_keys`` in its
+    place). The categorical code is most of the kernel's compile time (about 6 of 12 s, 4 of
+    them the principal component): a fit compiles only the kernel it runs."""
+    from .._kernels.categorical import no_principal_component_keys
+    from .._kernels.pointers import twin
+
+    if not has_categorical:
+        return twin(grow_minimax, "numeric", scan_category_sets=no_category_sets)
+    if principal_component:
+        return grow_minimax
+    order = twin(category_order, "two_classes",
+                 _principal_component_keys=no_principal_component_keys)
+    scan = twin(scan_category_sets, "two_classes", category_order=order)
+    return twin(grow_minimax, "two_classes", scan_category_sets=scan)

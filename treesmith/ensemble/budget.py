@@ -31,6 +31,7 @@ from .._validation import (
     check_y_values,
 )
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
+from ..categorical import category_counts, encode_categories
 from ..costs import group_costs
 from .costs import leaf_path_groups
 from .._threading import numba_threads, resolve_n_jobs, run_tasks
@@ -71,10 +72,15 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         to measure cost and accuracy when ``fit`` gets no ``X_val``/``y_val``.
     feature_costs, cost_groups : as for ``DecisionTreeClassifier`` (default unit costs; a group
         is acquired, and paid, once per example).
-    candidates : "sampled" (paper: 80/40/20 random observed values per feature) or "all".
+    candidates : "sampled" (paper: 80/40/20 random observed values per numeric feature) or
+        "all"; a categorical feature's candidate sets are all tried either way.
     free_reuse : bool, default=False, GreedyTree's treatment of features already on the path.
     max_depth : int or None, limit of each GreedyTree's depth.
     max_bins : int or None, bins per feature.
+    categorical_features : "from_dtype" (default), None/False, boolean mask, column indices or
+        names, as for ``GreedyTreeClassifier``: splits by sets of categories; the categories
+        are found once on all of X (``categories_``, ``is_categorical_``), a categorical
+        feature is one feature (one cost group) however many of its tests the trees make.
     n_jobs : None or int, α values grown at once (threads: the growth kernel releases the GIL),
         with the single tree's meaning (``treesmith._threading``: None = this process's cores).
     random_state : int, RandomState or None. The same bootstrap seeds serve every α.
@@ -91,7 +97,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, budget=None, impurity=None, *, alphas=PAPER_ALPHAS, max_estimators=40,
                  validation_fraction=0.3, feature_costs=None, cost_groups=None,
                  candidates="sampled", free_reuse=False, max_depth=None, max_bins=255,
-                 n_jobs=None, random_state=None):
+                 categorical_features="from_dtype", n_jobs=None, random_state=None):
         self.budget = budget
         self.impurity = impurity
         self.alphas = alphas
@@ -103,6 +109,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         self.free_reuse = free_reuse
         self.max_depth = max_depth
         self.max_bins = max_bins
+        self.categorical_features = categorical_features
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -138,7 +145,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
 
     # -- fitting ----------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
-        check_X_frame(X, categorical_supported=False)
+        X = encode_categories(self, X, fitting=True)
+        check_X_frame(X)
         y = check_y_values(y, "classification")
         try:
             X, y = validate_data(self, X, y, dtype=FLOAT_INPUT_DTYPES,
@@ -157,6 +165,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("pass both X_val and y_val, or neither (then validation_fraction "
                              "of the rows is held out).")
         if X_val is not None:
+            X_val = encode_categories(self, X_val, fitting=False)
+            check_X_frame(X_val)
             X_val = validate_data(self, X_val, dtype=FLOAT_INPUT_DTYPES,
                                   ensure_all_finite="allow-nan", reset=False)
             y_val = np.asarray(y_val)
@@ -211,12 +221,15 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         template = GreedyTreeClassifier(
             impurity=set_functions[0], feature_costs=self.feature_costs,
             cost_groups=self.cost_groups, cost_model="per_feature", free_reuse=self.free_reuse,
-            candidates=self.candidates, max_depth=self.max_depth, max_bins=self.max_bins)
+            candidates=self.candidates, max_depth=self.max_depth, max_bins=self.max_bins,
+            categorical_features=self.categorical_features)
         if hasattr(self, "feature_names_in_"):
             template.feature_names_in_ = self.feature_names_in_
         setting = _minimax_setting(template, X.shape[1])
         costs = setting["costs"]
-        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
+        categories = getattr(self, "categories_", None)
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
+                                     n_categories=category_counts(categories))
         X_binned = np.asfortranarray(self.bin_mapper_.fit_transform(
             X_train, feature_names=getattr(self, "feature_names_in_", None)))
         # the trees' seeds, drawn one at a time by each α from the same state (the same
@@ -278,6 +291,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             if hasattr(self, "feature_names_in_"):
                 member.feature_names_in_ = self.feature_names_in_
             member.bin_mapper_ = self.bin_mapper_
+            member.is_categorical_, member.categories_ = self.is_categorical_, categories
             member.impurity_ = self.impurity_
             member.feature_costs_, member.cost_groups_ = costs.feature_cost, costs.cost_group
             member.cost_model_ = "per_feature"
@@ -323,7 +337,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
     # -- prediction -------------------------------------------------------------------------
     def _validate_X_predict(self, X):
         check_is_fitted(self, "estimators_")
-        check_X_frame(X, categorical_supported=False)
+        X = encode_categories(self, X, fitting=False)
+        check_X_frame(X)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
 

@@ -54,20 +54,25 @@ def cost_setting(forest, feature_costs=None, cost_groups=None):
             resolve_cost_groups(cost_groups, n_features, names))
 
 
-def _values(X):
-    return np.asarray(X, dtype=np.float64) if hasattr(X, "iloc") else X
+def member_leaves(forest, X) -> np.ndarray:
+    """Leaf of every row in every member, shape (n_samples, n_members): treesmith's forests'
+    own ``apply`` (their categorical columns encoded once, with the forest's categories), else
+    member by member on the values of X."""
+    if type(forest).__module__.startswith("treesmith.") and callable(
+            getattr(forest, "apply", None)):
+        return np.asarray(forest.apply(X))
+    values = np.asarray(X, dtype=np.float64) if hasattr(X, "iloc") else X
+    return np.column_stack([member.apply(values) for member in members(forest)])
 
 
 def groups_acquired(forest, X, groups: np.ndarray) -> np.ndarray:
     """Bool (n_samples, n_groups): the groups tested on each row's paths in any tree."""
     n_groups = int(groups.max()) + 1
-    values = _values(X)
+    leaves = member_leaves(forest, X)
     acquired = None
-    for member in members(forest):
-        tree = member.tree_
-        leaves = member.apply(values)
+    for t, member in enumerate(members(forest)):
         # the leaf's path holds every test the row passed
-        tested = leaf_path_groups(tree, groups, n_groups)[leaves]
+        tested = leaf_path_groups(member.tree_, groups, n_groups)[leaves[:, t]]
         acquired = tested if acquired is None else acquired | tested
     return acquired
 

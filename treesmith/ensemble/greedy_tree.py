@@ -7,7 +7,9 @@ for an admissible set function F of the class counts (``treesmith.rules.set_func
 a node with F(S) = 0 is a leaf. The paper's selection always uses c(t) even though a feature
 is paid once per example (per-feature accounting); ``free_reuse=True`` instead ranks a feature
 (or cost group) already tested on the path as free, by its reduction of F, ahead of paid ones
-(the engine's per-feature convention). docs/methods.md §4, §5, §7, §11.
+(the engine's per-feature convention). Categorical features are tested by sets of categories
+(``categorical_features``, as for ``DecisionTreeClassifier``; the candidate sets are in
+``_minimax_kernel.scan_category_sets``). docs/methods.md §4, §5, §7, §11.
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ from .._validation import (
     resolve_max_features,
 )
 from ..binning import BinMapper
+from ..categorical import category_counts
 from ..costs import ResolvedCosts, resolve_costs
 from ..estimators import BaseDecisionTree
 from ..grower import TreeGrower
 from .._kernels.candidates import CANDIDATE_DRAWS, CANDIDATE_SIZE_LIMITS
 from ..tree import Tree
-from ._minimax_kernel import ALL_CANDIDATES, SAMPLED_CANDIDATES, grow_minimax
+from ._minimax_kernel import ALL_CANDIDATES, SAMPLED_CANDIDATES, minimax_kernel
 from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_function
 
 
@@ -45,7 +48,8 @@ def check_candidates(candidates) -> int:
 
 
 class MinimaxGrower:
-    """Grow one GreedyTree from binned data (the kernel is ``_minimax_kernel.grow_minimax``).
+    """Grow one GreedyTree from binned data (the kernel is ``_minimax_kernel.grow_minimax``, or
+    its twin without the categorical code the fit does not need: ``minimax_kernel``).
 
     Parameters
     ----------
@@ -77,10 +81,13 @@ class MinimaxGrower:
         n_features = X_binned.shape[1]
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
         self.set_function.check_total_weight(float(np.sum(sample_weight)))
-        out = grow_minimax(
+        is_categorical = np.ascontiguousarray(self.bin_mapper.categorical_mask(), dtype=np.bool_)
+        grow = minimax_kernel(bool(is_categorical.any()), self.n_classes > 2)
+        out = grow(
             X_binned, sample_idx, np.ascontiguousarray(y_code, dtype=np.int64),
             np.ascontiguousarray(sample_weight, dtype=np.float64), int(self.n_classes),
-            int(self.bin_mapper.missing_values_bin_idx_), int(self.set_function.code),
+            int(self.bin_mapper.missing_values_bin_idx_), is_categorical,
+            int(self.set_function.code),
             self.set_function.parameter(),
             np.ascontiguousarray(self.costs.feature_cost, dtype=np.float64),
             np.ascontiguousarray(self.costs.cost_group, dtype=np.int64),
@@ -88,7 +95,7 @@ class MinimaxGrower:
             CANDIDATE_SIZE_LIMITS, CANDIDATE_DRAWS,
             -1 if self.max_depth is None else int(self.max_depth),
             int(self.max_features or n_features), int(self.seed))
-        # the node arrays have the layout of the engine's growth kernel
+        # the node arrays have the layout of the engine's growth kernel, then left_categories
         return TreeGrower(self.bin_mapper, None, self.n_classes, None)._to_tree(n_features, *out)
 
 
@@ -110,12 +117,22 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         "per_test"; how ``treesmith.metrics`` charges a path.
     free_reuse : bool, default=False. False is the paper's rule (R uses c(t) whether or not
         t was tested above); True treats a feature already tested on the path as free.
-    candidates : "sampled" (default; 80/40/20 random observed values per feature by node size,
-        as in the paper) or "all" (every occupied bin: the exact minimax over stumps).
+    candidates : "sampled" (default; 80/40/20 random observed values per numeric feature by
+        node size, as in the paper) or "all" (every occupied bin: the exact minimax over
+        stumps). Categorical features: see ``categorical_features``.
     max_depth : int >= 1 or None (grow until F = 0 or no stump decreases F in every child).
     max_features : None, int, float, "sqrt" or "log2": features drawn per node (default all,
         as in the paper).
     max_bins : int or None, bins per feature (None: exact values).
+    categorical_features : "from_dtype" (default), None/False, boolean mask, column indices or
+        names, as for ``DecisionTreeClassifier``: the categorical columns (at most 255
+        categories each; ``categories_``, ``is_categorical_``). A node tests "category in S":
+        every partition of the categories present when there are at most 10, else the
+        prefixes of the single tree's category order (class-1 proportion for two classes,
+        principal-component score for more; docs/methods.md §11), all of them whatever
+        ``candidates`` says (the paper samples thresholds of numeric features). Missing values
+        and categories unseen in training take the split's missing-value side. The feature
+        costs its c(t) however many of its tests a path makes (one cost group).
     random_state : int, RandomState or None.
     n_jobs : int or None, threads for prediction, with scikit-learn's meaning
         (``treesmith._threading``); growth runs on one thread.
@@ -127,8 +144,8 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def __init__(self, impurity=None, feature_costs=None, cost_groups=None,
                  cost_model="per_feature", free_reuse=False, candidates="sampled",
-                 max_depth=None, max_features=None, max_bins=255, random_state=None,
-                 n_jobs=None):
+                 max_depth=None, max_features=None, max_bins=255,
+                 categorical_features="from_dtype", random_state=None, n_jobs=None):
         self.impurity = impurity
         self.feature_costs = feature_costs
         self.cost_groups = cost_groups
@@ -138,6 +155,7 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.max_depth = max_depth
         self.max_features = max_features
         self.max_bins = max_bins
+        self.categorical_features = categorical_features
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -156,7 +174,9 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         random_state = check_random_state_parameter(self.random_state)
         self.impurity_ = self._resolved_impurity()
         grower_args = _minimax_setting(self, X.shape[1])
-        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
+        categories = getattr(self, "categories_", None)
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
+                                     n_categories=category_counts(categories))
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
         seed = int(random_state.randint(0, 2**31 - 1))
