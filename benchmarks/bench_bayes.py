@@ -53,7 +53,8 @@ def kernel_inputs(X, y, n_iter):
     X_binned = mapper.fit_transform(X)
     data = kernel.BinnedData(X_binned, np.arange(X.shape[0], dtype=np.int64),
                              y.astype(np.int64), np.zeros(0), np.ones(X.shape[0]),
-                             int(mapper.n_bins_), int(mapper.missing_values_bin_idx_))
+                             int(mapper.n_bins_), int(mapper.missing_values_bin_idx_),
+                             mapper.categorical_mask())
     prior = kernel.TreePrior(0.95, 1.0, kernel.CLASSIFICATION, np.ones(2), -1, 64, 1.0)
     settings = kernel.SamplerSettings(n_iter, n_iter // 4,
                                       kernel.DEFAULT_MOVE_PROBABILITIES.copy(), False, False)

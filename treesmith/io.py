@@ -44,8 +44,9 @@ import numpy as np
 FORMAT_NAME = "treesmith-model"
 #: 2: trees have ``left_categories`` (splits by sets of categories) and the tree estimators
 #: ``categorical_features``; a version-1 file is read as a tree without categorical splits,
-#: fitted with ``categorical_features=None``.
-SCHEMA_VERSION = 2
+#: fitted with ``categorical_features=None``. 3: the Bayesian trees take
+#: ``categorical_features``; a version-2 file of one is read with ``categorical_features=None``.
+SCHEMA_VERSION = 3
 #: Files larger than this are refused before parsing (a guard against memory exhaustion).
 MAX_FILE_BYTES = 1 << 30
 
@@ -103,6 +104,11 @@ _TREE_ARRAYS_SINCE = {"left_categories": 2}
 #: Estimator parameters added in a schema version, with the value that keeps an older file's
 #: meaning.
 _PARAMETERS_SINCE = {"categorical_features": (2, None)}
+#: The same, for parameters an estimator class took later than the others.
+_CLASS_PARAMETERS_SINCE = {
+    "BayesianTreeClassifier": {"categorical_features": (3, None)},
+    "BayesianTreeRegressor": {"categorical_features": (3, None)},
+}
 _SCHEMA = contextvars.ContextVar("treesmith_model_schema", default=SCHEMA_VERSION)
 
 
@@ -855,7 +861,8 @@ def _decode_model(model):
     _SCHEMA.set(version)
     params = _decode_params(model["params"], "params")
     accepted = cls().get_params(deep=False)
-    for name, (since, old_value) in _PARAMETERS_SINCE.items():
+    for name, (since, old_value) in {**_PARAMETERS_SINCE,
+                                     **_CLASS_PARAMETERS_SINCE.get(cls.__name__, {})}.items():
         if version < since and name in accepted and name not in params:
             params[name] = old_value
     attributes = model["attributes"]
