@@ -108,9 +108,10 @@ def feature_rules(X, rows, f, categorical):
 
 
 def enumerate_trees(X, y, w, prior, likelihood=None, is_categorical=None):
-    """Every tree on (X, y) under the prior's rules: {key: (log prior, log likelihood,
-    leaves)}, the prior being the generative one *before* conditioning on max_leaves.
-    ``likelihood(list of leaf row arrays)`` defaults to the Dirichlet-multinomial one."""
+    """Every tree on (X, y) under the prior's rules with at most ``prior.max_leaves`` leaves:
+    {key: (log prior, log likelihood, leaves)}, the prior being the generative one *before*
+    conditioning on max_leaves. ``likelihood(list of leaf row arrays)`` defaults to the
+    Dirichlet-multinomial one."""
     categorical = np.zeros(X.shape[1], dtype=bool) if is_categorical is None else is_categorical
     if likelihood is None:
         a = list(prior.leaf_parameters)
@@ -118,28 +119,29 @@ def enumerate_trees(X, y, w, prior, likelihood=None, is_categorical=None):
         def likelihood(leaves):
             return sum(log_marginal(y[rows], w[rows], a) for rows in leaves)
 
-    def trees(rows, depth):
+    def trees(rows, depth, budget):
         values = [np.unique(X[rows, f]) for f in range(X.shape[1])]
         usable = [f for f in range(X.shape[1]) if values[f].size >= 2]
         p = split_probability(prior, depth) if usable else 0.0
         stop = math.log1p(-p) if p < 1 else -math.inf
         out = [([LEAF_KEY], stop, [rows])]
-        if p == 0.0:
+        if p == 0.0 or budget < 2:
             return out
         for f in usable:
             rules = feature_rules(X, rows, f, categorical[f])
             for rule_key, goes_left in rules:
                 rule = math.log(p) - math.log(len(usable)) - math.log(len(rules))
                 left, right = rows[goes_left], rows[~goes_left]
-                for key_l, pri_l, leaves_l in trees(left, depth + 1):
-                    for key_r, pri_r, leaves_r in trees(right, depth + 1):
+                for key_l, pri_l, leaves_l in trees(left, depth + 1, budget - 1):
+                    for key_r, pri_r, leaves_r in trees(right, depth + 1,
+                                                        budget - len(leaves_l)):
                         out.append(([rule_key] + key_l + key_r, rule + pri_l + pri_r,
                                     leaves_l + leaves_r))
         return out
 
     rows = np.flatnonzero(w > 0)
     return {tuple(key): (pri, likelihood(leaves), len(leaves))
-            for key, pri, leaves in trees(rows, 0)}
+            for key, pri, leaves in trees(rows, 0, prior.max_leaves)}
 
 
 def mean_shift_log_likelihood(y, w, a, nu, lam, mu_bar):

@@ -208,8 +208,7 @@ def test_text_column_hint_for_estimators_without_categorical_splits():
     from treesmith.ensemble import GreedyTreeClassifier
 
     X, y = _text_frame()
-    for estimator in (treesmith.BayesianTreeClassifier(n_iter=10), GreedyTreeClassifier(),
-                      treesmith.BudgetForestClassifier(budget=2.0)):
+    for estimator in (GreedyTreeClassifier(), treesmith.BudgetForestClassifier(budget=2.0)):
         with pytest.raises(ValueError, match="'city' \\(column 1\\)") as raised:
             estimator.fit(X, y)
         message = str(raised.value)

@@ -2,9 +2,10 @@
 
 Chipman, George & McCulloch, "Bayesian CART model search" (JASA, 1998) put a prior on trees
 (a node at depth d splits with probability sigma (1 + d)^(-phi); its rule is drawn uniformly
-among the available ones) and conjugate priors on the leaf parameters, whose marginal
-likelihood is exact: Dirichlet(a) class probabilities for classification, the normal
-mean-shift model for regression; a Metropolis–Hastings chain with grow, prune, change and swap
+among the available ones: a threshold, or on a categorical feature a set of its categories)
+and conjugate priors on the leaf parameters, whose marginal likelihood is exact: Dirichlet(a)
+class probabilities for classification, the normal mean-shift model for regression; a
+Metropolis–Hastings chain with grow, prune, change and swap
 moves explores the posterior, restarted several times from the root. Balcan & Sharma
 ("Learning accurate and interpretable decision trees", 2024, §3.1) study learning (sigma, phi)
 across problem instances. The compiled sampler is ``treesmith._kernels.bayes``; this module
@@ -442,7 +443,9 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
     Prior (``docs/methods.md §7``; Chipman, George & McCulloch 1998): a node at depth d with a
     usable split splits with probability ``sigma * (1 + d) ** -phi``; its feature is uniform
     among the features taking two distinct values in the node, its threshold uniform among the
-    node's distinct binned values but the largest (both children non-empty). Trees have at
+    node's distinct binned values but the largest (both children non-empty); on a categorical
+    feature, a set of categories uniform among the 2^(m-1) - 1 partitions of the m distinct
+    values in the node (missing counting as one) into two non-empty sets. Trees have at
     most ``max_leaves`` leaves (the prior is conditioned on it) and depth ``max_depth``. Each
     leaf's class probabilities have a Dirichlet(``a``) prior, integrated out exactly:
     ``p(y | T) = prod_leaves Gamma(A) / prod_k Gamma(a_k) * prod_k Gamma(n_k + a_k) /
