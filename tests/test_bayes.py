@@ -102,18 +102,31 @@ def test_posterior_averaging_matches_a_naive_average_over_the_sample(fitted, iri
     assert sample.n_trees > 10
     assert sample.weights.sum() == 3 * (2_000 - 500)  # every post-burn-in iteration
     rows = X[::15]
-    expected = np.zeros((rows.shape[0], 3))
+    np.testing.assert_allclose(fitted.predict_proba(rows), naive_posterior_average(sample, rows))
+    np.testing.assert_allclose(fitted.predict_proba(X).sum(axis=1), 1.0)
+
+
+def naive_posterior_average(sample, rows):
+    """The weighted average over the sample's trees of the reached leaves' predictions, one
+    row and node at a time: left when x <= threshold, or for a set rule (bin -2) when the
+    category code is in the set; NaN right."""
+    expected = np.zeros((rows.shape[0], sample.leaf_prediction.shape[1]))
     for t in range(sample.n_trees):
         base = sample.offsets[t]
-        for i, x in enumerate(rows):
+        for i, row in enumerate(rows):
             node = 0
             while sample.left[base + node] >= 0:
-                go_left = x[sample.feature[base + node]] <= sample.threshold[base + node]
-                node = sample.left[base + node] if go_left else sample.right[base + node]
+                at = base + node
+                value = row[sample.feature[at]]
+                if sample.bin_threshold[at] == -2:
+                    go_left = not np.isnan(value) and int(value) in {
+                        c for c in range(256)
+                        if (int(sample.categories[at][c >> 6]) >> (c & 63)) & 1}
+                else:
+                    go_left = value <= sample.threshold[at]
+                node = sample.left[at] if go_left else sample.right[at]
             expected[i] += sample.weights[t] * sample.leaf_prediction[base + node]
-    expected /= sample.weights.sum()
-    np.testing.assert_allclose(fitted.predict_proba(rows), expected)
-    np.testing.assert_allclose(fitted.predict_proba(X).sum(axis=1), 1.0)
+    return expected / sample.weights.sum()
 
 
 def test_distinct_trees_in_the_sample_are_merged(fitted):
@@ -465,25 +478,9 @@ def test_posterior_averaging_with_category_sets_matches_a_naive_average(cities_m
     assert sample.n_trees > 10
     assert any(len(node) > 2 for key in sample.keys() for node in key)  # set rules recorded
     assert len(set(sample.keys())) == sample.n_trees
-    codes = model._validate_X_predict(X.iloc[::20])
-    expected = np.zeros((codes.shape[0], 2))
-    for t in range(sample.n_trees):
-        base = sample.offsets[t]
-        for i, row in enumerate(codes):
-            node = 0
-            while sample.left[base + node] >= 0:
-                at = base + node
-                value = row[sample.feature[at]]
-                if sample.bin_threshold[at] == -2:
-                    words = sample.categories[at]
-                    go_left = (not np.isnan(value)
-                               and (int(words[int(value) >> 6]) >> (int(value) & 63)) & 1 == 1)
-                else:
-                    go_left = value <= sample.threshold[at]
-                node = sample.left[at] if go_left else sample.right[at]
-            expected[i] += sample.weights[t] * sample.leaf_prediction[base + node]
-    expected /= sample.weights.sum()
-    np.testing.assert_allclose(model.predict_proba(X.iloc[::20]), expected)
+    codes = model._validate_X_predict(X.iloc[::20])  # category codes, NaN when missing
+    np.testing.assert_allclose(model.predict_proba(X.iloc[::20]),
+                               naive_posterior_average(sample, codes))
 
 
 def test_category_sets_in_export_model_files_and_to_sklearn(cities_model, tmp_path):
