@@ -329,12 +329,20 @@ def test_regressor_grid_search_and_weights(diabetes):
 
 
 # -- engine settings -----------------------------------------------------------------------
-_NO_JIT_SNIPPET = """
-import json
-import treesmith
+#: iris with a categorical column of five categories (numeric and set rules both drawn).
+_IRIS_WITH_A_CATEGORY = """
+import pandas as pd
 from sklearn.datasets import load_iris
 
-X, y = load_iris(return_X_y=True)
+X, y = load_iris(return_X_y=True, as_frame=True)
+kinds = pd.Series(["ab", "cd", "ef", "gh", "ij"])
+X["kind"] = kinds.take((X["sepal width (cm)"] * 7).astype(int) % 5).to_numpy()
+"""
+
+_NO_JIT_SNIPPET = _IRIS_WITH_A_CATEGORY + """
+import json
+import treesmith
+
 model = treesmith.BayesianTreeClassifier(n_iter=300, n_chains=2, averaging="posterior",
                                          random_state=0).fit(X, y)
 print(json.dumps({"trace": model.log_posterior_trace_.tolist(),
@@ -342,7 +350,7 @@ print(json.dumps({"trace": model.log_posterior_trace_.tolist(),
 """
 
 
-def test_sampler_runs_as_python_under_numba_disable_jit(iris):
+def test_sampler_runs_as_python_under_numba_disable_jit():
     import json
     import os
     import subprocess
@@ -354,9 +362,12 @@ def test_sampler_runs_as_python_under_numba_disable_jit(iris):
                                 _NO_JIT_SNIPPET], capture_output=True, text=True, env=env,
                                check=True, timeout=600)
     as_python = json.loads(completed.stdout.strip().splitlines()[-1])
-    X, y = iris
+    namespace = {}
+    exec(_IRIS_WITH_A_CATEGORY, namespace)
+    X, y = namespace["X"], namespace["y"]
     model = BayesianTreeClassifier(n_iter=300, n_chains=2, averaging="posterior",
                                    random_state=0).fit(X, y)
+    assert model.is_categorical_.tolist() == [False] * 4 + [True]
     np.testing.assert_allclose(as_python["trace"], model.log_posterior_trace_, rtol=1e-12)
     np.testing.assert_allclose(as_python["proba"], model.predict_proba(X[::10]), rtol=1e-12)
 
