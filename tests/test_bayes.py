@@ -605,3 +605,13 @@ def test_native_categories_against_one_hot_columns_on_car_good():
         if label == "native":
             assert model.is_categorical_.all() and model.tree_.is_categorical_split.any()
     assert scores["native"] > 0.93 and abs(scores["native"] - scores["one-hot"]) < 0.03, scores
+
+
+def test_category_sets_with_uint16_bins():
+    """max_bins > 255: the missing bin (index max_bins) lies beyond the 256-bit sets."""
+    X, y = _cities(300, seed=5)
+    model = BayesianTreeClassifier(**CATEGORICAL_FAST, max_bins=300).fit(X, y)
+    assert model.bin_mapper_.binned_dtype == np.uint16
+    assert model.bin_mapper_.missing_values_bin_idx_ == 300
+    assert model.tree_.is_categorical_split.any()
+    assert model.score(X, y) > 0.85
