@@ -58,6 +58,9 @@ def fitted(iris):
     ({"averaging": "mean"}, "averaging must be 'map' or 'posterior'"),
     ({"n_jobs": 0}, "n_jobs must be None, -1 or an int >= 1"),
     ({"random_state": "seed"}, "random_state must be None, an int"),
+    ({"categorical_features": True}, "categorical_features=True does not say which columns"),
+    ({"categorical_features": [7]}, "categorical_features index 7 is outside [0, 4)"),
+    ({"categorical_features": "all"}, "categorical_features must be 'from_dtype', None"),
 ])
 def test_bad_parameters_raise_errors_naming_them(iris, params, message):
     X, y = iris
