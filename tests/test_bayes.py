@@ -440,6 +440,15 @@ def test_categorical_features_are_chosen_as_in_the_single_tree(spec):
                                   reference.predict_proba(X))
 
 
+def test_polars_string_columns_are_categorical_too():
+    polars = pytest.importorskip("polars")
+    X, y = _cities(200)
+    frame = polars.DataFrame({"city": X["city"].tolist(), "x": X["x"].to_numpy()})
+    model = BayesianTreeClassifier(**CATEGORICAL_FAST).fit(frame, y)
+    reference = BayesianTreeClassifier(**CATEGORICAL_FAST).fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(frame), reference.predict_proba(X))
+
+
 def test_text_columns_need_categorical_features():
     X, y = _cities(100)
     with pytest.raises(ValueError, match="categorical_features"):
