@@ -10,6 +10,10 @@ the kernels; figures are medians of ``--repeats`` runs, wall and CPU (process) t
 machine shows as wall >> CPU.
 
     python benchmarks/bench_bayes.py [--repeats 5] [--n-iter 10000] [--sizes 1e3 1e4 1e5]
+
+With ``--categories K`` it also times the kernel on the same data cut into K quantile groups per
+feature, read once as K ordered values (numeric rules) and once as K categories (rules by sets
+of categories, ``docs/methods.md §7``), the two interleaved: the cost of categorical rules.
 """
 
 from __future__ import annotations
@@ -53,11 +57,42 @@ def kernel_inputs(X, y, n_iter):
     X_binned = mapper.fit_transform(X)
     data = kernel.BinnedData(X_binned, np.arange(X.shape[0], dtype=np.int64),
                              y.astype(np.int64), np.zeros(0), np.ones(X.shape[0]),
-                             int(mapper.n_bins_), int(mapper.missing_values_bin_idx_))
+                             int(mapper.n_bins_), int(mapper.missing_values_bin_idx_),
+                             mapper.categorical_mask())
     prior = kernel.TreePrior(0.95, 1.0, kernel.CLASSIFICATION, np.ones(2), -1, 64, 1.0)
     settings = kernel.SamplerSettings(n_iter, n_iter // 4,
                                       kernel.DEFAULT_MOVE_PROBABILITIES.copy(), False, False)
     return kernel, data, prior, settings
+
+
+def grouped_inputs(X, y, n_iter, n_groups, categorical):
+    """``kernel_inputs`` on X cut into ``n_groups`` quantile groups per feature (codes
+    0..n_groups-1), its features numeric or categorical."""
+    from treesmith._kernels import bayes as kernel
+
+    kernel, data, prior, settings = kernel_inputs(X, y, n_iter)
+    edges = np.quantile(X, np.linspace(0, 1, n_groups + 1)[1:-1], axis=0)
+    codes = np.column_stack([np.searchsorted(edges[:, j], X[:, j]) for j in range(X.shape[1])])
+    data = data._replace(X_binned=np.asfortranarray(codes, dtype=np.uint8),
+                         is_categorical=np.full(X.shape[1], categorical))
+    return kernel, data, prior, settings
+
+
+def categorical_rows(sizes, n_iter, n_groups, repeats):
+    """Kernel CPU seconds, numeric against categorical rules on the same grouped codes."""
+    rows = []
+    for size in sizes:
+        X, y = data(int(size))
+        cases = [grouped_inputs(X, y, n_iter, n_groups, c) for c in (False, True)]
+        cpu = {False: [], True: []}
+        for repeat in range(repeats):
+            for categorical, (kernel, kdata, prior, settings) in zip((False, True), cases):
+                _, seconds, _ = timed_with_cpu(kernel.run_chain, kdata, prior, settings, repeat)
+                cpu[categorical].append(seconds)
+        rows.append([f"{int(size):,}", format_seconds(median(cpu[False])),
+                     format_seconds(median(cpu[True])),
+                     f"{median(cpu[True]) / median(cpu[False]):.3g}x"])
+    return rows
 
 
 def main(argv=None):
@@ -65,6 +100,8 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--n-iter", type=int, default=GOAL_ITERATIONS)
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e3, 1e4, 1e5])
+    parser.add_argument("--categories", type=int, default=0,
+                        help="also time categorical rules on this many categories per feature")
     args = parser.parse_args(argv)
     numba.set_num_threads(1)
     import treesmith
@@ -115,6 +152,14 @@ def main(argv=None):
               f"{args.repeats}"))
     if "goal_line" in locals():
         print(goal_line)
+    if args.categories:
+        rows = categorical_rows(args.sizes, args.n_iter, args.categories, args.repeats)
+        print()
+        print(format_table(
+            ["rows", "numeric kernel cpu s", "categorical kernel cpu s", "categorical / numeric"],
+            rows, title=f"{args.categories} groups per feature read as ordered values or as "
+                        f"categories, one chain of {args.n_iter:,} iterations, medians of "
+                        f"{args.repeats}, interleaved"))
     print(load_average_line("at end"))
 
 

@@ -201,25 +201,13 @@ def _text_frame():
     return X, np.arange(20) % 2
 
 
-def test_text_column_hint_for_estimators_without_categorical_splits():
-    """Estimators without ``categorical_features`` name the column and say how to encode it,
-    without pointing at a parameter they do not have."""
-    import treesmith
-
-    X, y = _text_frame()
-    for estimator in (treesmith.BayesianTreeClassifier(n_iter=10),):
-        with pytest.raises(ValueError, match="'city' \\(column 1\\)") as raised:
-            estimator.fit(X, y)
-        message = str(raised.value)
-        assert "has no categorical splits" in message and "OrdinalEncoder" in message
-        assert "name it in categorical_features" not in message
-
-
 def test_text_column_hint_for_trees_points_at_categorical_features():
+    from treesmith import BayesianTreeClassifier
     from treesmith.ensemble import BudgetForestClassifier, GreedyTreeClassifier
 
     X, y = _text_frame()
     for estimator in (DecisionTreeClassifier(categorical_features=None),
+                      BayesianTreeClassifier(n_iter=10, categorical_features=None),
                       GreedyTreeClassifier(categorical_features=None),
                       BudgetForestClassifier(budget=2.0, categorical_features=None)):
         with pytest.raises(ValueError, match="name it in categorical_features"):

@@ -527,9 +527,6 @@ _ENCODE_HINT = ("To split on its categories, name it in categorical_features (e.
                 "categorical_features=[...] with its name or index; the default 'from_dtype' "
                 "takes the pandas category, string, object and bool columns of a DataFrame), "
                 f"or {_ENCODE_FIRST}")
-_NO_CATEGORICAL_HINT = ("This estimator has no categorical splits: " + _ENCODE_FIRST
-                        + ", or use DecisionTreeClassifier / DecisionTreeRegressor / the random "
-                        "forests, which split on categories (categorical_features)")
 
 
 def _is_missing(value) -> bool:
@@ -556,20 +553,18 @@ def _text_cells(values: np.ndarray) -> np.ndarray:
     return np.asarray(bad, dtype=np.int64)
 
 
-def _describe_text_column(label: str, values: np.ndarray, bad: np.ndarray,
-                          categorical_supported: bool) -> str:
+def _describe_text_column(label: str, values: np.ndarray, bad: np.ndarray) -> str:
     shown = ", ".join(repr(values[k]) for k in bad[:3]) + (" …" if bad.size > 3 else "")
-    hint = _ENCODE_HINT if categorical_supported else _NO_CATEGORICAL_HINT
     return (f"Feature {label} holds non-numeric values ({shown}; {bad.size} of {values.size} "
-            f"rows). {hint}.")
+            f"rows). {_ENCODE_HINT}.")
 
 
-def check_X_frame(X, text_columns: bool = True, categorical_supported: bool = True) -> None:
+def check_X_frame(X, text_columns: bool = True) -> None:
     """Reject, with a message naming the column, what scikit-learn's conversion would turn into
     a numpy error or a silent change: duplicate column names, date/time columns and (unless
     ``text_columns`` is False) text columns, which reach here only when they are not
-    categorical features. The hint for a text column points at ``categorical_features`` only
-    where the estimator has it (``categorical_supported``)."""
+    categorical features; the message for a text column points at ``categorical_features``,
+    which every estimator takes."""
     columns = getattr(X, "columns", None)
     dtypes = getattr(X, "dtypes", None)
     if columns is not None and dtypes is not None and hasattr(X, "iloc"):
@@ -595,8 +590,7 @@ def check_X_frame(X, text_columns: bool = True, categorical_supported: bool = Tr
                 values = np.asarray(X.iloc[:, j].astype(object))
                 bad = _text_cells(values)
                 if bad.size:
-                    raise ValueError(_describe_text_column(label, values, bad,
-                                                            categorical_supported))
+                    raise ValueError(_describe_text_column(label, values, bad))
         return
     if isinstance(X, (str, bytes)) or X is None:
         return  # scikit-learn's own message ("Expected 2D array, got scalar …") is clear
@@ -606,8 +600,7 @@ def check_X_frame(X, text_columns: bool = True, categorical_supported: bool = Tr
     for j in range(array.shape[1]):
         bad = _text_cells(array[:, j])
         if bad.size:
-            raise ValueError(_describe_text_column(f"x{j} (column {j})", array[:, j], bad,
-                                                  categorical_supported))
+            raise ValueError(_describe_text_column(f"x{j} (column {j})", array[:, j], bad))
 
 
 def check_y_values(y, task: str):

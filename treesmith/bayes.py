@@ -2,9 +2,10 @@
 
 Chipman, George & McCulloch, "Bayesian CART model search" (JASA, 1998) put a prior on trees
 (a node at depth d splits with probability sigma (1 + d)^(-phi); its rule is drawn uniformly
-among the available ones) and conjugate priors on the leaf parameters, whose marginal
-likelihood is exact: Dirichlet(a) class probabilities for classification, the normal
-mean-shift model for regression; a Metropolis–Hastings chain with grow, prune, change and swap
+among the available ones: a threshold, or on a categorical feature a set of its categories)
+and conjugate priors on the leaf parameters, whose marginal likelihood is exact: Dirichlet(a)
+class probabilities for classification, the normal mean-shift model for regression; a
+Metropolis–Hastings chain with grow, prune, change and swap
 moves explores the posterior, restarted several times from the root. Balcan & Sharma
 ("Learning accurate and interpretable decision trees", 2024, §3.1) study learning (sigma, phi)
 across problem instances. The compiled sampler is ``treesmith._kernels.bayes``; this module
@@ -33,7 +34,9 @@ from ._validation import (
     validate_parameters,
 )
 from ._threading import resolve_n_jobs
+from ._kernels.categorical import CATEGORICAL_SPLIT
 from .binning import BinMapper, midpoints
+from .categorical import category_counts
 from .criteria._base import REGRESSION_TASK, resolve_criterion
 from .estimators import TREE_PARAMETER_CONSTRAINTS, BaseDecisionTree
 from .tree import Tree
@@ -65,6 +68,8 @@ class ChainResult(NamedTuple):
     sample_left: np.ndarray
     sample_right: np.ndarray
     sample_stats: np.ndarray
+    best_categories: np.ndarray
+    sample_categories: np.ndarray
 
 
 class PosteriorSample(NamedTuple):
@@ -80,23 +85,35 @@ class PosteriorSample(NamedTuple):
     left: np.ndarray
     right: np.ndarray
     leaf_prediction: np.ndarray  # (n_nodes, n_outputs): class probabilities or mean
+    categories: np.ndarray  # uint64 (n_nodes, 4): a categorical rule's set sent left, else 0
 
     @property
     def n_trees(self) -> int:
         return int(self.weights.shape[0])
 
     def keys(self):
-        """A hashable description of each tree: its preorder (feature, bin) pairs."""
+        """A hashable description of each tree: its preorder (feature, bin) pairs, a
+        categorical rule's bin (-2) followed by the codes it sends left."""
         out = []
         for t in range(self.n_trees):
             lo, hi = self.offsets[t], self.offsets[t + 1]
-            out.append(tuple(zip(self.feature[lo:hi].tolist(),
-                                 self.bin_threshold[lo:hi].tolist())))
+            out.append(tuple(
+                (f, b) if b != CATEGORICAL_SPLIT else (f, b, *_set_codes(bits))
+                for f, b, bits in zip(self.feature[lo:hi].tolist(),
+                                      self.bin_threshold[lo:hi].tolist(),
+                                      self.categories[lo:hi])))
         return out
 
 
+def _set_codes(bits) -> tuple:
+    """The codes of a 256-bit category set (four uint64 words, bit c & 63 of word c >> 6)."""
+    unpacked = np.unpackbits(np.asarray(bits, dtype="<u8").view(np.uint8), bitorder="little")
+    return tuple(np.flatnonzero(unpacked).tolist())
+
+
 def float_thresholds(bin_mapper: BinMapper, feature, bin_threshold, next_bin) -> np.ndarray:
-    """Thresholds in original units of bin rules ``bin <= b`` (NaN for leaves, feature < 0).
+    """Thresholds in original units of bin rules ``bin <= b`` (NaN for leaves, feature < 0,
+    and for rules by a set of categories, bin_threshold ``CATEGORICAL_SPLIT``).
 
     As in the greedy trees: for an exactly binned feature, the midpoint between the value of
     bin b and that of the next bin present in the node's training data; for a quantile-binned
@@ -105,8 +122,9 @@ def float_thresholds(bin_mapper: BinMapper, feature, bin_threshold, next_bin) ->
     """
     threshold = np.full(feature.shape[0], np.nan)
     missing_bin = bin_mapper.missing_values_bin_idx_
-    for f in np.unique(feature[feature >= 0]):
-        at = np.flatnonzero(feature == f)
+    numeric = (feature >= 0) & (bin_threshold != CATEGORICAL_SPLIT)
+    for f in np.unique(feature[numeric]):
+        at = np.flatnonzero((feature == f) & numeric)
         b, nb = bin_threshold[at], next_bin[at]
         values = np.full(at.shape[0], np.inf)
         finite = nb != missing_bin
@@ -178,13 +196,16 @@ class BaseBayesianTree(BaseDecisionTree):
         (sigma, phi, n_iter, n_chains, burn_in, max_leaves,
          max_depth) = self._check_sampler_parameters(sample_idx.shape[0])
         random_state = check_random_state_parameter(self.random_state)
-        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state)
+        self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
+                                     n_categories=category_counts(
+                                         getattr(self, "categories_", None)))
         X_binned = self.bin_mapper_.fit_transform(
             X, feature_names=getattr(self, "feature_names_in_", None))
         seeds = random_state.randint(0, 2**31 - 1, size=n_chains)
         data = _kernel.BinnedData(X_binned, sample_idx, y_code, y_value, sample_weight,
                                   int(self.bin_mapper_.n_bins_),
-                                  int(self.bin_mapper_.missing_values_bin_idx_))
+                                  int(self.bin_mapper_.missing_values_bin_idx_),
+                                  self.bin_mapper_.categorical_mask())
         prior = _kernel.TreePrior(sigma, phi, self._model, leaf_parameters, max_depth,
                                   1 if trivial else max_leaves, 1.0)
         settings = _kernel.SamplerSettings(1 if trivial else n_iter, 0 if trivial else burn_in,
@@ -230,7 +251,8 @@ class BaseBayesianTree(BaseDecisionTree):
         statistics = np.zeros((result.best_feature.shape[0],
                                2 * self.n_classes_ if self._model == CLASSIFICATION else 4))
         _kernel.node_statistics(data, prior, result.best_feature, result.best_bin,
-                                result.best_left, result.best_right, statistics)
+                                result.best_categories, result.best_left, result.best_right,
+                                statistics)
         is_leaf = result.best_left == TREE_LEAF
         feature = np.where(is_leaf, TREE_UNDEFINED, result.best_feature).astype(np.int64)
         self.tree_ = self._make_tree(
@@ -241,6 +263,7 @@ class BaseBayesianTree(BaseDecisionTree):
                                        result.best_next_bin),
             bin_threshold=np.where(is_leaf, -1, result.best_bin).astype(np.int64),
             missing_go_left=np.zeros(feature.shape[0], dtype=bool),
+            left_categories=result.best_categories.astype(np.uint64),
             depth=_depths(result.best_left, result.best_right))
         self.posterior_sample_ = (self._make_sample(results)
                                   if self.averaging == "posterior" else None)
@@ -251,7 +274,8 @@ class BaseBayesianTree(BaseDecisionTree):
         for r in results:
             for t in range(r.sample_weights.shape[0]):
                 lo, hi = r.sample_offsets[t], r.sample_offsets[t + 1]
-                key = (r.sample_feature[lo:hi].tobytes(), r.sample_bin[lo:hi].tobytes())
+                key = (r.sample_feature[lo:hi].tobytes(), r.sample_bin[lo:hi].tobytes(),
+                       r.sample_categories[lo:hi].tobytes())
                 if key in trees:
                     trees[key][0] += int(r.sample_weights[t])
                 else:
@@ -270,7 +294,7 @@ class BaseBayesianTree(BaseDecisionTree):
             offsets, weights, feature, bin_threshold,
             float_thresholds(self.bin_mapper_, feature, bin_threshold, pick("sample_next_bin")),
             pick("sample_left"), pick("sample_right"),
-            self._leaf_prediction(pick("sample_stats")))
+            self._leaf_prediction(pick("sample_stats")), pick("sample_categories"))
 
     # -- prediction -----------------------------------------------------------------------
     def _predict_leaves(self, X):
@@ -288,8 +312,8 @@ class BaseBayesianTree(BaseDecisionTree):
             out = np.empty((X.shape[0], sample.leaf_prediction.shape[1]))
             return _kernel.predict_sample(
                 np.asarray(X, dtype=np.float64), sample.offsets, sample.weights,
-                sample.feature, sample.threshold, sample.left, sample.right,
-                sample.leaf_prediction, out)
+                sample.feature, sample.bin_threshold, sample.threshold, sample.categories,
+                sample.left, sample.right, sample.leaf_prediction, out)
         leaf = self.tree_.apply(X, getattr(self, "feature_names_in_", None))
         return self._map_leaf_prediction()[leaf]
 
@@ -310,7 +334,8 @@ class BaseBayesianTree(BaseDecisionTree):
         """The sampler's and the prior's parameters (``treesmith.io`` calls this on loaded
         models; fit runs the same checks)."""
         validate_parameters(self, {name: TREE_PARAMETER_CONSTRAINTS[name]
-                                   for name in ("max_bins", "random_state")})
+                                   for name in ("max_bins", "categorical_features",
+                                                "random_state")})
         self._check_sampler_parameters(1)
         self._check_prior_parameters()
 
@@ -379,6 +404,16 @@ _SAMPLER_DOC = """
         "posterior"). In both, a leaf predicts its posterior mean.
     max_bins : int in [2, 65535] or None, default=255
         Bins per feature (split values are bins; see ``treesmith.BinMapper``).
+    categorical_features : "from_dtype", None/False, boolean mask, column indices or names
+        Columns split by sets of categories (``docs/methods.md §11``), as in
+        :class:`~treesmith.DecisionTreeClassifier`: "from_dtype" (default) takes the pandas
+        category, string, object and bool columns of a DataFrame (polars: Categorical, Enum,
+        String, Boolean); at most 255 categories per column. The prior draws a categorical
+        rule uniformly among the partitions of the categories present in the node (the
+        missing bin counting as one more when missing values are there) into two non-empty
+        sets (Chipman, George & McCulloch 1998: uniform over the subsets). Missing values,
+        categories unseen in training and categories absent from a node's training data go
+        right, the side a Bayesian tree's rules keep for the missing bin.
     n_jobs : int or None, default=None
         Threads running chains at once (None: 1; -1: every core this process may use, its
         affinity and quota or a joblib/Dask worker's share; a chain's results do not depend
@@ -408,7 +443,9 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
     Prior (``docs/methods.md §7``; Chipman, George & McCulloch 1998): a node at depth d with a
     usable split splits with probability ``sigma * (1 + d) ** -phi``; its feature is uniform
     among the features taking two distinct values in the node, its threshold uniform among the
-    node's distinct binned values but the largest (both children non-empty). Trees have at
+    node's distinct binned values but the largest (both children non-empty); on a categorical
+    feature, a set of categories uniform among the 2^(m-1) - 1 partitions of the m distinct
+    values in the node (missing counting as one) into two non-empty sets. Trees have at
     most ``max_leaves`` leaves (the prior is conditioned on it) and depth ``max_depth``. Each
     leaf's class probabilities have a Dirichlet(``a``) prior, integrated out exactly:
     ``p(y | T) = prod_leaves Gamma(A) / prod_k Gamma(a_k) * prod_k Gamma(n_k + a_k) /
@@ -457,7 +494,7 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
 
     def __init__(self, sigma=0.95, phi=1.0, a=1.0, n_iter=10_000, n_chains=4, burn_in=0.25,
                  max_leaves=64, max_depth=None, init="root", averaging="map", max_bins=255,
-                 n_jobs=None, random_state=None):
+                 categorical_features="from_dtype", n_jobs=None, random_state=None):
         self.sigma = sigma
         self.phi = phi
         self.a = a
@@ -469,6 +506,7 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
         self.init = init
         self.averaging = averaging
         self.max_bins = max_bins
+        self.categorical_features = categorical_features
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -587,7 +625,8 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
 
     def __init__(self, sigma=0.95, phi=1.0, a=1 / 3, nu=3.0, lam=None, mu_bar=None,
                  n_iter=10_000, n_chains=4, burn_in=0.25, max_leaves=64, max_depth=None,
-                 init="root", averaging="map", max_bins=255, n_jobs=None, random_state=None):
+                 init="root", averaging="map", max_bins=255, categorical_features="from_dtype",
+                 n_jobs=None, random_state=None):
         self.sigma = sigma
         self.phi = phi
         self.a = a
@@ -602,6 +641,7 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         self.init = init
         self.averaging = averaging
         self.max_bins = max_bins
+        self.categorical_features = categorical_features
         self.n_jobs = n_jobs
         self.random_state = random_state
 

@@ -232,14 +232,9 @@ class BaseDecisionTree(BaseEstimator):
 
         return encode_categories(self, X, fitting)
 
-    def _splits_categories(self) -> bool:
-        """Whether this estimator takes ``categorical_features`` (the Bayesian and greedy
-        trees, built on this class, do not)."""
-        return "categorical_features" in self.get_params(deep=False)
-
     def _validate_X_y(self, X, y):
         X = self._encode_categories(X, fitting=True)
-        check_X_frame(X, categorical_supported=self._splits_categories())
+        check_X_frame(X)
         y = check_y_values(y, self._task)
         plain = plain_training_arrays(self, X, y, y_numeric=self._task == REGRESSION_TASK)
         if plain is None:
@@ -262,7 +257,7 @@ class BaseDecisionTree(BaseEstimator):
         plain = plain_prediction_array(self, X)
         if plain is not None:
             return plain
-        check_X_frame(X, categorical_supported=self._splits_categories())
+        check_X_frame(X)
         return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
                              reset=False)
 

@@ -44,8 +44,9 @@ import numpy as np
 FORMAT_NAME = "treesmith-model"
 #: 2: trees have ``left_categories`` (splits by sets of categories) and the tree estimators
 #: ``categorical_features``; a version-1 file is read as a tree without categorical splits,
-#: fitted with ``categorical_features=None``. 3: GreedyTreeClassifier and BudgetForestClassifier
-#: have ``categorical_features`` too; an older file of theirs is read with it None.
+#: fitted with ``categorical_features=None``. 3: the Bayesian trees, GreedyTreeClassifier and
+#: BudgetForestClassifier take ``categorical_features``; an older file of theirs is read with it
+#: None.
 SCHEMA_VERSION = 3
 #: Files larger than this are refused before parsing (a guard against memory exhaustion).
 MAX_FILE_BYTES = 1 << 30
@@ -103,7 +104,13 @@ _TREE_ARRAY_KINDS = {
 _TREE_ARRAYS_SINCE = {"left_categories": 2}
 #: Estimator parameters added in a schema version, with the value that keeps an older file's
 #: meaning.
-_PARAMETERS_SINCE = {"categorical_features": (3, None)}
+_PARAMETERS_SINCE = {"categorical_features": (2, None)}
+#: The same, for parameters an estimator class took later than the others.
+_CLASS_PARAMETERS_SINCE = {
+    name: {"categorical_features": (3, None)}
+    for name in ("BayesianTreeClassifier", "BayesianTreeRegressor", "GreedyTreeClassifier",
+                 "BudgetForestClassifier")
+}
 _SCHEMA = contextvars.ContextVar("treesmith_model_schema", default=SCHEMA_VERSION)
 
 
@@ -628,10 +635,12 @@ def _decode_params(params, where: str, depth: int = 0) -> dict:
 
 def _with_old_parameters(cls, params: dict) -> dict:
     """``params`` of a file of an older schema version with the parameters added since set to
-    the values that keep its meaning (``_PARAMETERS_SINCE``), for a model and its members."""
+    the values that keep its meaning (``_PARAMETERS_SINCE``, ``_CLASS_PARAMETERS_SINCE``), for
+    a model and its members."""
     version = _SCHEMA.get()
     accepted = cls().get_params(deep=False)
-    for name, (since, old_value) in _PARAMETERS_SINCE.items():
+    added = {**_PARAMETERS_SINCE, **_CLASS_PARAMETERS_SINCE.get(cls.__name__, {})}
+    for name, (since, old_value) in added.items():
         if version < since and name in accepted and name not in params:
             params[name] = old_value
     return params

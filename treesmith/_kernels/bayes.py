@@ -7,10 +7,25 @@ family of Balcan & Sharma, "Learning accurate and interpretable decision trees",
 * Prior p(T). A node at depth d splits with probability p_split(d) = sigma (1 + d)^(-phi)
   when it has a usable split (some feature takes two distinct values in the node) and
   d < max_depth; otherwise with probability 0. A split draws its feature uniformly among
-  the n_usable usable features and its threshold uniformly among the n_values = (distinct
-  bins of that feature in the node) - 1 values that leave both children non-empty. A tree's
-  prior is the product over internal nodes of p_split(d) / (n_usable n_values) and over
+  the n_usable usable features, then its rule uniformly among the n_rules rules of that
+  feature available in the node: for a numeric feature with m distinct bins in the node, a
+  threshold among the m - 1 that leave both children non-empty; for a categorical one, a
+  partition of its m distinct bins (categories present in the node, and the missing bin when
+  missing or unseen values are there) into two non-empty sets, 2^(m-1) - 1 of them. A
+  tree's prior is the product over internal nodes of p_split(d) / (n_usable n_rules) and over
   leaves of 1 - p_split(d), restricted to trees with at most ``max_leaves`` leaves.
+* Categorical rules. CGM98 draw a categorical rule uniformly among the 2^m - 2 non-empty
+  proper subsets of the available categories, a subset and its complement giving the same
+  split with the children swapped; the induced prior on partitions is uniform, which is what
+  this module samples with one representative per partition: the set S sent left never holds
+  the node's largest present bin. So each split is one tree (a mirrored pair would be two
+  states with equal posterior), the missing bin, the largest, always goes right, and a rule
+  is *available* in a node when every category of S is present there and the largest present
+  bin is not in S (else, after a change or swap moved data, the tree has prior 0). A
+  category absent from the node, and at prediction a category unseen in training, goes
+  right, as missing values do. S is a 256-bit set (``Nodes.categories``) with bin
+  ``CATEGORICAL_SPLIT``; it is drawn by a fair coin per present bin but the largest, an
+  empty draw drawn again: uniform over the 2^(m-1) - 1 sets.
 * Likelihood, integrated exactly over the leaf parameters (sample weights act as frequency
   weights in every count and sum):
   - classification: leaf class counts n_k with a Dirichlet(a_1..a_K) prior on the leaf's
@@ -30,8 +45,9 @@ family of Balcan & Sharma, "Learning accurate and interpretable decision trees",
 
 Moves, chosen with fixed probabilities (CGM98: grow 0.25, prune 0.25, change 0.40, swap 0.10);
 a move that is impossible in the current tree is a rejected proposal. The Hastings ratios are
-derived and written next to each move. A bin split sends bins <= b left; the missing-value bin
-is the largest bin, so missing values always go right.
+derived and written next to each move; in each, n_rules is the number of rules of the
+node's feature (a log, ``log_n_rules``: 2^(m-1) - 1 overflows for m > 64). A bin split sends
+bins <= b left; the missing-value bin is the largest bin, so missing values always go right.
 
 Every node owns a contiguous slice ``samples[start:end]`` of the sample permutation; a grow
 partitions a leaf's slice, a prune merges two adjacent slices (no data pass), and change and
@@ -53,6 +69,7 @@ from numba import njit
 
 from .._dtypes import CLASSIFICATION, REGRESSION, TREE_LEAF as LEAF  # noqa: F401
 from .decorators import internal_kernel
+from .categorical import BITSET_WORDS, CATEGORICAL_SPLIT, partition_categorical
 from .random import initial_state, next_below
 from .splitting import partition
 
@@ -83,6 +100,7 @@ class BinnedData(NamedTuple):
     sample_weight: np.ndarray  # float64, frequency weight per row
     n_bins: int  # bins per feature, the missing-value bin (the largest) included
     missing_bin: int  # index of the missing-value bin
+    is_categorical: np.ndarray  # bool (n_features,): split by sets of category codes
 
 
 class TreePrior(NamedTuple):
@@ -114,13 +132,14 @@ class Nodes(NamedTuple):
     right: np.ndarray  # int64
     parent: np.ndarray  # int64, -1 for the root
     feature: np.ndarray  # int64
-    bin_threshold: np.ndarray  # int64, bins <= bin_threshold go left
+    bin_threshold: np.ndarray  # int64, bins <= bin_threshold go left (CATEGORICAL_SPLIT: a set)
     next_bin: np.ndarray  # int64, smallest bin of the node's data above bin_threshold
     depth: np.ndarray  # int64
     start: np.ndarray  # int64, slice of ``samples`` the node owns
     end: np.ndarray  # int64
     n_usable: np.ndarray  # int64, internal: features with two distinct bins in the node
-    n_values: np.ndarray  # int64, internal: distinct bins of its feature in the node, minus 1
+    log_n_rules: np.ndarray  # float64, internal: log of its feature's rules available there
+    categories: np.ndarray  # uint64 (n_nodes, BITSET_WORDS), internal: the set sent left
     splittable: np.ndarray  # bool, leaf: has a usable feature
     log_prior: np.ndarray  # float64, the node's factor of log p(T)
     log_likelihood: np.ndarray  # float64, leaf: its separable log likelihood term
@@ -147,7 +166,7 @@ class Scratch(NamedTuple):
     end: np.ndarray
     next_bin: np.ndarray
     n_usable: np.ndarray
-    n_values: np.ndarray
+    log_n_rules: np.ndarray
     splittable: np.ndarray
     log_prior: np.ndarray
     log_likelihood: np.ndarray
@@ -155,6 +174,7 @@ class Scratch(NamedTuple):
     stats: np.ndarray  # (n_nodes, n_stats)
     left_stats: np.ndarray  # (n_stats,)
     right_stats: np.ndarray  # (n_stats,)
+    rule_sets: np.ndarray  # uint64 (2, BITSET_WORDS): a drawn category set, a saved one
 
 
 # -- random numbers ------------------------------------------------------------------------
@@ -187,12 +207,20 @@ def leaf_log_prior(prior, depth, splittable):
 
 
 @internal_kernel(reference_counted=False)
-def internal_log_prior(prior, depth, n_usable, n_values):
-    """log p_split(d) - log n_usable - log n_values: split, then draw its feature and value."""
+def internal_log_prior(prior, depth, n_usable, log_n_rules):
+    """log p_split(d) - log n_usable - log n_rules: split, then draw its feature and rule."""
     p = split_probability(prior, depth)
     if p <= 0.0:
         return -np.inf
-    return math.log(p) - math.log(n_usable) - math.log(n_values)
+    return math.log(p) - math.log(n_usable) - log_n_rules
+
+
+@internal_kernel(reference_counted=False)
+def log_n_partitions(n_distinct):
+    """log(2^(m-1) - 1): the rules of a categorical feature with m distinct bins in a node,
+    one per partition of them into two non-empty sets."""
+    k = n_distinct - 1
+    return k * math.log(2.0) + math.log1p(-(0.5 ** k))
 
 
 @internal_kernel(reference_counted=False)
@@ -336,6 +364,64 @@ def rule_values(X, samples, start, end, f, b, present):
 
 
 @internal_kernel(reference_counted=False)
+def in_set(bits, b):
+    """Whether bin ``b`` is in the category bitset ``bits`` (a bin >= 256, the missing bin
+    of ``max_bins`` > 255, never is)."""
+    if b >= 64 * BITSET_WORDS:
+        return False
+    return (bits[b >> 6] >> np.uint64(b & 63)) & np.uint64(1) != np.uint64(0)
+
+
+@internal_kernel(reference_counted=False)
+def draw_category_set(present, largest, bits, state):
+    """Write into ``bits`` a set drawn uniformly among the 2^(m-1) - 1 non-empty subsets of
+    the present bins below ``largest`` (the largest present bin, which stays right): each bin
+    in with probability 1/2, 31 bits per draw, an empty draw drawn again."""
+    while True:
+        for w in range(BITSET_WORDS):
+            bits[w] = np.uint64(0)
+        empty = True
+        word = np.int64(0)
+        n_left_in_word = 0
+        for b in range(largest):
+            if not present[b]:
+                continue
+            if n_left_in_word == 0:
+                word = next_below(state, np.int64(1) << 31)
+                n_left_in_word = 31
+            if word & 1:
+                bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+                empty = False
+            word >>= 1
+            n_left_in_word -= 1
+        if not empty:
+            return
+
+
+@internal_kernel(reference_counted=False)
+def category_rule_log_count(X, samples, start, end, f, bits, present):
+    """For the rule ``x_f in bits`` on a slice: log of the number of rules of feature f there
+    (``log_n_partitions``), or -inf when the rule is not available: a category of the set
+    absent from the slice, or the slice's largest bin in the set (the rule is then not in
+    its canonical form, which keeps the largest present bin right)."""
+    n_distinct = mark_present_bins(X, samples, start, end, f, present)
+    largest = present_bin_of_rank(present, n_distinct - 1)
+    available = not in_set(bits, largest)
+    for w in range(BITSET_WORDS):
+        word = bits[w]
+        b = np.int64(64 * w)
+        while word != np.uint64(0) and available:
+            if word & np.uint64(1):
+                available = b < present.shape[0] and present[b]
+            word >>= np.uint64(1)
+            b += 1
+    clear_present_bins(X, samples, start, end, f, present)
+    if not available:
+        return -np.inf
+    return log_n_partitions(n_distinct)
+
+
+@internal_kernel(reference_counted=False)
 def slice_stats(data, prior, samples, start, end, out):
     """Leaf statistics of ``samples[start:end]``: weight per class, or (sum w, sum w y',
     sum w y'^2) for regression."""
@@ -397,7 +483,8 @@ def new_state(data, prior):
         np.full(n_nodes, -1, dtype=np.int64), np.full(n_nodes, -1, dtype=np.int64),
         np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
         np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
-        np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.bool_),
+        np.zeros(n_nodes), np.zeros((n_nodes, BITSET_WORDS), dtype=np.uint64),
+        np.zeros(n_nodes, dtype=np.bool_),
         np.zeros(n_nodes), np.zeros(n_nodes), np.zeros(n_nodes), np.zeros(1),
         np.zeros((n_nodes, width)), samples,
         np.zeros((3, n_nodes), dtype=np.int64), np.full((3, n_nodes), -1, dtype=np.int64),
@@ -408,9 +495,10 @@ def new_state(data, prior):
         np.zeros(data.n_bins, dtype=np.bool_), np.empty(n_nodes, dtype=np.int64),
         np.empty(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
         np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
-        np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
+        np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes),
         np.zeros(n_nodes, dtype=np.bool_), np.zeros(n_nodes), np.zeros(n_nodes),
-        np.zeros(n_nodes), np.zeros((n_nodes, width)), np.zeros(width), np.zeros(width))
+        np.zeros(n_nodes), np.zeros((n_nodes, width)), np.zeros(width), np.zeros(width),
+        np.zeros((2, BITSET_WORDS), dtype=np.uint64))
     # node ids 1.. are free, the smallest on top of the stack
     for i in range(n_nodes - 1):
         nodes.free[i] = n_nodes - 1 - i
@@ -429,29 +517,52 @@ def new_state(data, prior):
 
 @internal_kernel(reference_counted=False)
 def draw_rule(data, nodes, scratch, node, state):
-    """Draw (feature, bin) uniformly as the prior does at ``node``: a usable feature, then a
-    threshold among the node's distinct bins but the largest. Returns
-    (feature, bin, next_bin, n_usable, n_values)."""
+    """Draw a rule uniformly as the prior does at ``node``: a usable feature, then for a
+    numeric one a threshold among the node's distinct bins but the largest, for a categorical
+    one a non-empty set of its distinct bins but the largest (written to
+    ``scratch.rule_sets[0]``; bin ``CATEGORICAL_SPLIT``). Returns
+    (feature, bin, next_bin, n_usable, log n_rules)."""
     X = data.X_binned
     start, end = nodes.start[node], nodes.end[node]
     n_usable = collect_usable_features(X, nodes.samples, start, end, scratch.usable)
     f = scratch.usable[next_below(state, n_usable)]
     present = scratch.present
     n_distinct = mark_present_bins(X, nodes.samples, start, end, f, present)
-    b = present_bin_of_rank(present, next_below(state, n_distinct - 1))
-    following = next_present_bin(present, b)
+    if data.is_categorical[f]:
+        largest = present_bin_of_rank(present, n_distinct - 1)
+        draw_category_set(present, largest, scratch.rule_sets[0], state)
+        b = CATEGORICAL_SPLIT
+        following = np.int64(-1)
+        log_n_rules = log_n_partitions(n_distinct)
+    else:
+        b = present_bin_of_rank(present, next_below(state, n_distinct - 1))
+        following = next_present_bin(present, b)
+        log_n_rules = math.log(n_distinct - 1)
     clear_present_bins(X, nodes.samples, start, end, f, present)
-    return f, b, following, n_usable, n_distinct - 1
+    return f, b, following, n_usable, log_n_rules
+
+
+@internal_kernel(reference_counted=False)
+def partition_slice(data, samples, start, end, f, b, bits, buffer):
+    """Stable partition of ``samples[start:end]`` by a rule, left rows first: ``x_f <= b``, or
+    ``x_f in bits`` for a categorical rule; the missing bin goes right (a canonical set never
+    holds it). Returns the position of the first right row."""
+    if b == CATEGORICAL_SPLIT:
+        return partition_categorical(samples, start, end, data.X_binned[:, f], bits,
+                                     data.missing_bin, False, buffer)
+    return partition(samples, start, end, data.X_binned[:, f], b, data.missing_bin, False,
+                     buffer)
 
 
 @internal_kernel(reference_counted=False)
 def split_leaf(data, prior, nodes, scratch, node, f, b):
-    """Partition a leaf's slice by ``x_f <= b`` and summarise the two children in scratch
-    (``left_stats``, ``right_stats``). Returns (middle, left splittable, right splittable).
-    Harmless if the split is then rejected: a leaf's slice order does not matter."""
+    """Partition a leaf's slice by ``x_f <= b`` (or ``x_f in scratch.rule_sets[0]`` when b is
+    ``CATEGORICAL_SPLIT``) and summarise the two children in scratch (``left_stats``,
+    ``right_stats``). Returns (middle, left splittable, right splittable). Harmless if the
+    split is then rejected: a leaf's slice order does not matter."""
     start, end = nodes.start[node], nodes.end[node]
-    middle = partition(nodes.samples, start, end, data.X_binned[:, f], b, data.missing_bin,
-                       False, scratch.buffer)
+    middle = partition_slice(data, nodes.samples, start, end, f, b, scratch.rule_sets[0],
+                             scratch.buffer)
     slice_stats(data, prior, nodes.samples, start, middle, scratch.left_stats)
     slice_stats(data, prior, nodes.samples, middle, end, scratch.right_stats)
     left_splittable = has_usable_feature(data.X_binned, nodes.samples, start, middle)
@@ -460,9 +571,10 @@ def split_leaf(data, prior, nodes, scratch, node, f, b):
 
 
 @internal_kernel(reference_counted=False)
-def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values, middle,
+def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, log_n_rules, middle,
                 left_splittable, right_splittable):
-    """Make the leaf ``node`` internal with two new leaf children (after ``split_leaf``)."""
+    """Make the leaf ``node`` internal with two new leaf children (after ``split_leaf``; a
+    categorical rule's set is ``scratch.rule_sets[0]``)."""
     depth = nodes.depth[node] + 1
     left_child = right_child = np.int64(-1)
     for side in range(2):
@@ -478,6 +590,8 @@ def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values
         nodes.right[child] = LEAF
         nodes.feature[child] = -2
         nodes.bin_threshold[child] = -1
+        for w in range(BITSET_WORDS):
+            nodes.categories[child, w] = np.uint64(0)
         splittable = left_splittable if side == 0 else right_splittable
         stats = scratch.left_stats if side == 0 else scratch.right_stats
         nodes.start[child] = nodes.start[node] if side == 0 else middle
@@ -494,9 +608,12 @@ def commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values
     nodes.feature[node] = f
     nodes.bin_threshold[node] = b
     nodes.next_bin[node] = following
+    for w in range(BITSET_WORDS):
+        nodes.categories[node, w] = (scratch.rule_sets[0, w] if b == CATEGORICAL_SPLIT
+                                     else np.uint64(0))
     nodes.n_usable[node] = n_usable
-    nodes.n_values[node] = n_values
-    nodes.log_prior[node] = internal_log_prior(prior, nodes.depth[node], n_usable, n_values)
+    nodes.log_n_rules[node] = log_n_rules
+    nodes.log_prior[node] = internal_log_prior(prior, nodes.depth[node], n_usable, log_n_rules)
     nodes.log_likelihood[node] = 0.0
     nodes.residual_total[0] -= nodes.residual[node]
     nodes.residual[node] = 0.0
@@ -526,6 +643,8 @@ def commit_prune(prior, nodes, node):
     nodes.right[node] = LEAF
     nodes.feature[node] = -2
     nodes.bin_threshold[node] = -1
+    for w in range(BITSET_WORDS):
+        nodes.categories[node, w] = np.uint64(0)
     set_remove(nodes, PRUNABLE, node)
     set_remove(nodes, INTERNAL, node)
     set_add(nodes, LEAVES, node)
@@ -551,11 +670,11 @@ def grow_move(data, prior, settings, nodes, scratch, state):
     distribution, split it. Returns (log prior change, log likelihood change) if accepted,
     else (nan, nan).
 
-    Forward proposal q(T -> T*) = p_grow / (L n_usable n_values); the reverse move prunes the
+    Forward proposal q(T -> T*) = p_grow / (L n_usable n_rules); the reverse move prunes the
     new parent, one of the N*_prunable prunable nodes of T*: q(T* -> T) = p_prune /
     N*_prunable. The prior ratio is
 
-        p(T*) / p(T) = p_split(d) / (n_usable n_values) * (1 - p_split'(d+1, left))
+        p(T*) / p(T) = p_split(d) / (n_usable n_rules) * (1 - p_split'(d+1, left))
                        * (1 - p_split'(d+1, right)) / (1 - p_split(d)),
 
     (p_split' = 0 for a child without a usable split), so the rule-draw factors cancel and
@@ -573,10 +692,10 @@ def grow_move(data, prior, settings, nodes, scratch, state):
     if (n_leaves >= prior.max_leaves or not nodes.splittable[node]
             or split_probability(prior, depth) <= 0.0):
         return np.nan, np.nan
-    f, b, following, n_usable, n_values = draw_rule(data, nodes, scratch, node, state)
+    f, b, following, n_usable, log_n_rules = draw_rule(data, nodes, scratch, node, state)
     middle, left_splittable, right_splittable = split_leaf(data, prior, nodes, scratch, node,
                                                            f, b)
-    new_prior = (internal_log_prior(prior, depth, n_usable, n_values)
+    new_prior = (internal_log_prior(prior, depth, n_usable, log_n_rules)
                  + leaf_log_prior(prior, depth + 1, left_splittable)
                  + leaf_log_prior(prior, depth + 1, right_splittable))
     d_prior = new_prior - nodes.log_prior[node]
@@ -592,10 +711,10 @@ def grow_move(data, prior, settings, nodes, scratch, state):
     log_ratio = (d_prior + prior.likelihood_power * d_likelihood
                  + math.log(p[PRUNE]) - math.log(n_prunable_after)
                  - math.log(p[GROW]) + math.log(n_leaves) + math.log(n_usable)
-                 + math.log(n_values))
+                 + log_n_rules)
     if not accept(log_ratio, state):
         return np.nan, np.nan
-    commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values, middle,
+    commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, log_n_rules, middle,
                 left_splittable, right_splittable)
     return d_prior, d_likelihood
 
@@ -605,7 +724,7 @@ def prune_move(data, prior, settings, nodes, scratch, state):
     """PRUNE: pick a prunable node uniformly among the N_prunable ones, make it a leaf.
 
     The exact reverse of GROW: q(T -> T*) = p_prune / N_prunable, q(T* -> T) = p_grow /
-    ((L - 1) n_usable n_values) with the node's cached n_usable, n_values (its data does not
+    ((L - 1) n_usable n_rules) with the node's cached n_usable, n_rules (its data does not
     change), so
 
         alpha = min(1, [(1 - p_split(d)) / (p_split(d) (1 - p_split'(left))
@@ -629,7 +748,7 @@ def prune_move(data, prior, settings, nodes, scratch, state):
     p = settings.move_probabilities
     log_ratio = (d_prior + prior.likelihood_power * d_likelihood
                  + math.log(p[GROW]) - math.log(nodes.sizes[LEAVES] - 1)
-                 - math.log(nodes.n_usable[node]) - math.log(nodes.n_values[node])
+                 - math.log(nodes.n_usable[node]) - nodes.log_n_rules[node]
                  - math.log(p[PRUNE]) + math.log(n_prunable))
     if not accept(log_ratio, state):
         return np.nan, np.nan
@@ -675,19 +794,28 @@ def evaluate_subtree(data, prior, nodes, scratch, root):
             d_residual += residual - nodes.residual[node]
         else:
             f, b = nodes.feature[node], nodes.bin_threshold[node]
-            n_values, following = rule_values(X, scratch.samples, s, e, f, b, scratch.present)
-            if n_values == 0:
-                return False, 0.0, 0.0, n_visited
+            bits = nodes.categories[node]
+            if b == CATEGORICAL_SPLIT:
+                log_n_rules = category_rule_log_count(X, scratch.samples, s, e, f, bits,
+                                                      scratch.present)
+                following = np.int64(-1)
+                if log_n_rules == -np.inf:
+                    return False, 0.0, 0.0, n_visited
+            else:
+                n_values, following = rule_values(X, scratch.samples, s, e, f, b,
+                                                  scratch.present)
+                if n_values == 0:
+                    return False, 0.0, 0.0, n_visited
+                log_n_rules = math.log(n_values)
             n_usable = 0
             for g in range(X.shape[1]):
                 if feature_varies(X, scratch.samples, s, e, g):
                     n_usable += 1
             scratch.n_usable[node] = n_usable
-            scratch.n_values[node] = n_values
+            scratch.log_n_rules[node] = log_n_rules
             scratch.next_bin[node] = following
-            scratch.log_prior[node] = internal_log_prior(prior, depth, n_usable, n_values)
-            middle = partition(scratch.samples, s, e, X[:, f], b, data.missing_bin, False,
-                               scratch.buffer)
+            scratch.log_prior[node] = internal_log_prior(prior, depth, n_usable, log_n_rules)
+            middle = partition_slice(data, scratch.samples, s, e, f, b, bits, scratch.buffer)
             left, right = nodes.left[node], nodes.right[node]
             scratch.start[left] = s
             scratch.end[left] = middle
@@ -719,8 +847,42 @@ def commit_subtree(nodes, scratch, root, n_visited):
                 nodes.stats[node, k] = scratch.stats[node, k]
         else:
             nodes.n_usable[node] = scratch.n_usable[node]
-            nodes.n_values[node] = scratch.n_values[node]
+            nodes.log_n_rules[node] = scratch.log_n_rules[node]
             nodes.next_bin[node] = scratch.next_bin[node]
+
+
+@internal_kernel(reference_counted=False)
+def set_rule(nodes, node, f, b, bits):
+    """Give ``node`` the rule (feature f, bin b, and for ``CATEGORICAL_SPLIT`` the set
+    ``bits``; a numeric rule's set is empty)."""
+    nodes.feature[node] = f
+    nodes.bin_threshold[node] = b
+    for w in range(BITSET_WORDS):
+        nodes.categories[node, w] = bits[w] if b == CATEGORICAL_SPLIT else np.uint64(0)
+
+
+@internal_kernel(reference_counted=False)
+def same_rule(nodes, a, b):
+    if nodes.feature[a] != nodes.feature[b] or nodes.bin_threshold[a] != nodes.bin_threshold[b]:
+        return False
+    for w in range(BITSET_WORDS):
+        if nodes.categories[a, w] != nodes.categories[b, w]:
+            return False
+    return True
+
+
+@internal_kernel(reference_counted=False)
+def exchange_rules(nodes, a, b):
+    """Swap the rules of nodes a and b."""
+    f, t = nodes.feature[a], nodes.bin_threshold[a]
+    nodes.feature[a] = nodes.feature[b]
+    nodes.bin_threshold[a] = nodes.bin_threshold[b]
+    nodes.feature[b] = f
+    nodes.bin_threshold[b] = t
+    for w in range(BITSET_WORDS):
+        word = nodes.categories[a, w]
+        nodes.categories[a, w] = nodes.categories[b, w]
+        nodes.categories[b, w] = word
 
 
 @internal_kernel(reference_counted=False)
@@ -729,14 +891,15 @@ def change_move(data, prior, settings, nodes, scratch, state):
     from the prior's rule distribution at that node.
 
     The node's data is unchanged, so n_usable is the same both ways:
-    q(T -> T*) = p_change / (N_internal n_usable n*_values), q(T* -> T) = p_change /
-    (N_internal n_usable n_values), with n_values, n*_values the value counts of the old and
-    the new feature. The node's prior factor holds 1 / n_values, so the proposal ratio cancels
-    it and
+    q(T -> T*) = p_change / (N_internal n_usable n*_rules), q(T* -> T) = p_change /
+    (N_internal n_usable n_rules), with n_rules, n*_rules the rule counts of the old and the
+    new feature at the node (distinct bins - 1 for a numeric one, 2^(m-1) - 1 for a
+    categorical one with m distinct bins). The node's prior factor holds 1 / n_rules, so the
+    proposal ratio cancels it and
 
         alpha = min(1, [p(T*) / p(T)]_below * [p(y|T*) / p(y|T)]^power),
 
-    where the prior ratio is over the nodes below (their data moved: their n_usable, n_values
+    where the prior ratio is over the nodes below (their data moved: their n_usable, n_rules
     and whether leaves are splittable change), and is 0 when a rule below is no longer
     available. Returns (log prior change, log likelihood change, changed) or nan's.
     """
@@ -744,23 +907,27 @@ def change_move(data, prior, settings, nodes, scratch, state):
     if n_internal == 0:
         return np.nan, np.nan, False
     node = nodes.sets[INTERNAL, next_below(state, n_internal)]
-    f, b, following, n_usable, n_values = draw_rule(data, nodes, scratch, node, state)
+    f, b, following, n_usable, log_n_rules = draw_rule(data, nodes, scratch, node, state)
+    drawn, saved = scratch.rule_sets[0], scratch.rule_sets[1]
     old_f, old_b = nodes.feature[node], nodes.bin_threshold[node]
-    if f == old_f and b == old_b:
+    same = f == old_f and b == old_b
+    for w in range(BITSET_WORDS):
+        saved[w] = nodes.categories[node, w]
+        if b == CATEGORICAL_SPLIT and drawn[w] != saved[w]:
+            same = False
+    if same:
         return 0.0, 0.0, False  # T* = T: accepted, nothing changes
-    old_n_values = nodes.n_values[node]
-    nodes.feature[node] = f
-    nodes.bin_threshold[node] = b
+    old_log_n_rules = nodes.log_n_rules[node]
+    set_rule(nodes, node, f, b, drawn)
     valid, d_prior, d_likelihood, n_visited = evaluate_subtree(data, prior, nodes, scratch,
                                                                node)
     if valid:
         log_ratio = (d_prior + prior.likelihood_power * d_likelihood
-                     + math.log(n_values) - math.log(old_n_values))
+                     + log_n_rules - old_log_n_rules)
         if accept(log_ratio, state):
             commit_subtree(nodes, scratch, node, n_visited)
             return d_prior, d_likelihood, True
-    nodes.feature[node] = old_f
-    nodes.bin_threshold[node] = old_b
+    set_rule(nodes, node, old_f, old_b, saved)
     return np.nan, np.nan, False
 
 
@@ -786,29 +953,20 @@ def swap_move(data, prior, settings, nodes, scratch, state):
     child = nodes.sets[INTERNAL, at]
     parent = nodes.parent[child]
     sibling = nodes.right[parent] if nodes.left[parent] == child else nodes.left[parent]
-    parent_f, parent_b = nodes.feature[parent], nodes.bin_threshold[parent]
-    child_f, child_b = nodes.feature[child], nodes.bin_threshold[child]
-    both = (nodes.left[sibling] != LEAF and nodes.feature[sibling] == child_f
-            and nodes.bin_threshold[sibling] == child_b)
-    nodes.feature[parent] = child_f
-    nodes.bin_threshold[parent] = child_b
-    nodes.feature[child] = parent_f
-    nodes.bin_threshold[child] = parent_b
-    if both:
-        nodes.feature[sibling] = parent_f
-        nodes.bin_threshold[sibling] = parent_b
+    both = nodes.left[sibling] != LEAF and same_rule(nodes, sibling, child)
+    exchange_rules(nodes, parent, child)
+    if both:  # the child now holds the parent's rule
+        set_rule(nodes, sibling, nodes.feature[child], nodes.bin_threshold[child],
+                 nodes.categories[child])
     valid, d_prior, d_likelihood, n_visited = evaluate_subtree(data, prior, nodes, scratch,
                                                                parent)
     if valid and accept(d_prior + prior.likelihood_power * d_likelihood, state):
         commit_subtree(nodes, scratch, parent, n_visited)
         return d_prior, d_likelihood
-    nodes.feature[parent] = parent_f
-    nodes.bin_threshold[parent] = parent_b
-    nodes.feature[child] = child_f
-    nodes.bin_threshold[child] = child_b
+    exchange_rules(nodes, parent, child)
     if both:
-        nodes.feature[sibling] = child_f
-        nodes.bin_threshold[sibling] = child_b
+        set_rule(nodes, sibling, nodes.feature[child], nodes.bin_threshold[child],
+                 nodes.categories[child])
     return np.nan, np.nan
 
 
@@ -828,11 +986,11 @@ def grow_from_prior(data, prior, nodes, scratch, state):
             continue
         if uniform(state) >= split_probability(prior, depth):
             continue
-        f, b, following, n_usable, n_values = draw_rule(data, nodes, scratch, node, state)
+        f, b, following, n_usable, log_n_rules = draw_rule(data, nodes, scratch, node, state)
         middle, left_splittable, right_splittable = split_leaf(data, prior, nodes, scratch,
                                                                node, f, b)
-        commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, n_values, middle,
-                    left_splittable, right_splittable)
+        commit_grow(prior, nodes, scratch, node, f, b, following, n_usable, log_n_rules,
+                    middle, left_splittable, right_splittable)
         queue[tail] = nodes.left[node]
         queue[tail + 1] = nodes.right[node]
         tail += 2
@@ -862,7 +1020,7 @@ def grow_buffer_2d(array, size):
 
 @internal_kernel(reference_counted=False)
 def write_compact(nodes, scratch, offset, feature, bin_threshold, next_bin, left, right,
-                  stats):
+                  stats, categories):
     """Write the tree from ``offset`` in preorder (parents before children, node 0 the root),
     children as indices relative to ``offset``; the arrays must have room. Returns the number
     of nodes written."""
@@ -885,6 +1043,8 @@ def write_compact(nodes, scratch, offset, feature, bin_threshold, next_bin, left
                 right[offset + new_id[parent]] = at - offset
         feature[at] = nodes.feature[node]
         bin_threshold[at] = nodes.bin_threshold[node]
+        for w in range(BITSET_WORDS):
+            categories[at, w] = nodes.categories[node, w]
         left[at] = LEAF
         right[at] = LEAF
         if nodes.left[node] == LEAF:
@@ -920,7 +1080,8 @@ def run_chain(data, prior, settings, seed):
     and acceptances per move; the highest-target tree visited (compact preorder arrays) with
     its log prior and log likelihood; and, when ``record_sample``, the post-burn-in trees
     run-length encoded (a tree enters when the chain moves to it, its weight is the number of
-    iterations it was the state).
+    iterations it was the state); last, the category sets of the best tree's and of the
+    recorded trees' nodes (uint64 (n_nodes, BITSET_WORDS), zero but for categorical rules).
     """
     nodes, scratch = new_state(data, prior)
     width = n_stats(prior)
@@ -945,8 +1106,9 @@ def run_chain(data, prior, settings, seed):
     best_left = np.empty(capacity, dtype=np.int64)
     best_right = np.empty(capacity, dtype=np.int64)
     best_stats = np.empty((capacity, width))
+    best_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
     best_n_nodes = write_compact(nodes, scratch, 0, best_feature, best_bin, best_next_bin,
-                                 best_left, best_right, best_stats)
+                                 best_left, best_right, best_stats, best_categories)
     best_log_prior = log_prior
     best_log_likelihood = log_likelihood
     power = prior.likelihood_power
@@ -960,6 +1122,7 @@ def run_chain(data, prior, settings, seed):
     sample_left = np.empty(0, dtype=np.int64)
     sample_right = np.empty(0, dtype=np.int64)
     sample_stats = np.empty((0, width))
+    sample_categories = np.empty((0, BITSET_WORDS), dtype=np.uint64)
     n_states = 0
     n_sample_nodes = 0
     changed_since_recorded = True
@@ -1001,7 +1164,8 @@ def run_chain(data, prior, settings, seed):
             best_log_prior = log_prior
             best_log_likelihood = log_likelihood
             best_n_nodes = write_compact(nodes, scratch, 0, best_feature, best_bin,
-                                         best_next_bin, best_left, best_right, best_stats)
+                                         best_next_bin, best_left, best_right, best_stats,
+                                         best_categories)
         if settings.record_sample and iteration >= settings.burn_in:
             if changed_since_recorded:
                 n_tree = nodes.sizes[INTERNAL] + nodes.sizes[LEAVES]
@@ -1012,9 +1176,10 @@ def run_chain(data, prior, settings, seed):
                 sample_left = grow_buffer_1d(sample_left, needed)
                 sample_right = grow_buffer_1d(sample_right, needed)
                 sample_stats = grow_buffer_2d(sample_stats, needed)
+                sample_categories = grow_buffer_2d(sample_categories, needed)
                 n_sample_nodes += write_compact(nodes, scratch, n_sample_nodes, sample_feature,
                                                 sample_bin, sample_next_bin, sample_left,
-                                                sample_right, sample_stats)
+                                                sample_right, sample_stats, sample_categories)
                 sample_offsets = grow_buffer_1d(sample_offsets, n_states + 2)
                 sample_weights = grow_buffer_1d(sample_weights, n_states + 1)
                 sample_weights[n_states] = 1
@@ -1032,14 +1197,18 @@ def run_chain(data, prior, settings, seed):
             sample_feature[:n_sample_nodes].copy(), sample_bin[:n_sample_nodes].copy(),
             sample_next_bin[:n_sample_nodes].copy(), sample_left[:n_sample_nodes].copy(),
             sample_right[:n_sample_nodes].copy(),
-            sample_stats[:n_sample_nodes].copy())
+            sample_stats[:n_sample_nodes].copy(),
+            best_categories[:best_n_nodes].copy(), sample_categories[:n_sample_nodes].copy())
 
 
 @internal_kernel(reference_counted=False)
-def predict_sample(X, offsets, weights, feature, threshold, left, right, leaf_prediction, out):
+def predict_sample(X, offsets, weights, feature, bin_threshold, threshold, categories, left,
+                   right, leaf_prediction, out):
     """Posterior-averaged predictions: out[i] = sum_t w_t p_t(x_i) / sum_t w_t over the
-    recorded trees t, p_t the reached leaf's row of ``leaf_prediction`` (``offsets`` delimit them; children are relative to a tree's offset).
-    A row goes left when ``x <= threshold``; NaN goes right."""
+    recorded trees t, p_t the reached leaf's row of ``leaf_prediction`` (``offsets`` delimit
+    them; children are relative to a tree's offset). A row goes left when ``x <= threshold``,
+    or for a categorical rule (``bin_threshold`` CATEGORICAL_SPLIT) when its category code is
+    in the node's set; NaN (missing or unseen) goes right."""
     out[:, :] = 0.0
     total = 0.0
     for t in range(weights.shape[0]):
@@ -1050,20 +1219,24 @@ def predict_sample(X, offsets, weights, feature, threshold, left, right, leaf_pr
         for i in range(X.shape[0]):
             node = 0
             while left[base + node] != LEAF:
-                value = X[i, feature[base + node]]
-                if value <= threshold[base + node]:
-                    node = left[base + node]
+                at = base + node
+                value = X[i, feature[at]]
+                if bin_threshold[at] == CATEGORICAL_SPLIT:
+                    go_left = (value >= 0.0 and value < 64.0 * BITSET_WORDS
+                               and in_set(categories[at], np.int64(value)))
                 else:
-                    node = right[base + node]
+                    go_left = value <= threshold[at]
+                node = left[at] if go_left else right[at]
             for k in range(out.shape[1]):
                 out[i, k] += w * leaf_prediction[base + node, k]
     return out
 
 
 @internal_kernel(reference_counted=False)
-def node_statistics(data, prior, feature, bin_threshold, left, right, out):
+def node_statistics(data, prior, feature, bin_threshold, categories, left, right, out):
     """Statistics of the training samples reaching every node of a compact tree (rows go
-    left when ``bin <= bin_threshold``): per-class weights then per-class counts
+    left when ``bin <= bin_threshold`` or, for a categorical rule, when the bin is in the
+    node's set of ``categories``): per-class weights then per-class counts
     (classification, 2 n_classes columns), or (count, sum w, sum w y', sum w y'^2)."""
     out[:, :] = 0.0
     n_classes = prior.leaf_parameters.shape[0]
@@ -1084,7 +1257,12 @@ def node_statistics(data, prior, feature, bin_threshold, left, right, out):
                 out[node, 3] += w * y * y
             if left[node] == LEAF:
                 break
-            if data.X_binned[row, feature[node]] <= bin_threshold[node]:
+            b = np.int64(data.X_binned[row, feature[node]])
+            if bin_threshold[node] == CATEGORICAL_SPLIT:
+                go_left = in_set(categories[node], b)
+            else:
+                go_left = b <= bin_threshold[node]
+            if go_left:
                 node = left[node]
             else:
                 node = right[node]
