@@ -371,11 +371,13 @@ def test_many_categories_take_the_best_prefix_of_the_single_tree_order(n_classes
         1.0 / prefix_reference(codes, y, n_classes, F), rel=1e-12)
 
 
+@pytest.mark.parametrize("candidates", ["all", "sampled"])
 @pytest.mark.parametrize("seed", range(6))
-def test_categorical_trees_are_the_single_tree_minimax_rule_trees(seed):
-    """Every candidate (candidates="all") and per-test costs: GreedyTree's kernel and the
-    engine's Minimax rule try the same category sets (every partition up to 10 categories,
-    then the prefixes of the same order) and grow the same tree, sets included."""
+def test_categorical_trees_are_the_single_tree_minimax_rule_trees(seed, candidates):
+    """Per-test costs: GreedyTree's kernel and the engine's Minimax rule try the same category
+    sets (every partition up to 10 categories, then the prefixes of the same order; with
+    sampled candidates too: the sampling is of numeric thresholds) and grow the same tree,
+    sets included."""
     import pandas as pd
 
     import treesmith
@@ -390,10 +392,11 @@ def test_categorical_trees_are_the_single_tree_minimax_rule_trees(seed):
     y = (X["a"].cat.codes.to_numpy() % k + (X["x"] > 0.5) + rng.integers(0, 2, n)) % k
     function = [ThresholdPairs(0), ThresholdPairs(2), Powers(2)][seed % 3]
     costs = rng.integers(1, 5, 3).astype(float)
-    engine = treesmith.DecisionTreeClassifier(split_rule=Minimax(function, candidates="all"),
-                                              feature_costs=costs).fit(X, y).tree_
+    engine = treesmith.DecisionTreeClassifier(
+        split_rule=Minimax(function, candidates=candidates), feature_costs=costs,
+        random_state=seed).fit(X, y).tree_
     greedy = GreedyTreeClassifier(function, feature_costs=costs, cost_model="per_test",
-                                  candidates="all").fit(X, y).tree_
+                                  candidates=candidates, random_state=seed).fit(X, y).tree_
     assert greedy.is_categorical_split.any()
     for name in ("feature", "left_categories", "missing_go_left", "n_node_samples"):
         assert np.array_equal(getattr(engine, name), getattr(greedy, name)), name

@@ -64,7 +64,12 @@ from .binning import BinMapper, midpoints
 from .costs import ResolvedCosts, resolve_costs
 from .criteria import Criterion
 from .rules import Gain, Rule
-from .rules._kernel import kernel_rule, scan_pointer_for, skips_same_class_runs
+from .rules._kernel import (
+    kernel_rule,
+    samples_candidates,
+    scan_pointer_for,
+    skips_same_class_runs,
+)
 from ._threading import run_tasks
 from .monotonic import clip_values
 from .tree import Tree
@@ -353,7 +358,8 @@ class TreeGrower:
         else:
             scan = scan_pointer_for(self.rule, rule, self.criterion.impurity_function(),
                                     self._unit_weight_scan(data), in_order=has_categorical)
-            categorical_scan = categorical_scan_pointer(has_categorical, self.n_classes > 2)
+            categorical_scan = categorical_scan_pointer(
+                has_categorical, self.n_classes > 2, every_candidate=samples_candidates(self.rule))
         engine = EngineSettings(
             PARALLEL_THRESHOLD, small_node_size, n_threads,
             int(max(3, self._pool_bytes(X_binned) // max(histogram_bytes, 1))),

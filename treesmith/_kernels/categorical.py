@@ -750,6 +750,24 @@ def no_principal_component_keys(class_weights, weights, inverse_weights, m, keys
     return 0.0, 0.0
 
 
+#: The numeric scan ``scan_categorical_every_candidate`` scores sets with; its twins bind it
+#: (``pointers.categorical_scan_pointer(..., every_candidate=True)``).
+every_candidate_scan = None
+
+
+@pointer_kernel(reference_counted=False)
+def scan_categorical_every_candidate(hist_f, n_bins_non_missing, missing_bin, node, work,
+                                     results, f, scan_in_order):
+    """``scan_categorical`` scoring its sets of categories with ``every_candidate_scan``, the
+    in-order scan of every bin, instead of the fit's scan ``scan_in_order``. For a rule that
+    samples its candidate thresholds (``Minimax(candidates="sampled")``): the paper samples
+    thresholds of numeric features, so a categorical feature's candidate sets are all tried,
+    as ``GreedyTreeClassifier`` tries them (docs/methods.md §11); the sampling scan would drop
+    sets at random. Used through its twins only."""
+    scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
+                     every_candidate_scan)
+
+
 @pointer_kernel
 def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
                         scan_in_order):

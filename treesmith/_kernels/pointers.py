@@ -324,7 +324,8 @@ def categorical_scan_signature():
 _CATEGORICAL_SCAN_POINTERS: dict = {}
 
 
-def categorical_scan_pointer(enabled: bool = True, principal_component: bool = True):
+def categorical_scan_pointer(enabled: bool = True, principal_component: bool = True,
+                             every_candidate: bool = False):
     """The scan of a categorical feature (``categorical.scan_categorical``) as a function
     pointer, or (``enabled`` False: no feature is categorical) a stub of the same type that
     is never called: compiled once, not into the growth loop and the small-node scan, and not
@@ -334,13 +335,18 @@ def categorical_scan_pointer(enabled: bool = True, principal_component: bool = T
     ``principal_component`` False (two classes or regression: the principal-component order
     of K > 2 classes is never taken) gives the scan's twin compiled with a stand-in for
     ``categorical._principal_component_keys``: about a second less compilation for those
-    fits."""
+    fits. ``every_candidate`` (a rule whose scan samples its candidate thresholds) gives
+    ``categorical.scan_categorical_every_candidate``'s twin, which scores every set of
+    categories with the in-order scan of every bin."""
     from .categorical import (
         no_categorical_scan,
         no_principal_component_keys,
         scan_categorical,
+        scan_categorical_every_candidate,
     )
+    from .splitting import scan_feature
 
+    every_candidate = bool(enabled and every_candidate)
     if not enabled:
         function = no_categorical_scan
     elif principal_component:
@@ -348,9 +354,14 @@ def categorical_scan_pointer(enabled: bool = True, principal_component: bool = T
     else:
         function = twin(scan_categorical, "two_keys",
                         _principal_component_keys=no_principal_component_keys)
+    if every_candidate:
+        suffix = "every_candidate" + ("" if principal_component else "_two_keys")
+        function = twin(scan_categorical_every_candidate, suffix, scan_categorical=function,
+                        every_candidate_scan=twin(scan_feature, "in_order",
+                                                  **_in_order_globals()))
     return _cached_pointer(_CATEGORICAL_SCAN_POINTERS,
-                           (bool(enabled), bool(enabled and principal_component)), function,
-                           categorical_scan_signature)
+                           (bool(enabled), bool(enabled and principal_component),
+                            every_candidate), function, categorical_scan_signature)
 
 
 _CATEGORICAL_PARTITIONS: dict = {}

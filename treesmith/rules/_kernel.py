@@ -89,6 +89,12 @@ def kernel_rule(rule: Rule, sample_weight: np.ndarray, theta: float, skip_same_c
     return record, group_code
 
 
+def samples_candidates(rule: Rule) -> bool:
+    """Whether ``rule``'s scan samples its candidate thresholds (the minimax rule with
+    ``candidates="sampled"``) rather than trying every bin."""
+    return rule.code == RULE_MINIMAX and getattr(rule, "candidates", "all") == "sampled"
+
+
 def scan_pointer_for(rule: Rule, kernel_record=None, impurity_function=None,
                      unit_weights=False, in_order=False):
     """The per-feature scan the engine runs for ``rule``: the minimax rule with sampled
@@ -100,6 +106,6 @@ def scan_pointer_for(rule: Rule, kernel_record=None, impurity_function=None,
     in ``NodeScan.bin_order``, for the categorical scan."""
     from .._kernels.pointers import sampled_candidates_scan_pointer, scan_pointer
 
-    if rule.code == RULE_MINIMAX and getattr(rule, "candidates", "all") == "sampled":
+    if samples_candidates(rule):
         return sampled_candidates_scan_pointer(in_order)
     return scan_pointer(kernel_record, impurity_function, unit_weights, in_order)
