@@ -229,22 +229,27 @@ def test_validation_cost_equals_a_hand_walk_of_every_path_paying_each_group_once
                                    cost_groups=groups, random_state=0).fit(
         X, y, X_val=X_val, y_val=y_val)
 
-    def row_cost(x):
-        met = set()
-        for member in model.estimators_:
-            tree, node = member.tree_, 0
-            while tree.children_left[node] != -1:
-                f = tree.feature[node]
-                met.add(groups[f])
-                left = (tree.missing_go_left[node] if np.isnan(x[f])
-                        else x[f] <= tree.threshold[node])
-                node = tree.children_left[node] if left else tree.children_right[node]
-        return sum(group_cost[g] for g in met)
+    def goes_left(tree, node, f, x):
+        return tree.missing_go_left[node] if np.isnan(x[f]) else x[f] <= tree.threshold[node]
 
-    by_hand = np.mean([row_cost(x) for x in X_val])
+    by_hand = np.mean([_walked_cost(model, groups, group_cost, goes_left, x) for x in X_val])
     assert model.validation_cost_ == pytest.approx(by_hand)
     assert treesmith.expected_cost(model, X_val) == pytest.approx(by_hand)
     assert by_hand <= 4.0
+
+
+def _walked_cost(model, groups, group_cost, goes_left, row):
+    """One example's acquisition cost by a hand walk of every member: the union of the cost
+    groups on its paths, each paid once; ``goes_left(tree, node, feature, row)`` routes it."""
+    met = set()
+    for member in model.estimators_:
+        tree, node = member.tree_, 0
+        while tree.children_left[node] != -1:
+            f = tree.feature[node]
+            met.add(groups[f])
+            left = goes_left(tree, node, f, row)
+            node = tree.children_left[node] if left else tree.children_right[node]
+    return sum(group_cost[g] for g in met)
 
 
 # -- categorical features ----------------------------------------------------------------------
@@ -291,24 +296,16 @@ def test_validation_cost_with_categorical_features_by_hand():
             X, y, X_val=X_val, y_val=y_val)
     categories = list(model.categories_[0])
 
-    def row_cost(row):
-        met = set()
-        for member in model.estimators_:
-            tree, node = member.tree_, 0
-            while tree.children_left[node] != -1:
-                f = tree.feature[node]
-                met.add(groups[f])
-                value = row.iloc[f]
-                if f == 0:
-                    known = value in categories
-                    left = (tree.missing_go_left[node] if not known
-                            else categories.index(value) in set(tree.categories_left(node)))
-                else:
-                    left = value <= tree.threshold[node]
-                node = tree.children_left[node] if left else tree.children_right[node]
-        return sum({0: 2.0, 1: 1.0}[g] for g in met)
+    def goes_left(tree, node, f, row):
+        value = row.iloc[f]
+        if f != 0:
+            return value <= tree.threshold[node]
+        if value not in categories:
+            return tree.missing_go_left[node]
+        return categories.index(value) in set(tree.categories_left(node))
 
-    by_hand = np.mean([row_cost(row) for _, row in X_val.iterrows()])
+    by_hand = np.mean([_walked_cost(model, groups, {0: 2.0, 1: 1.0}, goes_left, row)
+                       for _, row in X_val.iterrows()])
     assert model.validation_cost_ == pytest.approx(by_hand)
     assert by_hand <= 3.5
     assert any(np.sum(m.tree_.feature[m.tree_.children_left != -1] == 0) > 1
