@@ -57,6 +57,7 @@ from .random import initial_state, next_below
 from .split_rules import NO_SPLIT, beats, node_tie_scale
 from .splitting import compact_feature_histogram, scan_feature
 from .histogram import has_unit_weights
+from .records import SCAN_WORK_ROWS
 from .stats import (
     REGRESSION_COUNT,
     bin_count,
@@ -72,7 +73,19 @@ NON_MISSING_LEFT = np.int64(-2)
 _DRAW_SALT = np.int64(0x5EED7A1E)
 
 
-@internal_kernel
+@njit(cache=True, nogil=True, inline="always")
+def _bin_count(hist_f, b, n_classes):
+    """``stats.bin_count``, inlined into the loops over bins: a call per bin that passes the
+    histogram took an atomic incref/decref pair on it in a counting caller."""
+    if n_classes > 0:
+        count = 0.0
+        for k in range(n_classes):
+            count += hist_f[b, count_column(n_classes, k)]
+        return count
+    return hist_f[b, REGRESSION_COUNT]
+
+
+@internal_kernel(reference_counted=False)
 def node_key(seed, totals, n_classes):
     """The part of a node's generator seed that all its features share: splitmix64 steps over
     the tree's seed and the node's weight statistics (the class weights; a regression row but
@@ -82,21 +95,20 @@ def node_key(seed, totals, n_classes):
     (scikit-learn's sample-weight equivalence); rounded to float32, so that the round-off of
     summing the same weights in another order (a histogram's totals, parent - sibling) does
     not change the draw, which then depends on the seed, the node and the feature only.
+    (The float32's bits are read as a scalar view: no array per call.)
     """
     z = initial_state(np.int64(seed) ^ _DRAW_SALT)
-    rounded = np.empty(1, dtype=np.float32)
-    bits = rounded.view(np.int32)
     n_weights = n_classes if n_classes > 0 else totals.shape[0]
     for s in range(n_weights):
         if n_classes == 0 and s == REGRESSION_COUNT:
             continue
-        rounded[0] = np.float32(totals[weight_column(n_classes, s)] if n_classes > 0
-                                else totals[s])
-        z = initial_state(np.int64(z ^ np.uint64(np.int64(bits[0]))))
+        rounded = np.float32(totals[weight_column(n_classes, s)] if n_classes > 0
+                             else totals[s])
+        z = initial_state(np.int64(z ^ np.uint64(np.int64(rounded.view(np.int32)))))
     return z
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def seed_feature(key, f, state):
     """Seed the generator ``state`` (1-element uint64 array) of feature ``f`` at the node whose
     ``node_key`` is ``key``."""
@@ -106,13 +118,14 @@ def seed_feature(key, f, state):
 @internal_kernel
 def draw_state(seed, totals, n_classes, f):
     """A new generator state (``random.next_below``) of feature ``f`` at the node whose
-    statistics row is ``totals`` (``node_key``, ``seed_feature``)."""
+    statistics row is ``totals`` (``node_key``, ``seed_feature``): the reference's
+    (``random_cut_naive``); the kernels seed a state of their scratch instead."""
     state = np.empty(1, dtype=np.uint64)
     seed_feature(node_key(seed, totals, n_classes), f, state)
     return state
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def uniform(state):
     """A float uniform on [0, 1) with 53 random bits (two draws of ``random.next_below`` with
     power-of-two bounds, which are exactly uniform)."""
@@ -121,7 +134,7 @@ def uniform(state):
     return (high * 134217728.0 + low) / 9007199254740992.0
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def cut_position(values, m, u):
     """Index i of the cut ``x <= t`` among ``m`` >= 2 increasing values, for t drawn as
     ``values[0] + u (values[m-1] - values[0])`` (t >= the largest value becomes the smallest,
@@ -195,17 +208,17 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
     return np.int64(0)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def random_cut(hist_f, rows, values, m, missing_row, node, work, results, f, grouped,
-               goes_left):
+               goes_left, state):
     """The drawn split of a numeric feature whose node occupies the histogram rows
-    ``rows[:m]`` (increasing values ``values[:m]``; ``missing_row`` the missing values).
+    ``rows[:m]`` (increasing values ``values[:m]``; ``missing_row`` the missing values), with
+    the generator ``state`` of the node and feature (``seed_feature``).
     Writes ``results[f]`` (but ``bin_threshold`` and ``next_bin``, the caller's) and returns
     the index i of the cut after ``rows[i]``, ``NON_MISSING_LEFT`` or ``NO_SPLIT`` (a constant
     feature, or no valid split)."""
     if m < 2:
         return NO_SPLIT
-    state = draw_state(node.rule.threshold_draw.seed, node.totals, node.n_classes, f)
     i = cut_position(values, m, uniform(state))
     missing_left = next_below(state, 2) == 1 if bin_count(hist_f, missing_row,
                                                           node.n_classes) > 0.0 else False
@@ -216,18 +229,17 @@ def random_cut(hist_f, rows, values, m, missing_row, node, work, results, f, gro
     return i if chosen == 0 else chosen
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def random_partition(hist_f, rows, m, missing_row, node, work, results, f, grouped,
-                     goes_left):
+                     goes_left, state):
     """The drawn split of a categorical feature whose node holds the categories of the
     histogram rows ``rows[:m]``: ``goes_left[:m]`` a uniformly random partition (the last
     category right, each other left with probability 1/2, redrawn until one is), missing values
-    as for a numeric feature. Writes ``results[f]`` (but the categories, the caller's) and
-    returns 0 (``goes_left`` holds the partition), ``NON_MISSING_LEFT`` (every present
-    category left) or ``NO_SPLIT``."""
+    as for a numeric feature, drawn from ``state`` (``seed_feature``). Writes ``results[f]``
+    (but the categories, the caller's) and returns 0 (``goes_left`` holds the partition),
+    ``NON_MISSING_LEFT`` (every present category left) or ``NO_SPLIT``."""
     if m < 2:
         return NO_SPLIT
-    state = draw_state(node.rule.threshold_draw.seed, node.totals, node.n_classes, f)
     n_left = 0
     while n_left == 0:
         for j in range(m - 1):
@@ -241,14 +253,14 @@ def random_partition(hist_f, rows, m, missing_row, node, work, results, f, group
                         results, f, grouped)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _clear_split(split):
     """``split`` holds no split, missing values right (``categorical._no_split``)."""
     _no_split(split)
     split["missing_go_left"] = False
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _set_categories(split, codes, goes_left, m, every_one):
     """The categories ``codes[j]`` with ``goes_left[j]`` (all of them: ``every_one``) as the
     split's left set."""
@@ -259,32 +271,87 @@ def _set_categories(split, codes, goes_left, m, every_one):
             _set_bit(bits, codes[j])
 
 
-@pointer_kernel
-def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
-    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]`` (the
-    signature and output of ``splitting.scan_feature``, which it replaces in a fit of
-    extremely randomized trees; ``pointers.random_threshold_scan_pointer``). Without a draw
-    (``node.rule.threshold_draw`` empty: a caller with a plain rule) every threshold is
-    scanned."""
+# -- scratch ---------------------------------------------------------------------------------
+# The drawn split's scratch lives in the engine's work block, after the rows of the per-feature
+# scan (records.SCAN_WORK_ROWS), as the categorical scan's does: the random scans and the
+# small-node scan are compiled without reference counting, so they allocate nothing.
+@njit(cache=True, nogil=True)
+def drawn_split_scratch_floats(n_stats, n_bins):
+    """Float64 slots of the drawn split's scratch for rows of ``n_stats`` statistics and up to
+    ``n_bins`` histogram rows (``_drawn_split_scratch``): two (3, n_stats) blocks, the
+    generator state, the occupied rows (int64), their values and their sides (bools, eight a
+    slot)."""
+    return 6 * n_stats + 1 + 2 * n_bins + (n_bins + 7) // 8
+
+
+@internal_kernel
+def random_scan_workspace(n_blocks, n_stats, n_classes, n_bins):
+    """Scratch of fits of extremely randomized trees: ``n_blocks`` blocks, each a per-feature
+    scan's ``SCAN_WORK_ROWS`` rows (``splitting.scan_workspace``) followed by the rows that
+    hold the drawn split's scratch for up to ``n_bins`` histogram rows
+    (``drawn_split_scratch_floats``)."""
+    width = max(n_stats, n_classes, 1)
+    extra = (drawn_split_scratch_floats(n_stats, max(n_bins, 1)) + width - 1) // width
+    return np.zeros((n_blocks, SCAN_WORK_ROWS + extra, width))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _drawn_split_scratch(scratch, n_stats, n_bins):
+    """Views of ``scratch`` (1-D float64, ``drawn_split_scratch_floats`` slots): ``grouped``
+    and ``sums`` (3, n_stats), the generator ``state`` (1 uint64), ``rows`` (n_bins int64),
+    ``values`` (n_bins) and ``goes_left`` (at least n_bins bools). Inlined: the views follow
+    the caller's reference counting."""
+    grouped = scratch[:3 * n_stats].reshape((3, n_stats))
+    sums = scratch[3 * n_stats:6 * n_stats].reshape((3, n_stats))
+    at = 6 * n_stats
+    state = scratch[at:at + 1].view(np.uint64)
+    at += 1
+    rows = scratch[at:at + n_bins].view(np.int64)
+    at += n_bins
+    values = scratch[at:at + n_bins]
+    at += n_bins
+    goes_left = scratch[at:at + (n_bins + 7) // 8].view(np.bool_)
+    return grouped, sums, state, rows, values, goes_left
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scratch_of_work(work, n_stats, n_bins):
+    """The drawn split's scratch in the rows of the work block ``work`` after the per-feature
+    scan's (``random_scan_workspace``); a ValueError if they are too few."""
+    width = work.shape[1]
+    n_floats = drawn_split_scratch_floats(n_stats, n_bins)
+    if (work.shape[0] - SCAN_WORK_ROWS) * width < n_floats:
+        raise ValueError("the work block is smaller than random_scan_workspace's")
+    return work.reshape(-1)[SCAN_WORK_ROWS * width:SCAN_WORK_ROWS * width + n_floats]
+
+
+# -- the histogram path ----------------------------------------------------------------------
+@internal_kernel(reference_counted=False)
+def _drawn_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
+                     scratch):
+    """``scan_random_threshold`` with its scratch (``_drawn_split_scratch``) given."""
     values_f = node.rule.threshold_draw.values
     if values_f.shape[0] == 0:
         scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
         return
-    rows = np.empty(n_bins_non_missing, dtype=np.int64)
-    values = np.empty(n_bins_non_missing)
+    grouped, _, state, rows, values, goes_left = _drawn_split_scratch(
+        scratch, hist_f.shape[1], max(n_bins_non_missing, 1))
+    n_classes = node.n_classes
     m = 0
     for b in range(n_bins_non_missing):
-        if bin_count(hist_f, b, node.n_classes) > 0.0:
+        if _bin_count(hist_f, b, n_classes) > 0.0:
             rows[m] = b
             values[m] = values_f[f, b]
             m += 1
     split = results[f]
     _clear_split(split)
     split["impurity_failed"] = False
-    grouped = np.empty((3, hist_f.shape[1]))
-    goes_left = np.empty(max(m, 1), dtype=np.bool_)
-    i = random_cut(hist_f, rows, values, m, missing_bin, node, work, results, f, grouped,
-                   goes_left)
+    i = NO_SPLIT
+    if m >= 2:
+        seed_feature(node_key(node.rule.threshold_draw.seed, node.totals, n_classes), f,
+                     state)
+        i = random_cut(hist_f, rows, values, m, missing_bin, node, work, results, f, grouped,
+                       goes_left, state)
     if i == NO_SPLIT:
         split["bin_threshold"] = NO_SPLIT
     elif i == NON_MISSING_LEFT:
@@ -294,32 +361,81 @@ def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, r
         split["next_bin"] = rows[i + 1]
 
 
+@pointer_kernel(reference_counted=False)
+def scan_random_threshold_in_work(hist_f, n_bins_non_missing, missing_bin, node, work, results,
+                                  f):
+    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]``, with the
+    signature and output of ``splitting.scan_feature``, which it replaces in the growth loop
+    of a fit of extremely randomized trees (``pointers.random_threshold_scan_pointer``):
+    ``scan_random_threshold`` with its scratch in ``work``, a block of
+    ``random_scan_workspace`` (a ValueError if smaller). Compiled without reference counting:
+    it allocates nothing."""
+    scratch = _scratch_of_work(work, hist_f.shape[1], max(n_bins_non_missing, 1))
+    _drawn_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scratch)
+
+
 @pointer_kernel
-def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
-                           scan_in_order):
-    """One drawn partition of a categorical feature from its histogram (rows = category
-    codes): the categorical scan of a fit of extremely randomized trees, with the signature of
-    ``categorical.scan_categorical`` (``scan_in_order`` unused: the drawn split is scored by
-    ``scan_feature`` on a two-row histogram). ``pointers.random_categorical_scan_pointer``."""
-    rows = np.empty(n_bins_non_missing, dtype=np.int64)
+def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
+    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]`` (the
+    signature and output of ``splitting.scan_feature``; ``work`` any block of
+    ``splitting.scan_workspace``): the histogram path's cut, ``random_cut`` among the node's
+    occupied bins. Without a draw (``node.rule.threshold_draw`` empty: a caller with a plain
+    rule) every threshold is scanned. Allocates its scratch; the growth loop calls
+    ``scan_random_threshold_in_work``, which finds it in its work block."""
+    scratch = np.empty(drawn_split_scratch_floats(hist_f.shape[1], max(n_bins_non_missing, 1)))
+    _drawn_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scratch)
+
+
+@internal_kernel(reference_counted=False)
+def _drawn_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
+                      scratch):
+    """``scan_random_categories`` with its scratch (``_drawn_split_scratch``) given."""
+    grouped, _, state, rows, _, goes_left = _drawn_split_scratch(
+        scratch, hist_f.shape[1], max(n_bins_non_missing, 1))
+    n_classes = node.n_classes
     m = 0
     for b in range(n_bins_non_missing):
-        if bin_count(hist_f, b, node.n_classes) > 0.0:
+        if _bin_count(hist_f, b, n_classes) > 0.0:
             rows[m] = b
             m += 1
     split = results[f]
     _clear_split(split)
     split["impurity_failed"] = False
-    grouped = np.empty((3, hist_f.shape[1]))
-    goes_left = np.empty(max(m, 1), dtype=np.bool_)
-    chosen = random_partition(hist_f, rows, m, missing_bin, node, work, results, f, grouped,
-                              goes_left)
+    chosen = NO_SPLIT
+    if m >= 2:
+        seed_feature(node_key(node.rule.threshold_draw.seed, node.totals, n_classes), f,
+                     state)
+        chosen = random_partition(hist_f, rows, m, missing_bin, node, work, results, f,
+                                  grouped, goes_left, state)
     if chosen == NO_SPLIT:
         split["bin_threshold"] = NO_SPLIT
         return
     split["bin_threshold"] = CATEGORICAL_SPLIT
     split["next_bin"] = NO_SPLIT
     _set_categories(split, rows, goes_left, m, chosen == NON_MISSING_LEFT)
+
+
+@pointer_kernel(reference_counted=False)
+def scan_random_categories_in_work(hist_f, n_bins_non_missing, missing_bin, node, work,
+                                   results, f, scan_in_order):
+    """``scan_random_categories`` with its scratch in ``work``, a block of
+    ``random_scan_workspace`` (a ValueError if smaller): the growth loop's
+    (``pointers.random_categorical_scan_pointer``), compiled without reference counting."""
+    scratch = _scratch_of_work(work, hist_f.shape[1], max(n_bins_non_missing, 1))
+    _drawn_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scratch)
+
+
+@pointer_kernel
+def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
+                           scan_in_order):
+    """One drawn partition of a categorical feature from its histogram (rows = category
+    codes): the categorical scan of a fit of extremely randomized trees, with the signature of
+    ``categorical.scan_categorical`` (``scan_in_order`` unused: the drawn split is scored by
+    ``scan_feature`` on a two-row histogram; ``work`` any block of
+    ``splitting.scan_workspace``). Allocates its scratch; the growth loop calls
+    ``scan_random_categories_in_work``."""
+    scratch = np.empty(drawn_split_scratch_floats(hist_f.shape[1], max(n_bins_non_missing, 1)))
+    _drawn_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scratch)
 
 
 @internal_kernel(reference_counted=False)
@@ -414,7 +530,7 @@ def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, n
         split["next_bin"] = next_bin
 
 
-@pointer_kernel
+@pointer_kernel(reference_counted=False)
 def scan_small_node_random(data, bins, features, start, end, node, workspace, results, scan,
                            n_chunks, categorical_scan):
     """The drawn split of each feature in ``features`` of a small node, from its samples: the
@@ -423,35 +539,27 @@ def scan_small_node_random(data, bins, features, start, end, node, workspace, re
     one thread, the same draws). A numeric feature takes two passes over the node's samples
     (``_drawn_cut_from_samples``); a categorical one a compact histogram
     (``splitting.compact_feature_histogram``), whose rows' codes (``touched``) are the
-    categories the partition is drawn over."""
+    categories the partition is drawn over. The node key is computed once for all features.
+
+    Compiled without reference counting, allocating nothing: its scratch follows the
+    per-feature scan's rows in ``workspace.work[0]`` (``random_scan_workspace``; a ValueError
+    if smaller), so the calls per feature take no atomic incref/decref pair per array."""
     if features.shape[0] == 0:
         return
+    work = workspace.work[0]
     n_stats = workspace.compact.shape[2]
-    sums = np.empty((3, n_stats))
-    grouped = np.empty((3, n_stats))
-    state = np.empty(1, dtype=np.uint64)
-    rows = np.empty(2, dtype=np.int64)
-    goes_left = np.empty(2, dtype=np.bool_)
-    for t in range(features.shape[0]):  # categorical features (their scratch is allocated)
+    grouped, sums, state, rows, _, goes_left = _drawn_split_scratch(
+        _scratch_of_work(work, n_stats, bins.n_bins), n_stats, bins.n_bins)
+    values_f = node.rule.threshold_draw.values
+    key = node_key(node.rule.threshold_draw.seed, node.totals, node.n_classes)
+    for t in range(features.shape[0]):  # categorical features first, as before
         f = features[t]
         if bins.is_categorical[f]:
-            _clear_split(results[f])
-            results[f]["impurity_failed"] = False
-            _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace,
-                                           results, grouped)
-    key = node_key(node.rule.threshold_draw.seed, node.totals, node.n_classes)
-    _drawn_splits_of_small_node(data, bins, features, start, end, node, workspace, results,
-                                key, state, sums, grouped, rows, goes_left)
-
-
-@internal_kernel(reference_counted=False)
-def _drawn_splits_of_small_node(data, bins, features, start, end, node, workspace, results,
-                                key, state, sums, grouped, rows, goes_left):
-    """The loop of ``scan_small_node_random`` over the numeric features, compiled without
-    reference counting: the per-feature calls then take no atomic incref/decref pair per
-    array they pass."""
-    work = workspace.work[0]
-    values_f = node.rule.threshold_draw.values
+            split = results[f]
+            _clear_split(split)
+            split["impurity_failed"] = False
+            _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results,
+                                           key, state, grouped, rows, goes_left)
     for t in range(features.shape[0]):
         f = features[t]
         if bins.is_categorical[f]:
@@ -466,11 +574,12 @@ def _drawn_splits_of_small_node(data, bins, features, start, end, node, workspac
             split["bin_threshold"] = bins.n_bins_non_missing[f] - 1
 
 
-@internal_kernel
-def _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results,
-                                   grouped):
-    """``random_partition`` of categorical feature ``f`` at a small node, on a compact
-    histogram of its samples; writes ``results[f]`` with the categories' codes."""
+@internal_kernel(reference_counted=False)
+def _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results, key,
+                                   state, grouped, rows, goes_left):
+    """``random_partition`` of categorical feature ``f`` at a small node (generator seeded
+    from the node's ``key``), on a compact histogram of its samples; writes ``results[f]``
+    with the categories' codes. ``rows`` and ``goes_left`` are scratch of ``bins.n_bins``."""
     scratch = workspace.scratch[0]
     touched = workspace.touched[0]
     compact = workspace.compact[0]
@@ -479,12 +588,13 @@ def _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, r
                                                            start, end)
     m = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch, touched,
                                   compact, occupied, unit_weights)
-    rows = np.empty(max(m, 1), dtype=np.int64)
+    if m < 2:
+        return
     for r in range(m):
         rows[r] = r
-    goes_left = np.empty(max(m, 1), dtype=np.bool_)
+    seed_feature(key, f, state)
     chosen = random_partition(compact, rows, m, m, node, workspace.work[0], results, f,
-                              grouped, goes_left)
+                              grouped, goes_left, state)
     if chosen != NO_SPLIT:
         split = results[f]
         split["bin_threshold"] = CATEGORICAL_SPLIT
@@ -498,8 +608,9 @@ def _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
     missing_bin = bins.missing_bin
     if has_histogram:
         occupied = 0
+        hist_f = hist[f]
         for b in range(bins.n_bins_non_missing[f]):
-            if bin_count(hist[f], b, data.n_classes) > 0.0:
+            if _bin_count(hist_f, b, data.n_classes) > 0.0:
                 occupied += 1
                 if occupied > 1:
                     return False
@@ -518,15 +629,16 @@ def _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
     return True
 
 
-@pointer_kernel
-def choose_features_visiting(sampling, has_histogram, hist, data, start, end, bins, state,
-                             order, chosen):
+@pointer_kernel(reference_counted=False)
+def visit_features(sampling, has_histogram, hist, data, start, end, bins, state, order, chosen,
+                   features):
     """Features examined at a node, as scikit-learn's feature loop visits them: features drawn
     without replacement (``state``, ``random.next_below``), each counting against
     ``sampling.max_features`` whether constant or not (``_is_constant_non_missing``), the
-    draw going on past ``max_features`` only until a non-constant one is drawn. Returns the
-    non-constant features drawn, in increasing order (a new array); the signature of
-    ``growth.choose_features``, whose scratch ``order`` and ``chosen`` it uses alike."""
+    draw going on past ``max_features`` only until a non-constant one is drawn. Writes the
+    non-constant features drawn, in increasing order, to ``features`` and returns their number;
+    the signature of ``growth.choose_features``, whose scratch ``order`` and ``chosen`` it uses
+    alike. Compiled without reference counting: it allocates nothing."""
     n_features = order.shape[0]
     for i in range(n_features):
         order[i] = i
@@ -543,14 +655,24 @@ def choose_features_visiting(sampling, has_histogram, hist, data, start, end, bi
         if not _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
             chosen[f] = True
             n_chosen += 1
-    features = np.empty(n_chosen, dtype=np.int64)
     n_chosen = 0
     for f in range(n_features):
         if chosen[f]:
             features[n_chosen] = f
             n_chosen += 1
             chosen[f] = False
-    return features
+    return np.int64(n_chosen)
+
+
+@pointer_kernel
+def choose_features_visiting(sampling, has_histogram, hist, data, start, end, bins, state,
+                             order, chosen):
+    """``visit_features``' choice as a new array (for calls from Python; the growth loop
+    calls ``visit_features`` with a buffer of its own)."""
+    features = np.empty(order.shape[0], dtype=np.int64)
+    n_chosen = visit_features(sampling, has_histogram, hist, data, start, end, bins, state,
+                              order, chosen, features)
+    return features[:n_chosen].copy()
 
 
 def random_cut_naive(seed, class_counts_or_stats, n_classes, f, values):
