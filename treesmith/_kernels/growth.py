@@ -530,7 +530,8 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     # one scratch block per thread chunk; with a categorical feature, with its scan's scratch;
     # with drawn thresholds, with the drawn split's (whose categorical scan is its own)
     if rule.threshold_draw.values.shape[0] > 0:
-        work = random_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins))
+        work = random_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins),
+                                     min(engine.small_node_size, n_samples))
     elif any_categorical:
         work = categorical_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins))
     else:

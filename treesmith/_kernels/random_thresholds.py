@@ -284,15 +284,40 @@ def drawn_split_scratch_floats(n_stats, n_bins):
     return 6 * n_stats + 1 + 2 * n_bins + (n_bins + 7) // 8
 
 
+#: Largest small node whose samples are gathered (``scan_small_node_random``): larger ones, a few
+#: near the root when every node is scanned from its samples, read them in place, so the
+#: gathering room stays within a few MiB whatever the training set.
+MAX_GATHERED_SAMPLES = 1 << 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def gathered_floats_per_sample(n_stats, n_classes):
+    """Float64 slots a small node's gathered sample takes (``scan_small_node_random``): its bin
+    of the feature scanned, then its class and weight (classification) or its statistics row
+    (regression)."""
+    return 1 + (2 if n_classes > 0 else n_stats)
+
+
 @internal_kernel
-def random_scan_workspace(n_blocks, n_stats, n_classes, n_bins):
+def random_scan_workspace(n_blocks, n_stats, n_classes, n_bins, n_gathered):
     """Scratch of fits of extremely randomized trees: ``n_blocks`` blocks, each a per-feature
     scan's ``SCAN_WORK_ROWS`` rows (``splitting.scan_workspace``) followed by the rows that
     hold the drawn split's scratch for up to ``n_bins`` histogram rows
-    (``drawn_split_scratch_floats``)."""
+    (``drawn_split_scratch_floats``) and room to gather the samples of small nodes of up to
+    ``n_gathered`` samples (at most ``MAX_GATHERED_SAMPLES``; ``gathered_floats_per_sample``).
+    The scan rows and the drawn
+    split's are zeros; the gathering room is left uninitialised (never read before written,
+    and not worth a pass over its pages)."""
     width = max(n_stats, n_classes, 1)
-    extra = (drawn_split_scratch_floats(n_stats, max(n_bins, 1)) + width - 1) // width
-    return np.zeros((n_blocks, SCAN_WORK_ROWS + extra, width))
+    n_zeroed = SCAN_WORK_ROWS * width + drawn_split_scratch_floats(n_stats, max(n_bins, 1))
+    n_gathered = min(max(n_gathered, 0), MAX_GATHERED_SAMPLES)
+    n_floats = n_zeroed + n_gathered * gathered_floats_per_sample(n_stats, n_classes)
+    work = np.empty((n_blocks, (n_floats + width - 1) // width, width))
+    for block in range(n_blocks):
+        flat = work[block].reshape(-1)
+        for i in range(n_zeroed):
+            flat[i] = 0.0
+    return work
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -443,12 +468,15 @@ def _sum_statistics_by_side(X_binned, sample_idx, y_code, sample_weight, sample_
                             group_code, n_classes, f, start, end, missing_bin, cut_bin,
                             threshold_bin, next_bin, sums):
     """The second pass of ``_drawn_cut_from_samples``: each sample's statistics added to row 0
-    (bin <= ``cut_bin``), 1 (above) or 2 (missing) of ``sums`` (all zeros on entry). Returns
+    (bin <= ``cut_bin``), 1 (above) or 2 (missing) of ``sums`` (zeroed first). Returns
     the largest occupied bin <= ``cut_bin`` and the next occupied bin (``threshold_bin`` and
     ``next_bin`` on entry: the node's smallest and largest bins). Inlined: no call per
     sample."""
     n_stats = sums.shape[1]
     has_groups = group_code.shape[0] > 0
+    for r in range(3):
+        for s in range(n_stats):
+            sums[r, s] = 0.0
     for position in range(start, end):
         i = sample_idx[position]
         b = np.int64(X_binned[i, f])
@@ -475,23 +503,22 @@ def _sum_statistics_by_side(X_binned, sample_idx, y_code, sample_weight, sample_
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _sum_four_statistics_by_side(X_binned, sample_idx, sample_stats, f, start, end,
-                                 missing_bin, cut_bin, threshold_bin, next_bin, sums):
-    """The second pass of ``_drawn_cut_from_samples`` for regression rows of four statistics
-    (every built-in criterion's, ``[n, w, wy, ...]``): the left, right and missing sums held in
-    twelve scalars rather than in ``sums``, whose row chosen per sample made each addition
-    wait for the previous one's store. The same additions in the same order: the same sums,
-    bit for bit. Returns the threshold and next occupied bins."""
+def _sum_four_statistics_by_side(node_bins, stat_rows, missing_bin, cut_bin, threshold_bin,
+                                 next_bin, sums):
+    """The second pass of ``_drawn_cut_from_gathered`` for regression rows of four statistics
+    (every built-in criterion's, ``[n, w, wy, ...]``) gathered in ``stat_rows``: the left,
+    right and missing sums held in twelve scalars rather than in ``sums``, whose row chosen per
+    sample made each addition wait for the previous one's store. The same additions in the
+    same order: the same sums, bit for bit. Returns the threshold and next occupied bins."""
     l0 = l1 = l2 = l3 = 0.0
     r0 = r1 = r2 = r3 = 0.0
     m0 = m1 = m2 = m3 = 0.0
-    for position in range(start, end):
-        i = sample_idx[position]
-        b = np.int64(X_binned[i, f])
-        s0 = sample_stats[i, 0]
-        s1 = sample_stats[i, 1]
-        s2 = sample_stats[i, 2]
-        s3 = sample_stats[i, 3]
+    for j in range(node_bins.shape[0]):
+        b = node_bins[j]
+        s0 = stat_rows[j, 0]
+        s1 = stat_rows[j, 1]
+        s2 = stat_rows[j, 2]
+        s3 = stat_rows[j, 3]
         if b == missing_bin:
             m0 += s0
             m1 += s1
@@ -517,6 +544,46 @@ def _sum_four_statistics_by_side(X_binned, sample_idx, sample_stats, f, start, e
     return threshold_bin, next_bin
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _drawn_cut_bin(values_f, f, low_bin, high_bin, state):
+    """The largest bin in [low_bin, high_bin) whose value is <= t, for t drawn uniformly
+    between the values of ``low_bin`` and ``high_bin`` (t >= the largest becomes the
+    smallest, as ``cut_position``)."""
+    low = values_f[f, low_bin]
+    high = values_f[f, high_bin]
+    t = low + uniform(state) * (high - low)
+    if t >= high:
+        t = low
+    cut_bin = low_bin
+    top = high_bin - 1
+    while cut_bin < top:
+        mid = (cut_bin + top + 1) // 2
+        if values_f[f, mid] <= t:
+            cut_bin = mid
+        else:
+            top = mid - 1
+    return cut_bin
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _score_side_sums(sums, missing_left, threshold_bin, next_bin, node, work, results, f,
+                     grouped, rows, goes_left):
+    """Score the split whose left, right and missing sums are the rows of ``sums``
+    (``_score_drawn``) and write its bins to ``results[f]``."""
+    rows[0] = 0
+    rows[1] = 1
+    goes_left[0] = True
+    goes_left[1] = False
+    chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results, f,
+                          grouped)
+    split = results[f]
+    if chosen == NON_MISSING_LEFT:
+        split["bin_threshold"] = NON_MISSING_LEFT
+    elif chosen != NO_SPLIT:
+        split["bin_threshold"] = threshold_bin
+        split["next_bin"] = next_bin
+
+
 @internal_kernel(reference_counted=False)
 def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, node, work,
                             results, sums, grouped, rows, goes_left):
@@ -526,17 +593,14 @@ def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, n
     ``sums`` (3, n_stats), scored as ``random_cut`` scores it (the same cut: the bins whose
     value is <= t go left). Two passes over the samples, as scikit-learn's random splitter
     makes, instead of a compact histogram of the feature. Writes ``results[f]``; ``rows``,
-    ``goes_left`` are scratch of 2.
+    ``goes_left`` are scratch of 2. (``_drawn_cut_from_gathered`` reads the same samples
+    gathered.)
 
     Compiled without reference counting and with the per-sample sums written out (inlined
     helpers, no call per sample): each array passed to a call per sample cost an atomic
     incref/decref pair, which made this loop 3x slower than the arithmetic."""
     X_binned = data.X_binned
     sample_idx = data.sample_idx
-    y_code = data.y_code
-    sample_weight = data.sample_weight
-    sample_stats = data.sample_stats
-    group_code = data.group_code
     n_classes = data.n_classes
     low_bin = np.int64(missing_bin)
     high_bin = np.int64(-1)
@@ -552,45 +616,71 @@ def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, n
             high_bin = b
     if high_bin <= low_bin:  # constant, or every value missing
         return
-    low = values_f[f, low_bin]
-    high = values_f[f, high_bin]
-    t = low + uniform(state) * (high - low)
-    if t >= high:
-        t = low
-    cut_bin = low_bin  # the largest bin in [low_bin, high_bin) whose value is <= t
-    top = high_bin - 1
-    while cut_bin < top:
-        mid = (cut_bin + top + 1) // 2
-        if values_f[f, mid] <= t:
-            cut_bin = mid
-        else:
-            top = mid - 1
+    cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
     missing_left = next_below(state, 2) == 1 if has_missing else False
-    n_stats = sums.shape[1]
-    for r in range(3):
-        for s in range(n_stats):
-            sums[r, s] = 0.0
     # the largest occupied bin <= cut_bin, and the next occupied one
-    if n_classes == 0 and n_stats == 4:
-        threshold_bin, next_bin = _sum_four_statistics_by_side(
-            X_binned, sample_idx, sample_stats, f, start, end, missing_bin, cut_bin, low_bin,
-            high_bin, sums)
+    threshold_bin, next_bin = _sum_statistics_by_side(
+        X_binned, sample_idx, data.y_code, data.sample_weight, data.sample_stats,
+        data.group_code, n_classes, f, start, end, missing_bin, cut_bin, low_bin, high_bin,
+        sums)
+    _score_side_sums(sums, missing_left, threshold_bin, next_bin, node, work, results, f,
+                     grouped, rows, goes_left)
+
+
+@internal_kernel(reference_counted=False)
+def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, weights,
+                             stat_rows, n_classes, f, missing_bin, values_f, state, node, work,
+                             results, sums, grouped, rows, goes_left):
+    """``_drawn_cut_from_samples`` on a node whose classes and weights (``labels``,
+    ``weights``: classification without q groups) or statistics rows (``stat_rows``: regression
+    rows of four statistics) were gathered once for all its features: the first pass gathers the feature's bins into ``node_bins``
+    (the only reads scattered over the training set), the second reads contiguous arrays. The
+    same additions in the same order: the same split, bit for bit."""
+    n = node_bins.shape[0]
+    low_bin = np.int64(missing_bin)
+    high_bin = np.int64(-1)
+    has_missing = False
+    for j in range(n):
+        b = np.int64(X_binned[sample_idx[start + j], f])
+        node_bins[j] = b
+        if b == missing_bin:
+            has_missing = True
+            continue
+        if b < low_bin:
+            low_bin = b
+        if b > high_bin:
+            high_bin = b
+    if high_bin <= low_bin:  # constant, or every value missing
+        return
+    cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
+    missing_left = next_below(state, 2) == 1 if has_missing else False
+    threshold_bin = low_bin  # the largest occupied bin <= cut_bin, and the next occupied one
+    next_bin = high_bin
+    n_stats = sums.shape[1]
+    if n_classes > 0:
+        for r in range(3):
+            for s in range(n_stats):
+                sums[r, s] = 0.0
+        for j in range(n):
+            b = node_bins[j]
+            if b == missing_bin:
+                r = 2
+            elif b <= cut_bin:
+                r = 0
+                if b > threshold_bin:
+                    threshold_bin = b
+            else:
+                r = 1
+                if b < next_bin:
+                    next_bin = b
+            k = labels[j]
+            sums[r, weight_column(n_classes, k)] += weights[j]
+            sums[r, count_column(n_classes, k)] += 1.0
     else:
-        threshold_bin, next_bin = _sum_statistics_by_side(
-            X_binned, sample_idx, y_code, sample_weight, sample_stats, group_code, n_classes,
-            f, start, end, missing_bin, cut_bin, low_bin, high_bin, sums)
-    rows[0] = 0
-    rows[1] = 1
-    goes_left[0] = True
-    goes_left[1] = False
-    chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results, f,
-                          grouped)
-    split = results[f]
-    if chosen == NON_MISSING_LEFT:
-        split["bin_threshold"] = NON_MISSING_LEFT
-    elif chosen != NO_SPLIT:
-        split["bin_threshold"] = threshold_bin
-        split["next_bin"] = next_bin
+        threshold_bin, next_bin = _sum_four_statistics_by_side(
+            node_bins, stat_rows, missing_bin, cut_bin, low_bin, high_bin, sums)
+    _score_side_sums(sums, missing_left, threshold_bin, next_bin, node, work, results, f,
+                     grouped, rows, goes_left)
 
 
 @pointer_kernel(reference_counted=False)
@@ -600,7 +690,9 @@ def scan_small_node_random(data, bins, features, start, end, node, workspace, re
     small-node scan of a fit of extremely randomized trees, with the signature of
     ``splitting.scan_small_node`` (``scan``, ``categorical_scan`` and ``n_chunks`` unused:
     one thread, the same draws). A numeric feature takes two passes over the node's samples
-    (``_drawn_cut_from_samples``); a categorical one a compact histogram
+    (``_drawn_cut_from_gathered``: their classes and weights, or statistics, gathered once
+    for all features, so that only the feature's bins are read scattered over the training
+    set; ``_drawn_cut_from_samples`` in place otherwise); a categorical one a compact histogram
     (``splitting.compact_feature_histogram``), whose rows' codes (``touched``) are the
     categories the partition is drawn over. The node key is computed once for all features.
 
@@ -623,6 +715,9 @@ def scan_small_node_random(data, bins, features, start, end, node, workspace, re
             split["impurity_failed"] = False
             _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results,
                                            key, state, grouped, rows, goes_left)
+    node_bins, labels, weights, stat_rows = _gathered_samples(data, start, end, work, n_stats,
+                                                              bins.n_bins)
+    gathered = node_bins.shape[0] == end - start
     for t in range(features.shape[0]):
         f = features[t]
         if bins.is_categorical[f]:
@@ -631,10 +726,57 @@ def scan_small_node_random(data, bins, features, start, end, node, workspace, re
         _clear_split(split)
         split["impurity_failed"] = False
         seed_feature(key, f, state)
-        _drawn_cut_from_samples(data, f, start, end, bins.missing_bin, values_f, state, node,
-                                work, results, sums, grouped, rows, goes_left)
+        if gathered:
+            _drawn_cut_from_gathered(data.X_binned, data.sample_idx, start, node_bins, labels,
+                                     weights, stat_rows, data.n_classes, f, bins.missing_bin,
+                                     values_f, state, node, work, results, sums, grouped,
+                                     rows, goes_left)
+        else:
+            _drawn_cut_from_samples(data, f, start, end, bins.missing_bin, values_f, state,
+                                    node, work, results, sums, grouped, rows, goes_left)
         if split["bin_threshold"] == NON_MISSING_LEFT:
             split["bin_threshold"] = bins.n_bins_non_missing[f] - 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gathered_samples(data, start, end, work, n_stats, n_bins):
+    """The node's samples gathered into the work block's gathering room
+    (``random_scan_workspace``), once for all its numeric features: ``node_bins`` (room for
+    one feature's bins), ``labels`` and ``weights`` (classification without q groups) or
+    ``stat_rows`` (regression rows of four statistics). ``node_bins`` is empty when the node
+    is not gathered (too large for the room, or another layout): its features then read the
+    samples in place (``_drawn_cut_from_samples``). Inlined: the views follow the caller's
+    reference counting."""
+    n_classes = data.n_classes
+    n = end - start
+    flat = work.reshape(-1)
+    at = SCAN_WORK_ROWS * work.shape[1] + drawn_split_scratch_floats(n_stats, n_bins)
+    layout = (data.group_code.shape[0] == 0) if n_classes > 0 else n_stats == 4
+    if not layout or flat.shape[0] - at < n * gathered_floats_per_sample(n_stats, n_classes):
+        n = 0
+    node_bins = flat[at:at + n].view(np.int64)
+    at += n
+    n_labels = n if n_classes > 0 else 0
+    labels = flat[at:at + n_labels].view(np.int64)
+    weights = flat[at + n_labels:at + 2 * n_labels]
+    at += 2 * n_labels
+    n_rows = n - n_labels
+    stat_rows = flat[at:at + n_rows * n_stats].reshape((n_rows, n_stats))
+    sample_idx = data.sample_idx
+    if n_classes > 0:
+        y_code = data.y_code
+        sample_weight = data.sample_weight
+        for j in range(n_labels):
+            i = sample_idx[start + j]
+            labels[j] = y_code[i]
+            weights[j] = sample_weight[i]
+    else:
+        sample_stats = data.sample_stats
+        for j in range(n_rows):
+            i = sample_idx[start + j]
+            for s in range(n_stats):
+                stat_rows[j, s] = sample_stats[i, s]
+    return node_bins, labels, weights, stat_rows
 
 
 @internal_kernel(reference_counted=False)
