@@ -152,8 +152,9 @@ def test_missing_values_go_to_a_random_side_or_alone_to_the_right():
 
 def test_the_growth_loops_scans_draw_what_the_allocating_ones_draw():
     """The growth loop's scans find their scratch in the work block (``*_in_work``, a block of
-    ``random_scan_workspace``); the Python entries allocate it: the same splits, field by
-    field, and a plain ``scan_workspace`` block is refused by name rather than overrun."""
+    ``random_scan_workspace``); the Python entries allocate it: the same
+    splits, field by field, and a plain ``scan_workspace`` block is refused by name rather
+    than overrun."""
     rng = np.random.default_rng(0)
     values = np.array([[0.0, 1.0, 3.0, 7.0, 8.0, 9.0, np.inf]])
     for seed in range(40):
@@ -164,7 +165,7 @@ def test_the_growth_loops_scans_draw_what_the_allocating_ones_draw():
         for allocating, in_work, extra in (
                 (scan_random_threshold, scan_random_threshold_in_work, ()),
                 (scan_random_categories, scan_random_categories_in_work,
-                 (scan_random_threshold,))):
+                 (scan_random_threshold_in_work,))):
             node = node_scan(hist, seed, values)
             expected = np.zeros(1, dtype=SPLIT_DTYPE)
             allocating(hist, 6, 6, node, scan_workspace(1, 4, 2)[0], expected, 0, *extra)

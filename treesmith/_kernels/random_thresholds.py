@@ -305,19 +305,12 @@ def random_scan_workspace(n_blocks, n_stats, n_classes, n_bins, n_gathered):
     hold the drawn split's scratch for up to ``n_bins`` histogram rows
     (``drawn_split_scratch_floats``) and room to gather the samples of small nodes of up to
     ``n_gathered`` samples (at most ``MAX_GATHERED_SAMPLES``; ``gathered_floats_per_sample``).
-    The scan rows and the drawn
-    split's are zeros; the gathering room is left uninitialised (never read before written,
-    and not worth a pass over its pages)."""
+    (``np.zeros`` as the other workspaces: its implementation is compiled once for all.)"""
     width = max(n_stats, n_classes, 1)
-    n_zeroed = SCAN_WORK_ROWS * width + drawn_split_scratch_floats(n_stats, max(n_bins, 1))
     n_gathered = min(max(n_gathered, 0), MAX_GATHERED_SAMPLES)
-    n_floats = n_zeroed + n_gathered * gathered_floats_per_sample(n_stats, n_classes)
-    work = np.empty((n_blocks, (n_floats + width - 1) // width, width))
-    for block in range(n_blocks):
-        flat = work[block].reshape(-1)
-        for i in range(n_zeroed):
-            flat[i] = 0.0
-    return work
+    n_floats = (drawn_split_scratch_floats(n_stats, max(n_bins, 1))
+                + n_gathered * gathered_floats_per_sample(n_stats, n_classes))
+    return np.zeros((n_blocks, SCAN_WORK_ROWS + (n_floats + width - 1) // width, width))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -351,16 +344,23 @@ def _scratch_of_work(work, n_stats, n_bins):
 
 
 # -- the histogram path ----------------------------------------------------------------------
-@internal_kernel(reference_counted=False)
-def _drawn_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
-                     scratch):
-    """``scan_random_threshold`` with its scratch (``_drawn_split_scratch``) given."""
+@pointer_kernel(reference_counted=False)
+def scan_random_threshold_in_work(hist_f, n_bins_non_missing, missing_bin, node, work, results,
+                                  f):
+    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]``, with the
+    signature and output of ``splitting.scan_feature``, which it replaces in the growth loop
+    of a fit of extremely randomized trees (``pointers.random_threshold_scan_pointer``):
+    ``random_cut`` among the node's occupied bins. ``work`` is a block of
+    ``random_scan_workspace``: the scan's rows, then this kernel's scratch (a ValueError if
+    smaller). Without a draw (``node.rule.threshold_draw`` empty: a caller with a plain rule)
+    every threshold is scanned. Compiled without reference counting: it allocates nothing."""
     values_f = node.rule.threshold_draw.values
     if values_f.shape[0] == 0:
         scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
         return
+    n_rows = max(n_bins_non_missing, 1)
     grouped, _, state, rows, values, goes_left = _drawn_split_scratch(
-        scratch, hist_f.shape[1], max(n_bins_non_missing, 1))
+        _scratch_of_work(work, hist_f.shape[1], n_rows), hist_f.shape[1], n_rows)
     n_classes = node.n_classes
     m = 0
     for b in range(n_bins_non_missing):
@@ -387,36 +387,17 @@ def _drawn_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, result
 
 
 @pointer_kernel(reference_counted=False)
-def scan_random_threshold_in_work(hist_f, n_bins_non_missing, missing_bin, node, work, results,
-                                  f):
-    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]``, with the
-    signature and output of ``splitting.scan_feature``, which it replaces in the growth loop
-    of a fit of extremely randomized trees (``pointers.random_threshold_scan_pointer``):
-    ``scan_random_threshold`` with its scratch in ``work``, a block of
-    ``random_scan_workspace`` (a ValueError if smaller). Compiled without reference counting:
-    it allocates nothing."""
-    scratch = _scratch_of_work(work, hist_f.shape[1], max(n_bins_non_missing, 1))
-    _drawn_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scratch)
-
-
-@pointer_kernel
-def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
-    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]`` (the
-    signature and output of ``splitting.scan_feature``; ``work`` any block of
-    ``splitting.scan_workspace``): the histogram path's cut, ``random_cut`` among the node's
-    occupied bins. Without a draw (``node.rule.threshold_draw`` empty: a caller with a plain
-    rule) every threshold is scanned. Allocates its scratch; the growth loop calls
-    ``scan_random_threshold_in_work``, which finds it in its work block."""
-    scratch = np.empty(drawn_split_scratch_floats(hist_f.shape[1], max(n_bins_non_missing, 1)))
-    _drawn_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scratch)
-
-
-@internal_kernel(reference_counted=False)
-def _drawn_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
-                      scratch):
-    """``scan_random_categories`` with its scratch (``_drawn_split_scratch``) given."""
+def scan_random_categories_in_work(hist_f, n_bins_non_missing, missing_bin, node, work,
+                                   results, f, scan_in_order):
+    """One drawn partition of a categorical feature from its histogram (rows = category
+    codes): the categorical scan of a fit of extremely randomized trees, with the signature of
+    ``categorical.scan_categorical`` (``pointers.random_categorical_scan_pointer``;
+    ``scan_in_order`` unused: the drawn split is scored by ``scan_feature`` on a two-row
+    histogram). ``work`` is a block of ``random_scan_workspace`` (a ValueError if smaller).
+    Compiled without reference counting: it allocates nothing."""
+    n_rows = max(n_bins_non_missing, 1)
     grouped, _, state, rows, _, goes_left = _drawn_split_scratch(
-        scratch, hist_f.shape[1], max(n_bins_non_missing, 1))
+        _scratch_of_work(work, hist_f.shape[1], n_rows), hist_f.shape[1], n_rows)
     n_classes = node.n_classes
     m = 0
     for b in range(n_bins_non_missing):
@@ -440,27 +421,30 @@ def _drawn_categories(hist_f, n_bins_non_missing, missing_bin, node, work, resul
     _set_categories(split, rows, goes_left, m, chosen == NON_MISSING_LEFT)
 
 
-@pointer_kernel(reference_counted=False)
-def scan_random_categories_in_work(hist_f, n_bins_non_missing, missing_bin, node, work,
-                                   results, f, scan_in_order):
-    """``scan_random_categories`` with its scratch in ``work``, a block of
-    ``random_scan_workspace`` (a ValueError if smaller): the growth loop's
-    (``pointers.random_categorical_scan_pointer``), compiled without reference counting."""
-    scratch = _scratch_of_work(work, hist_f.shape[1], max(n_bins_non_missing, 1))
-    _drawn_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scratch)
+def _drawn_split_block(hist_f, n_bins_non_missing, work):
+    """A ``random_scan_workspace`` block as wide as ``work`` (a block of
+    ``splitting.scan_workspace``) for a scan called from Python (the entries below)."""
+    n_stats = hist_f.shape[1]
+    n_classes = work.shape[1] if work.shape[1] > n_stats else 0
+    return random_scan_workspace(np.int64(1), np.int64(n_stats), np.int64(n_classes),
+                                 np.int64(max(n_bins_non_missing, 1)), np.int64(0))[0]
 
 
-@pointer_kernel
+def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
+    """``scan_random_threshold_in_work`` for calls from Python with any block ``work`` of
+    ``splitting.scan_workspace``: the drawn split's scratch is allocated for the call."""
+    scan_random_threshold_in_work(hist_f, n_bins_non_missing, missing_bin, node,
+                                  _drawn_split_block(hist_f, n_bins_non_missing, work),
+                                  results, f)
+
+
 def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
-                           scan_in_order):
-    """One drawn partition of a categorical feature from its histogram (rows = category
-    codes): the categorical scan of a fit of extremely randomized trees, with the signature of
-    ``categorical.scan_categorical`` (``scan_in_order`` unused: the drawn split is scored by
-    ``scan_feature`` on a two-row histogram; ``work`` any block of
-    ``splitting.scan_workspace``). Allocates its scratch; the growth loop calls
-    ``scan_random_categories_in_work``."""
-    scratch = np.empty(drawn_split_scratch_floats(hist_f.shape[1], max(n_bins_non_missing, 1)))
-    _drawn_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f, scratch)
+                           scan_in_order=None):
+    """``scan_random_categories_in_work`` for calls from Python with any block ``work`` of
+    ``splitting.scan_workspace`` (``scan_in_order`` is ignored)."""
+    scan_random_categories_in_work(hist_f, n_bins_non_missing, missing_bin, node,
+                                   _drawn_split_block(hist_f, n_bins_non_missing, work),
+                                   results, f, scan_random_threshold_in_work)
 
 
 @njit(cache=True, nogil=True, inline="always")
