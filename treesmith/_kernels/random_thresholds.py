@@ -550,16 +550,22 @@ def _drawn_cut_bin(values_f, f, low_bin, high_bin, state):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _score_side_sums(sums, missing_left, threshold_bin, next_bin, node, work, results, f,
-                     grouped, rows, goes_left):
+def _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, node, work,
+                     results, f, grouped, rows, goes_left):
     """Score the split whose left, right and missing sums are the rows of ``sums``
-    (``_score_drawn``) and write its bins to ``results[f]``."""
-    rows[0] = 0
-    rows[1] = 1
-    goes_left[0] = True
-    goes_left[1] = False
-    chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results, f,
-                          grouped)
+    (``_score_drawn``) and write its bins to ``results[f]``. Without missing values ``sums``
+    is already the two-row histogram ``_score_drawn`` would build (its sums start at +0.0, so
+    adding them to zeros changes no bit): it goes to the scan as it is."""
+    if not has_missing:
+        scan_feature(sums, 2, 2, node, work, results, f)
+        chosen = np.int64(0) if results[f]["bin_threshold"] != NO_SPLIT else NO_SPLIT
+    else:
+        rows[0] = 0
+        rows[1] = 1
+        goes_left[0] = True
+        goes_left[1] = False
+        chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results,
+                              f, grouped)
     split = results[f]
     if chosen == NON_MISSING_LEFT:
         split["bin_threshold"] = NON_MISSING_LEFT
@@ -607,8 +613,8 @@ def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, n
         X_binned, sample_idx, data.y_code, data.sample_weight, data.sample_stats,
         data.group_code, n_classes, f, start, end, missing_bin, cut_bin, low_bin, high_bin,
         sums)
-    _score_side_sums(sums, missing_left, threshold_bin, next_bin, node, work, results, f,
-                     grouped, rows, goes_left)
+    _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, node, work,
+                     results, f, grouped, rows, goes_left)
 
 
 @internal_kernel(reference_counted=False)
@@ -663,8 +669,8 @@ def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, wei
     else:
         threshold_bin, next_bin = _sum_four_statistics_by_side(
             node_bins, stat_rows, missing_bin, cut_bin, low_bin, high_bin, sums)
-    _score_side_sums(sums, missing_left, threshold_bin, next_bin, node, work, results, f,
-                     grouped, rows, goes_left)
+    _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, node, work,
+                     results, f, grouped, rows, goes_left)
 
 
 @pointer_kernel(reference_counted=False)
