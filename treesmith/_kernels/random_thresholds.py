@@ -36,16 +36,26 @@ it would have drawn in place. (Two nodes of one tree with equal weights draw the
 number for a feature; their ranges, and so their cuts, differ.)
 
 **Two paths, one cut.** A node with a pooled histogram draws among its occupied bins
-(``scan_random_threshold``, ``random_cut``); a small node (``scan_small_node_random``) makes two
-passes over its samples, as scikit-learn's splitter does: the smallest and largest bin, then
-the sums of the left, right and missing samples (``_drawn_cut_from_samples``). Both send left
-the bins whose value is <= t, so they cut the same way; ``random_cut_naive`` is the reference
-the tests use.
+(``scan_random_threshold_in_work``, ``random_cut``); a small node (``scan_small_node_random``)
+makes two passes over its samples, as scikit-learn's splitter does: the smallest and largest
+bin, then the sums of the left, right and missing samples (``_drawn_cut_from_gathered``, on the
+node's classes and weights or regression statistics gathered once for all its features;
+``_drawn_cut_from_samples`` in place). Both send left the bins whose value is <= t, so they cut
+the same way; ``random_cut_naive`` is the reference the tests use.
 
-Which features a node examines (``choose_features_visiting``) follows scikit-learn's feature
-loop: features are drawn without replacement, every drawn feature counts against
-``max_features``, constant ones included (non-missing values in one bin, or none), and the
-draw goes on past ``max_features`` only until one non-constant feature is drawn.
+**Cost per node.** Randomized trees are deep, so the fixed cost of a node dominates a fit. The
+kernels the growth loop calls allocate nothing and are compiled without reference counting
+(docs/ENGINE_API.md, "Reference counting in the hot kernels"): their scratch follows the
+per-feature scan's rows in the engine's work block (``random_scan_workspace``), the node key is
+computed once per small node, and the features examined go to a buffer of the loop
+(``visit_features``). ``scan_random_threshold`` and ``scan_random_categories`` are the same
+scans for callers from Python, with any ``splitting.scan_workspace`` block.
+
+Which features a node examines (``visit_features``; ``choose_features_visiting`` from Python)
+follows scikit-learn's feature loop: features are drawn without replacement, every drawn
+feature counts against ``max_features``, constant ones included (non-missing values in one bin,
+or none), and the draw goes on past ``max_features`` only until one non-constant feature is
+drawn.
 """
 
 import numpy as np
