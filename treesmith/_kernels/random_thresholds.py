@@ -633,9 +633,10 @@ def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, wei
                              results, sums, grouped, rows, goes_left):
     """``_drawn_cut_from_samples`` on a node whose classes and weights (``labels``,
     ``weights``: classification without q groups) or statistics rows (``stat_rows``: regression
-    rows of four statistics) were gathered once for all its features: the first pass gathers the feature's bins into ``node_bins``
-    (the only reads scattered over the training set), the second reads contiguous arrays. The
-    same additions in the same order: the same split, bit for bit."""
+    rows of four statistics) were gathered once for all its features: the first pass gathers
+    the feature's bins into ``node_bins`` (the only reads scattered over the training set),
+    the second reads contiguous arrays. The same additions in the same order: the same split,
+    bit for bit."""
     n = node_bins.shape[0]
     low_bin = np.int64(missing_bin)
     high_bin = np.int64(-1)
