@@ -549,9 +549,10 @@ def random_threshold_scan_pointer():
     scored by the node's rule; its scratch in the growth loop's work block,
     ``random_thresholds.random_scan_workspace``) as a pointer of the scan's type: compiled
     only by fits of extremely randomized trees. Their categorical features get
-    ``random_categorical_scan_pointer``, their small nodes ``small_node_scan_pointer(..., random_thresholds=True)``: no twin that
-    takes the bins in ``NodeScan.bin_order`` is needed, since the categorical scan of these
-    fits draws its partition itself rather than handing an order of categories to the scan."""
+    ``random_categorical_scan_pointer``, their small nodes
+    ``small_node_scan_pointer(..., random_thresholds=True)``: no twin that takes the bins in
+    ``NodeScan.bin_order`` is needed, since the categorical scan of these fits draws its
+    partition itself rather than handing an order of categories to the scan."""
     from .random_thresholds import scan_random_threshold_in_work
 
     return _cached_pointer(_SCAN_POINTERS, ("random_threshold",),
