@@ -20,11 +20,16 @@ from treesmith import DecisionTreeClassifier, DecisionTreeRegressor
 from treesmith._kernels.pointers import impurity_pointer
 from treesmith._kernels.random import initial_state, next_below
 from treesmith._kernels.random_thresholds import (
+    MAX_GATHERED_SAMPLES,
     choose_features_visiting,
     cut_position,
     random_cut_naive,
+    random_scan_workspace,
     scan_random_categories,
+    scan_random_categories_in_work,
     scan_random_threshold,
+    scan_random_threshold_in_work,
+    visit_features,
 )
 from treesmith._kernels.records import (
     SPLIT_DTYPE,
@@ -145,6 +150,33 @@ def test_missing_values_go_to_a_random_side_or_alone_to_the_right():
     assert len(drawn) > 1000 and abs(left - 0.5) < 0.05
 
 
+def test_the_growth_loops_scans_draw_what_the_allocating_ones_draw():
+    """The growth loop's scans find their scratch in the work block (``*_in_work``, a block of
+    ``random_scan_workspace``); the Python entries allocate it: the same
+    splits, field by field, and a plain ``scan_workspace`` block is refused by name rather
+    than overrun."""
+    rng = np.random.default_rng(0)
+    values = np.array([[0.0, 1.0, 3.0, 7.0, 8.0, 9.0, np.inf]])
+    for seed in range(40):
+        hist = two_class_histogram(rng.integers(0, 4, 6), rng.integers(0, 4, 6),
+                                   missing=tuple(rng.integers(0, 3, 2)))
+        if hist[:, 2:].sum() == 0:
+            continue
+        for allocating, in_work, extra in (
+                (scan_random_threshold, scan_random_threshold_in_work, ()),
+                (scan_random_categories, scan_random_categories_in_work,
+                 (scan_random_threshold_in_work,))):
+            node = node_scan(hist, seed, values)
+            expected = np.zeros(1, dtype=SPLIT_DTYPE)
+            allocating(hist, 6, 6, node, scan_workspace(1, 4, 2)[0], expected, 0, *extra)
+            got = np.zeros(1, dtype=SPLIT_DTYPE)
+            in_work(hist, 6, 6, node, random_scan_workspace(1, 4, 2, 7, 0)[0], got, 0, *extra)
+            assert got.tobytes() == expected.tobytes()
+    with pytest.raises(ValueError, match="random_scan_workspace"):
+        scan_random_threshold_in_work(hist, 6, 6, node, scan_workspace(1, 4, 2)[0],
+                                      np.zeros(1, dtype=SPLIT_DTYPE), 0)
+
+
 def test_categorical_partition_is_uniform_over_partitions():
     """Three present categories (of five codes) have 2^2 - 1 = 3 partitions with the last one
     right: {a}, {b}, {a, b} left, each with probability 1/3."""
@@ -198,6 +230,28 @@ def test_constant_features_count_against_max_features_as_in_scikit_learn(max_fea
             FeatureSampling(max_features, seed), False, np.zeros((0, 0, 0)), data, 0, n, bins,
             state, np.zeros(5, dtype=np.int64), np.zeros(5, dtype=np.bool_))
         assert list(features) == expected and 1 <= len(features) <= max(max_features, 1)
+
+
+def test_the_growth_loops_feature_choice_writes_what_the_python_entry_returns():
+    rng = np.random.default_rng(2)
+    n = 40
+    X_binned = np.asfortranarray(rng.integers(0, 3, size=(n, 7)).astype(np.uint8))
+    X_binned[:, [1, 4]] = 0
+    data = TrainingData(X_binned, np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                        np.ones(n), np.zeros((0, 0)), np.zeros(0, dtype=np.int64), 2)
+    bins = BinLayout(4, 3, np.full(7, 3, dtype=np.int64), np.zeros(7, dtype=np.bool_))
+    for seed in range(20):
+        for max_features in (1, 3, 7):
+            arguments = (FeatureSampling(max_features, seed), False, np.zeros((0, 0, 0)), data,
+                         0, n, bins)
+            state = np.array([initial_state(seed)], dtype=np.uint64)
+            expected = choose_features_visiting(*arguments, state.copy(),
+                                                np.zeros(7, dtype=np.int64),
+                                                np.zeros(7, dtype=np.bool_))
+            chosen, out = np.zeros(7, dtype=np.bool_), np.full(7, -1, dtype=np.int64)
+            n_chosen = visit_features(*arguments, state, np.zeros(7, dtype=np.int64), chosen,
+                                      out)
+            assert list(out[:n_chosen]) == list(expected) and not chosen.any()
 
 
 def test_with_one_feature_per_node_the_non_constant_feature_is_always_found():
@@ -487,6 +541,29 @@ def test_pooled_histograms_and_small_node_passes_draw_the_same_tree(task, monkey
         monkeypatch.setattr(grower_module, "_small_node_size", lambda *args, size=size: size)
         trees.append(Tree(random_state=5, max_features=3).fit(X, y).tree_)
     for name in ("feature", "bin_threshold", "missing_go_left", "children_left"):
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
+
+
+@pytest.mark.parametrize("task", ["classification", "weighted", "regression"])
+def test_gathered_and_in_place_small_nodes_draw_the_same_tree(task, monkeypatch):
+    """Small nodes gather their samples' classes and weights (or regression statistics) once
+    for all features, up to ``MAX_GATHERED_SAMPLES``; a larger one (this root) reads them in
+    place. Both give the splits of pooled histograms, bit for bit."""
+    import treesmith.grower as grower_module
+
+    rng = np.random.default_rng(4)
+    n = MAX_GATHERED_SAMPLES + 3000
+    X = np.round(rng.normal(size=(n, 3)), 2)
+    X[rng.random(n) < 0.05, 2] = np.nan
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 1)
+    weight = rng.integers(1, 4, size=n).astype(float) if task == "weighted" else None
+    Tree = ExtraTreeRegressor if task == "regression" else ExtraTreeClassifier
+    trees = []
+    for size in (1, 10**9):
+        monkeypatch.setattr(grower_module, "_small_node_size", lambda *args, size=size: size)
+        trees.append(Tree(random_state=1, max_depth=5, max_features=2).fit(
+            X, y, sample_weight=weight).tree_)
+    for name in ("feature", "bin_threshold", "missing_go_left", "children_left", "impurity"):
         np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))
 
 

@@ -24,6 +24,7 @@ from .histogram import subtract_histograms
 from .monotonic import child_bounds, node_value
 from .permutation import record_failure
 from .random import initial_state, next_below
+from .random_thresholds import random_scan_workspace
 from .records import (
     GROWTH_COMPLETE,
     GROWTH_NODE_MEMORY,
@@ -321,18 +322,19 @@ def _path_costs(node, parent, feature, costs, paid, root_paid, out):
         ancestor = parent[ancestor]
 
 
-@pointer_kernel
+@pointer_kernel(reference_counted=False)
 def choose_features(sampling, has_histogram, hist, data, start, end, bins, state, order,
-                    chosen):
+                    chosen, features):
     """Features examined at a node: the first ``sampling.max_features`` non-constant ones of a
     random permutation, in increasing order. Constant features do not count (scikit-learn's
     loop counts those it draws, and goes on past max_features only until one is not
-    constant: ``random_thresholds.choose_features_visiting``, which the random splitter uses).
+    constant: ``random_thresholds.visit_features``, which the random splitter uses).
 
     ``state`` is the generator (``random.next_below``); ``order`` (int64) and ``chosen`` (bool,
-    all False on entry and exit) are scratch of length n_features. Returns a new array. The
-    growth loop calls it through ``pointers.feature_sampling_pointer``: only fits that sample
-    features compile it.
+    all False on entry and exit) are scratch of length n_features. Writes the features to
+    ``features`` (int64, n_features) and returns their number: compiled without reference
+    counting, it allocates nothing. The growth loop calls it through
+    ``pointers.feature_sampling_pointer``: only fits that sample features compile it.
     """
     n_features = order.shape[0]
     for i in range(n_features):
@@ -353,25 +355,25 @@ def choose_features(sampling, has_histogram, hist, data, start, end, bins, state
         if not constant:
             chosen[f] = True
             n_chosen += 1
-    features = np.empty(n_chosen, dtype=np.int64)
     n_chosen = 0
     for f in range(n_features):
         if chosen[f]:
             features[n_chosen] = f
             n_chosen += 1
             chosen[f] = False
-    return features
+    return np.int64(n_chosen)
 
 
-@pointer_kernel
-def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, order, chosen):
+@pointer_kernel(reference_counted=False)
+def every_feature(sampling, has_histogram, hist, data, start, end, bins, state, order, chosen,
+                  features):
     """Without feature sampling every feature is examined: ``choose_features``' stand-in,
     which the growth loop never calls (it scans all features itself) but whose pointer type
-    it needs. Writes 0 .. n_features - 1 into ``order`` and returns it (no ``np.arange``:
-    its compilation cost more than this whole function)."""
-    for f in range(order.shape[0]):
-        order[f] = f
-    return order
+    it needs. Writes 0 .. n_features - 1 into ``features`` and returns n_features (no
+    ``np.arange``: its compilation cost more than this whole function)."""
+    for f in range(features.shape[0]):
+        features[f] = f
+    return np.int64(features.shape[0])
 
 
 @internal_kernel(reference_counted=False)
@@ -472,6 +474,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
         all_features[f] = f
     feature_order = np.empty(n_features, dtype=np.int64)
     feature_chosen = np.zeros(n_features, dtype=np.bool_)
+    sampled_features = np.empty(n_features, dtype=np.int64)  # engine.choose_features' output
 
     # Counters start as np.int64: a Python int literal would make Numba compile every kernel
     # they are passed to once more, for the literal's type.
@@ -524,9 +527,15 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     any_categorical = False
     for f in range(n_features):
         any_categorical = any_categorical or bins.is_categorical[f]
-    # one scratch block per thread chunk; with a categorical feature, with its scan's scratch
-    work = (categorical_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins))
-            if any_categorical else scan_workspace(n_chunks, n_stats, n_classes))
+    # one scratch block per thread chunk; with a categorical feature, with its scan's scratch;
+    # with drawn thresholds, with the drawn split's (whose categorical scan is its own)
+    if rule.threshold_draw.values.shape[0] > 0:
+        work = random_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins),
+                                     min(engine.small_node_size, n_samples))
+    elif any_categorical:
+        work = categorical_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins))
+    else:
+        work = scan_workspace(n_chunks, n_stats, n_classes)
     # The small-node scan's scratch and bitmap start zeroed (np.empty and loops: each np.zeros
     # signature compiles np.zeros, np.empty and a fill of its own).
     scratch = np.empty((n_chunks, bins.n_bins, n_stats))
@@ -615,9 +624,11 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 if scan_all:
                     features = all_features
                 else:
-                    features = engine.choose_features(sampling, has_histogram, hist, data,
-                                                      start[node], end[node], bins, state,
-                                                      feature_order, feature_chosen)
+                    n_sampled = engine.choose_features(sampling, has_histogram, hist, data,
+                                                       start[node], end[node], bins, state,
+                                                       feature_order, feature_chosen,
+                                                       sampled_features)
+                    features = sampled_features[:n_sampled]
                 for f in range(n_features):
                     results[f]["bin_threshold"] = NO_SPLIT
                     results[f]["impurity_failed"] = False

@@ -503,24 +503,24 @@ _FEATURE_SAMPLERS: dict = {}
 def feature_sampling_pointer(data, bins, sampling, enabled: bool, visiting: bool = False):
     """``growth.choose_features`` as a first-class function pointer for the types of the
     records ``data``, ``bins`` and ``sampling`` (``growth.every_feature`` when ``enabled`` is
-    False); with ``visiting``, ``random_thresholds.choose_features_visiting`` (scikit-learn's
-    count of constant features, for extremely randomized trees)."""
+    False); with ``visiting``, ``random_thresholds.visit_features`` (scikit-learn's count of
+    constant features, for extremely randomized trees)."""
     from numba import types
 
     from .growth import choose_features, every_feature
-    from .random_thresholds import choose_features_visiting
+    from .random_thresholds import visit_features
 
     record_types = (record_type(sampling), record_type(data), record_type(bins))
 
     def signature():
         sampling_type, data_type, bins_type = record_types
-        return types.int64[::1](sampling_type, types.boolean, types.float64[:, :, ::1],
-                                data_type, types.int64, types.int64, bins_type,
-                                types.uint64[::1], types.int64[::1], types.boolean[::1])
+        return types.int64(sampling_type, types.boolean, types.float64[:, :, ::1], data_type,
+                           types.int64, types.int64, bins_type, types.uint64[::1],
+                           types.int64[::1], types.boolean[::1], types.int64[::1])
 
     function = choose_features if enabled else every_feature
     if enabled and visiting:
-        function = choose_features_visiting
+        function = visit_features
     return _cached_pointer(_FEATURE_SAMPLERS,
                            record_types + (bool(enabled), bool(enabled and visiting)),
                            function, signature)
@@ -556,25 +556,27 @@ def significance_test_pointer(data, bins, impurity, stopping, significance):
 
 # -- extremely randomized trees: drawn splits ---------------------------------------------------
 def random_threshold_scan_pointer():
-    """``random_thresholds.scan_random_threshold`` (one drawn cut per numeric feature, scored
-    by the node's rule) as a pointer of the scan's type: compiled only by fits of extremely
-    randomized trees. Their categorical features get ``random_categorical_scan_pointer``,
-    their small nodes ``small_node_scan_pointer(..., random_thresholds=True)``: no twin that
-    takes the bins in ``NodeScan.bin_order`` is needed, since the categorical scan of these
-    fits draws its partition itself rather than handing an order of categories to the scan."""
-    from .random_thresholds import scan_random_threshold
+    """``random_thresholds.scan_random_threshold_in_work`` (one drawn cut per numeric feature,
+    scored by the node's rule; its scratch in the growth loop's work block,
+    ``random_thresholds.random_scan_workspace``) as a pointer of the scan's type: compiled
+    only by fits of extremely randomized trees. Their categorical features get
+    ``random_categorical_scan_pointer``, their small nodes
+    ``small_node_scan_pointer(..., random_thresholds=True)``: no twin that takes the bins in
+    ``NodeScan.bin_order`` is needed, since the categorical scan of these fits draws its
+    partition itself rather than handing an order of categories to the scan."""
+    from .random_thresholds import scan_random_threshold_in_work
 
-    return _cached_pointer(_SCAN_POINTERS, ("random_threshold",), scan_random_threshold,
-                           scan_signature)
+    return _cached_pointer(_SCAN_POINTERS, ("random_threshold",),
+                           scan_random_threshold_in_work, scan_signature)
 
 
 def random_categorical_scan_pointer(enabled: bool = True):
-    """``random_thresholds.scan_random_categories`` (a uniformly random partition of the
-    node's categories) as a pointer of the categorical scan's type, or (``enabled`` False: no
+    """``random_thresholds.scan_random_categories_in_work`` (a uniformly random partition of
+    the node's categories) as a pointer of the categorical scan's type, or (``enabled`` False: no
     feature is categorical) the never-called stub of ``categorical_scan_pointer``."""
-    from .random_thresholds import scan_random_categories
+    from .random_thresholds import scan_random_categories_in_work
 
     if not enabled:
         return categorical_scan_pointer(False)
-    return _cached_pointer(_CATEGORICAL_SCAN_POINTERS, ("random",), scan_random_categories,
-                           categorical_scan_signature)
+    return _cached_pointer(_CATEGORICAL_SCAN_POINTERS, ("random",),
+                           scan_random_categories_in_work, categorical_scan_signature)

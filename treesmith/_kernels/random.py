@@ -28,10 +28,12 @@ def initial_state(seed):
     return z
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def next_below(state, bound):
     """Advance xorshift64* ``state`` (a 1-element uint64 array) and draw an int in [0, bound),
-    ``bound < 2^32``."""
+    ``bound < 2^32``. Compiled without reference counting (it allocates nothing): the random
+    splitter calls it a few times per (node, feature), and a counting callee takes an atomic
+    incref/decref pair on ``state`` per call."""
     x = state[0]
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)

@@ -36,16 +36,26 @@ it would have drawn in place. (Two nodes of one tree with equal weights draw the
 number for a feature; their ranges, and so their cuts, differ.)
 
 **Two paths, one cut.** A node with a pooled histogram draws among its occupied bins
-(``scan_random_threshold``, ``random_cut``); a small node (``scan_small_node_random``) makes two
-passes over its samples, as scikit-learn's splitter does: the smallest and largest bin, then
-the sums of the left, right and missing samples (``_drawn_cut_from_samples``). Both send left
-the bins whose value is <= t, so they cut the same way; ``random_cut_naive`` is the reference
-the tests use.
+(``scan_random_threshold_in_work``, ``random_cut``); a small node (``scan_small_node_random``)
+makes two passes over its samples, as scikit-learn's splitter does: the smallest and largest
+bin, then the sums of the left, right and missing samples (``_drawn_cut_from_gathered``, on the
+node's classes and weights or regression statistics gathered once for all its features;
+``_drawn_cut_from_samples`` in place). Both send left the bins whose value is <= t, so they cut
+the same way; ``random_cut_naive`` is the reference the tests use.
 
-Which features a node examines (``choose_features_visiting``) follows scikit-learn's feature
-loop: features are drawn without replacement, every drawn feature counts against
-``max_features``, constant ones included (non-missing values in one bin, or none), and the
-draw goes on past ``max_features`` only until one non-constant feature is drawn.
+**Cost per node.** Randomized trees are deep, so the fixed cost of a node dominates a fit. The
+kernels the growth loop calls allocate nothing and are compiled without reference counting
+(docs/ENGINE_API.md, "Reference counting in the hot kernels"): their scratch follows the
+per-feature scan's rows in the engine's work block (``random_scan_workspace``), the node key is
+computed once per small node, and the features examined go to a buffer of the loop
+(``visit_features``). ``scan_random_threshold`` and ``scan_random_categories`` are the same
+scans for callers from Python, with any ``splitting.scan_workspace`` block.
+
+Which features a node examines (``visit_features``; ``choose_features_visiting`` from Python)
+follows scikit-learn's feature loop: features are drawn without replacement, every drawn
+feature counts against ``max_features``, constant ones included (non-missing values in one bin,
+or none), and the draw goes on past ``max_features`` only until one non-constant feature is
+drawn.
 """
 
 import numpy as np
@@ -57,6 +67,7 @@ from .random import initial_state, next_below
 from .split_rules import NO_SPLIT, beats, node_tie_scale
 from .splitting import compact_feature_histogram, scan_feature
 from .histogram import has_unit_weights
+from .records import SCAN_WORK_ROWS
 from .stats import (
     REGRESSION_COUNT,
     bin_count,
@@ -72,7 +83,19 @@ NON_MISSING_LEFT = np.int64(-2)
 _DRAW_SALT = np.int64(0x5EED7A1E)
 
 
-@internal_kernel
+@njit(cache=True, nogil=True, inline="always")
+def _bin_count(hist_f, b, n_classes):
+    """``stats.bin_count``, inlined into the loops over bins: a call per bin that passes the
+    histogram took an atomic incref/decref pair on it in a counting caller."""
+    if n_classes > 0:
+        count = 0.0
+        for k in range(n_classes):
+            count += hist_f[b, count_column(n_classes, k)]
+        return count
+    return hist_f[b, REGRESSION_COUNT]
+
+
+@internal_kernel(reference_counted=False)
 def node_key(seed, totals, n_classes):
     """The part of a node's generator seed that all its features share: splitmix64 steps over
     the tree's seed and the node's weight statistics (the class weights; a regression row but
@@ -82,21 +105,20 @@ def node_key(seed, totals, n_classes):
     (scikit-learn's sample-weight equivalence); rounded to float32, so that the round-off of
     summing the same weights in another order (a histogram's totals, parent - sibling) does
     not change the draw, which then depends on the seed, the node and the feature only.
+    (The float32's bits are read as a scalar view: no array per call.)
     """
     z = initial_state(np.int64(seed) ^ _DRAW_SALT)
-    rounded = np.empty(1, dtype=np.float32)
-    bits = rounded.view(np.int32)
     n_weights = n_classes if n_classes > 0 else totals.shape[0]
     for s in range(n_weights):
         if n_classes == 0 and s == REGRESSION_COUNT:
             continue
-        rounded[0] = np.float32(totals[weight_column(n_classes, s)] if n_classes > 0
-                                else totals[s])
-        z = initial_state(np.int64(z ^ np.uint64(np.int64(bits[0]))))
+        rounded = np.float32(totals[weight_column(n_classes, s)] if n_classes > 0
+                             else totals[s])
+        z = initial_state(np.int64(z ^ np.uint64(np.int64(rounded.view(np.int32)))))
     return z
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def seed_feature(key, f, state):
     """Seed the generator ``state`` (1-element uint64 array) of feature ``f`` at the node whose
     ``node_key`` is ``key``."""
@@ -106,13 +128,14 @@ def seed_feature(key, f, state):
 @internal_kernel
 def draw_state(seed, totals, n_classes, f):
     """A new generator state (``random.next_below``) of feature ``f`` at the node whose
-    statistics row is ``totals`` (``node_key``, ``seed_feature``)."""
+    statistics row is ``totals`` (``node_key``, ``seed_feature``): the reference's
+    (``random_cut_naive``); the kernels seed a state of their scratch instead."""
     state = np.empty(1, dtype=np.uint64)
     seed_feature(node_key(seed, totals, n_classes), f, state)
     return state
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def uniform(state):
     """A float uniform on [0, 1) with 53 random bits (two draws of ``random.next_below`` with
     power-of-two bounds, which are exactly uniform)."""
@@ -121,7 +144,7 @@ def uniform(state):
     return (high * 134217728.0 + low) / 9007199254740992.0
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def cut_position(values, m, u):
     """Index i of the cut ``x <= t`` among ``m`` >= 2 increasing values, for t drawn as
     ``values[0] + u (values[m-1] - values[0])`` (t >= the largest value becomes the smallest,
@@ -195,17 +218,17 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
     return np.int64(0)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def random_cut(hist_f, rows, values, m, missing_row, node, work, results, f, grouped,
-               goes_left):
+               goes_left, state):
     """The drawn split of a numeric feature whose node occupies the histogram rows
-    ``rows[:m]`` (increasing values ``values[:m]``; ``missing_row`` the missing values).
+    ``rows[:m]`` (increasing values ``values[:m]``; ``missing_row`` the missing values), with
+    the generator ``state`` of the node and feature (``seed_feature``).
     Writes ``results[f]`` (but ``bin_threshold`` and ``next_bin``, the caller's) and returns
     the index i of the cut after ``rows[i]``, ``NON_MISSING_LEFT`` or ``NO_SPLIT`` (a constant
     feature, or no valid split)."""
     if m < 2:
         return NO_SPLIT
-    state = draw_state(node.rule.threshold_draw.seed, node.totals, node.n_classes, f)
     i = cut_position(values, m, uniform(state))
     missing_left = next_below(state, 2) == 1 if bin_count(hist_f, missing_row,
                                                           node.n_classes) > 0.0 else False
@@ -216,18 +239,17 @@ def random_cut(hist_f, rows, values, m, missing_row, node, work, results, f, gro
     return i if chosen == 0 else chosen
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def random_partition(hist_f, rows, m, missing_row, node, work, results, f, grouped,
-                     goes_left):
+                     goes_left, state):
     """The drawn split of a categorical feature whose node holds the categories of the
     histogram rows ``rows[:m]``: ``goes_left[:m]`` a uniformly random partition (the last
     category right, each other left with probability 1/2, redrawn until one is), missing values
-    as for a numeric feature. Writes ``results[f]`` (but the categories, the caller's) and
-    returns 0 (``goes_left`` holds the partition), ``NON_MISSING_LEFT`` (every present
-    category left) or ``NO_SPLIT``."""
+    as for a numeric feature, drawn from ``state`` (``seed_feature``). Writes ``results[f]``
+    (but the categories, the caller's) and returns 0 (``goes_left`` holds the partition),
+    ``NON_MISSING_LEFT`` (every present category left) or ``NO_SPLIT``."""
     if m < 2:
         return NO_SPLIT
-    state = draw_state(node.rule.threshold_draw.seed, node.totals, node.n_classes, f)
     n_left = 0
     while n_left == 0:
         for j in range(m - 1):
@@ -241,14 +263,14 @@ def random_partition(hist_f, rows, m, missing_row, node, work, results, f, group
                         results, f, grouped)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _clear_split(split):
     """``split`` holds no split, missing values right (``categorical._no_split``)."""
     _no_split(split)
     split["missing_go_left"] = False
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def _set_categories(split, codes, goes_left, m, every_one):
     """The categories ``codes[j]`` with ``goes_left[j]`` (all of them: ``every_one``) as the
     split's left set."""
@@ -259,32 +281,112 @@ def _set_categories(split, codes, goes_left, m, every_one):
             _set_bit(bits, codes[j])
 
 
-@pointer_kernel
-def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
-    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]`` (the
-    signature and output of ``splitting.scan_feature``, which it replaces in a fit of
-    extremely randomized trees; ``pointers.random_threshold_scan_pointer``). Without a draw
-    (``node.rule.threshold_draw`` empty: a caller with a plain rule) every threshold is
-    scanned."""
+# -- scratch ---------------------------------------------------------------------------------
+# The drawn split's scratch lives in the engine's work block, after the rows of the per-feature
+# scan (records.SCAN_WORK_ROWS), as the categorical scan's does: the random scans and the
+# small-node scan are compiled without reference counting, so they allocate nothing.
+@njit(cache=True, nogil=True)
+def drawn_split_scratch_floats(n_stats, n_bins):
+    """Float64 slots of the drawn split's scratch for rows of ``n_stats`` statistics and up to
+    ``n_bins`` histogram rows (``_drawn_split_scratch``): two (3, n_stats) blocks, the
+    generator state, the occupied rows (int64), their values and their sides (bools, eight a
+    slot)."""
+    return 6 * n_stats + 1 + 2 * n_bins + (n_bins + 7) // 8
+
+
+#: Largest small node whose samples are gathered (``scan_small_node_random``): larger ones, a few
+#: near the root when every node is scanned from its samples, read them in place, so the
+#: gathering room stays within a few MiB whatever the training set.
+MAX_GATHERED_SAMPLES = 1 << 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def gathered_floats_per_sample(n_stats, n_classes):
+    """Float64 slots a small node's gathered sample takes (``scan_small_node_random``): its bin
+    of the feature scanned, then its class and weight (classification) or its statistics row
+    (regression)."""
+    return 1 + (2 if n_classes > 0 else n_stats)
+
+
+@internal_kernel
+def random_scan_workspace(n_blocks, n_stats, n_classes, n_bins, n_gathered):
+    """Scratch of fits of extremely randomized trees: ``n_blocks`` blocks, each a per-feature
+    scan's ``SCAN_WORK_ROWS`` rows (``splitting.scan_workspace``) followed by the rows that
+    hold the drawn split's scratch for up to ``n_bins`` histogram rows
+    (``drawn_split_scratch_floats``) and room to gather the samples of small nodes of up to
+    ``n_gathered`` samples (at most ``MAX_GATHERED_SAMPLES``; ``gathered_floats_per_sample``).
+    (``np.zeros`` as the other workspaces: its implementation is compiled once for all.)"""
+    width = max(n_stats, n_classes, 1)
+    n_gathered = min(max(n_gathered, 0), MAX_GATHERED_SAMPLES)
+    n_floats = (drawn_split_scratch_floats(n_stats, max(n_bins, 1))
+                + n_gathered * gathered_floats_per_sample(n_stats, n_classes))
+    return np.zeros((n_blocks, SCAN_WORK_ROWS + (n_floats + width - 1) // width, width))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _drawn_split_scratch(scratch, n_stats, n_bins):
+    """Views of ``scratch`` (1-D float64, ``drawn_split_scratch_floats`` slots): ``grouped``
+    and ``sums`` (3, n_stats), the generator ``state`` (1 uint64), ``rows`` (n_bins int64),
+    ``values`` (n_bins) and ``goes_left`` (at least n_bins bools). Inlined: the views follow
+    the caller's reference counting."""
+    grouped = scratch[:3 * n_stats].reshape((3, n_stats))
+    sums = scratch[3 * n_stats:6 * n_stats].reshape((3, n_stats))
+    at = 6 * n_stats
+    state = scratch[at:at + 1].view(np.uint64)
+    at += 1
+    rows = scratch[at:at + n_bins].view(np.int64)
+    at += n_bins
+    values = scratch[at:at + n_bins]
+    at += n_bins
+    goes_left = scratch[at:at + (n_bins + 7) // 8].view(np.bool_)
+    return grouped, sums, state, rows, values, goes_left
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scratch_of_work(work, n_stats, n_bins):
+    """The drawn split's scratch in the rows of the work block ``work`` after the per-feature
+    scan's (``random_scan_workspace``); a ValueError if they are too few."""
+    width = work.shape[1]
+    n_floats = drawn_split_scratch_floats(n_stats, n_bins)
+    if (work.shape[0] - SCAN_WORK_ROWS) * width < n_floats:
+        raise ValueError("the work block is smaller than random_scan_workspace's")
+    return work.reshape(-1)[SCAN_WORK_ROWS * width:SCAN_WORK_ROWS * width + n_floats]
+
+
+# -- the histogram path ----------------------------------------------------------------------
+@pointer_kernel(reference_counted=False)
+def scan_random_threshold_in_work(hist_f, n_bins_non_missing, missing_bin, node, work, results,
+                                  f):
+    """One drawn split of a numeric feature from its histogram ``hist_f[bin, stat]``, with the
+    signature and output of ``splitting.scan_feature``, which it replaces in the growth loop
+    of a fit of extremely randomized trees (``pointers.random_threshold_scan_pointer``):
+    ``random_cut`` among the node's occupied bins. ``work`` is a block of
+    ``random_scan_workspace``: the scan's rows, then this kernel's scratch (a ValueError if
+    smaller). Without a draw (``node.rule.threshold_draw`` empty: a caller with a plain rule)
+    every threshold is scanned. Compiled without reference counting: it allocates nothing."""
     values_f = node.rule.threshold_draw.values
     if values_f.shape[0] == 0:
         scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
         return
-    rows = np.empty(n_bins_non_missing, dtype=np.int64)
-    values = np.empty(n_bins_non_missing)
+    n_rows = max(n_bins_non_missing, 1)
+    grouped, _, state, rows, values, goes_left = _drawn_split_scratch(
+        _scratch_of_work(work, hist_f.shape[1], n_rows), hist_f.shape[1], n_rows)
+    n_classes = node.n_classes
     m = 0
     for b in range(n_bins_non_missing):
-        if bin_count(hist_f, b, node.n_classes) > 0.0:
+        if _bin_count(hist_f, b, n_classes) > 0.0:
             rows[m] = b
             values[m] = values_f[f, b]
             m += 1
     split = results[f]
     _clear_split(split)
     split["impurity_failed"] = False
-    grouped = np.empty((3, hist_f.shape[1]))
-    goes_left = np.empty(max(m, 1), dtype=np.bool_)
-    i = random_cut(hist_f, rows, values, m, missing_bin, node, work, results, f, grouped,
-                   goes_left)
+    i = NO_SPLIT
+    if m >= 2:
+        seed_feature(node_key(node.rule.threshold_draw.seed, node.totals, n_classes), f,
+                     state)
+        i = random_cut(hist_f, rows, values, m, missing_bin, node, work, results, f, grouped,
+                       goes_left, state)
     if i == NO_SPLIT:
         split["bin_threshold"] = NO_SPLIT
     elif i == NON_MISSING_LEFT:
@@ -294,26 +396,33 @@ def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, r
         split["next_bin"] = rows[i + 1]
 
 
-@pointer_kernel
-def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
-                           scan_in_order):
+@pointer_kernel(reference_counted=False)
+def scan_random_categories_in_work(hist_f, n_bins_non_missing, missing_bin, node, work,
+                                   results, f, scan_in_order):
     """One drawn partition of a categorical feature from its histogram (rows = category
     codes): the categorical scan of a fit of extremely randomized trees, with the signature of
-    ``categorical.scan_categorical`` (``scan_in_order`` unused: the drawn split is scored by
-    ``scan_feature`` on a two-row histogram). ``pointers.random_categorical_scan_pointer``."""
-    rows = np.empty(n_bins_non_missing, dtype=np.int64)
+    ``categorical.scan_categorical`` (``pointers.random_categorical_scan_pointer``;
+    ``scan_in_order`` unused: the drawn split is scored by ``scan_feature`` on a two-row
+    histogram). ``work`` is a block of ``random_scan_workspace`` (a ValueError if smaller).
+    Compiled without reference counting: it allocates nothing."""
+    n_rows = max(n_bins_non_missing, 1)
+    grouped, _, state, rows, _, goes_left = _drawn_split_scratch(
+        _scratch_of_work(work, hist_f.shape[1], n_rows), hist_f.shape[1], n_rows)
+    n_classes = node.n_classes
     m = 0
     for b in range(n_bins_non_missing):
-        if bin_count(hist_f, b, node.n_classes) > 0.0:
+        if _bin_count(hist_f, b, n_classes) > 0.0:
             rows[m] = b
             m += 1
     split = results[f]
     _clear_split(split)
     split["impurity_failed"] = False
-    grouped = np.empty((3, hist_f.shape[1]))
-    goes_left = np.empty(max(m, 1), dtype=np.bool_)
-    chosen = random_partition(hist_f, rows, m, missing_bin, node, work, results, f, grouped,
-                              goes_left)
+    chosen = NO_SPLIT
+    if m >= 2:
+        seed_feature(node_key(node.rule.threshold_draw.seed, node.totals, n_classes), f,
+                     state)
+        chosen = random_partition(hist_f, rows, m, missing_bin, node, work, results, f,
+                                  grouped, goes_left, state)
     if chosen == NO_SPLIT:
         split["bin_threshold"] = NO_SPLIT
         return
@@ -322,62 +431,46 @@ def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, 
     _set_categories(split, rows, goes_left, m, chosen == NON_MISSING_LEFT)
 
 
-@internal_kernel(reference_counted=False)
-def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, node, work,
-                            results, sums, grouped, rows, goes_left):
-    """The drawn split of numeric feature ``f`` at a small node, from its samples: one pass
-    finds the smallest and largest bin and whether values are missing, the cut is drawn
-    between their values, a second pass sums the left, right and missing samples into
-    ``sums`` (3, n_stats), scored as ``random_cut`` scores it (the same cut: the bins whose
-    value is <= t go left). Two passes over the samples, as scikit-learn's random splitter
-    makes, instead of a compact histogram of the feature. Writes ``results[f]``; ``rows``,
-    ``goes_left`` are scratch of 2.
+def _drawn_split_block(hist_f, n_bins_non_missing, work):
+    """A ``random_scan_workspace`` block as wide as ``work`` (a block of
+    ``splitting.scan_workspace``) for a scan called from Python (the entries below)."""
+    n_stats = hist_f.shape[1]
+    n_classes = work.shape[1] if work.shape[1] > n_stats else 0
+    return random_scan_workspace(np.int64(1), np.int64(n_stats), np.int64(n_classes),
+                                 np.int64(max(n_bins_non_missing, 1)), np.int64(0))[0]
 
-    Compiled without reference counting and with the per-sample sums written out (no helper
-    call per sample): each array passed to a call per sample cost an atomic incref/decref
-    pair, which made this loop 3x slower than the arithmetic."""
-    X_binned = data.X_binned
-    sample_idx = data.sample_idx
-    y_code = data.y_code
-    sample_weight = data.sample_weight
-    sample_stats = data.sample_stats
-    group_code = data.group_code
-    n_classes = data.n_classes
-    has_groups = group_code.shape[0] > 0
-    low_bin = np.int64(missing_bin)
-    high_bin = np.int64(-1)
-    has_missing = False
-    for position in range(start, end):
-        b = np.int64(X_binned[sample_idx[position], f])
-        if b == missing_bin:
-            has_missing = True
-            continue
-        if b < low_bin:
-            low_bin = b
-        if b > high_bin:
-            high_bin = b
-    if high_bin <= low_bin:  # constant, or every value missing
-        return
-    low = values_f[f, low_bin]
-    high = values_f[f, high_bin]
-    t = low + uniform(state) * (high - low)
-    if t >= high:
-        t = low
-    cut_bin = low_bin  # the largest bin in [low_bin, high_bin) whose value is <= t
-    top = high_bin - 1
-    while cut_bin < top:
-        mid = (cut_bin + top + 1) // 2
-        if values_f[f, mid] <= t:
-            cut_bin = mid
-        else:
-            top = mid - 1
-    missing_left = next_below(state, 2) == 1 if has_missing else False
+
+def scan_random_threshold(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
+    """``scan_random_threshold_in_work`` for calls from Python with any block ``work`` of
+    ``splitting.scan_workspace``: the drawn split's scratch is allocated for the call."""
+    scan_random_threshold_in_work(hist_f, n_bins_non_missing, missing_bin, node,
+                                  _drawn_split_block(hist_f, n_bins_non_missing, work),
+                                  results, f)
+
+
+def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
+                           scan_in_order=None):
+    """``scan_random_categories_in_work`` for calls from Python with any block ``work`` of
+    ``splitting.scan_workspace`` (``scan_in_order`` is ignored)."""
+    scan_random_categories_in_work(hist_f, n_bins_non_missing, missing_bin, node,
+                                   _drawn_split_block(hist_f, n_bins_non_missing, work),
+                                   results, f, scan_random_threshold_in_work)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sum_statistics_by_side(X_binned, sample_idx, y_code, sample_weight, sample_stats,
+                            group_code, n_classes, f, start, end, missing_bin, cut_bin,
+                            threshold_bin, next_bin, sums):
+    """The second pass of ``_drawn_cut_from_samples``: each sample's statistics added to row 0
+    (bin <= ``cut_bin``), 1 (above) or 2 (missing) of ``sums`` (zeroed first). Returns
+    the largest occupied bin <= ``cut_bin`` and the next occupied bin (``threshold_bin`` and
+    ``next_bin`` on entry: the node's smallest and largest bins). Inlined: no call per
+    sample."""
     n_stats = sums.shape[1]
+    has_groups = group_code.shape[0] > 0
     for r in range(3):
         for s in range(n_stats):
             sums[r, s] = 0.0
-    threshold_bin = low_bin  # the largest occupied bin <= cut_bin, and the next occupied one
-    next_bin = high_bin
     for position in range(start, end):
         i = sample_idx[position]
         b = np.int64(X_binned[i, f])
@@ -400,12 +493,89 @@ def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, n
         else:
             for s in range(n_stats):
                 sums[r, s] += sample_stats[i, s]
-    rows[0] = 0
-    rows[1] = 1
-    goes_left[0] = True
-    goes_left[1] = False
-    chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results, f,
-                          grouped)
+    return threshold_bin, next_bin
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sum_four_statistics_by_side(node_bins, stat_rows, missing_bin, cut_bin, threshold_bin,
+                                 next_bin, sums):
+    """The second pass of ``_drawn_cut_from_gathered`` for regression rows of four statistics
+    (every built-in criterion's, ``[n, w, wy, ...]``) gathered in ``stat_rows``: the left,
+    right and missing sums held in twelve scalars rather than in ``sums``, whose row chosen per
+    sample made each addition wait for the previous one's store. The same additions in the
+    same order: the same sums, bit for bit. Returns the threshold and next occupied bins."""
+    l0 = l1 = l2 = l3 = 0.0
+    r0 = r1 = r2 = r3 = 0.0
+    m0 = m1 = m2 = m3 = 0.0
+    for j in range(node_bins.shape[0]):
+        b = node_bins[j]
+        s0 = stat_rows[j, 0]
+        s1 = stat_rows[j, 1]
+        s2 = stat_rows[j, 2]
+        s3 = stat_rows[j, 3]
+        if b == missing_bin:
+            m0 += s0
+            m1 += s1
+            m2 += s2
+            m3 += s3
+        elif b <= cut_bin:
+            l0 += s0
+            l1 += s1
+            l2 += s2
+            l3 += s3
+            if b > threshold_bin:
+                threshold_bin = b
+        else:
+            r0 += s0
+            r1 += s1
+            r2 += s2
+            r3 += s3
+            if b < next_bin:
+                next_bin = b
+    sums[0, 0], sums[0, 1], sums[0, 2], sums[0, 3] = l0, l1, l2, l3
+    sums[1, 0], sums[1, 1], sums[1, 2], sums[1, 3] = r0, r1, r2, r3
+    sums[2, 0], sums[2, 1], sums[2, 2], sums[2, 3] = m0, m1, m2, m3
+    return threshold_bin, next_bin
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _drawn_cut_bin(values_f, f, low_bin, high_bin, state):
+    """The largest bin in [low_bin, high_bin) whose value is <= t, for t drawn uniformly
+    between the values of ``low_bin`` and ``high_bin`` (t >= the largest becomes the
+    smallest, as ``cut_position``)."""
+    low = values_f[f, low_bin]
+    high = values_f[f, high_bin]
+    t = low + uniform(state) * (high - low)
+    if t >= high:
+        t = low
+    cut_bin = low_bin
+    top = high_bin - 1
+    while cut_bin < top:
+        mid = (cut_bin + top + 1) // 2
+        if values_f[f, mid] <= t:
+            cut_bin = mid
+        else:
+            top = mid - 1
+    return cut_bin
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, node, work,
+                     results, f, grouped, rows, goes_left):
+    """Score the split whose left, right and missing sums are the rows of ``sums``
+    (``_score_drawn``) and write its bins to ``results[f]``. Without missing values ``sums``
+    is already the two-row histogram ``_score_drawn`` would build (its sums start at +0.0, so
+    adding them to zeros changes no bit): it goes to the scan as it is."""
+    if not has_missing:
+        scan_feature(sums, 2, 2, node, work, results, f)
+        chosen = np.int64(0) if results[f]["bin_threshold"] != NO_SPLIT else NO_SPLIT
+    else:
+        rows[0] = 0
+        rows[1] = 1
+        goes_left[0] = True
+        goes_left[1] = False
+        chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results,
+                              f, grouped)
     split = results[f]
     if chosen == NON_MISSING_LEFT:
         split["bin_threshold"] = NON_MISSING_LEFT
@@ -414,44 +584,141 @@ def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, n
         split["next_bin"] = next_bin
 
 
-@pointer_kernel
+@internal_kernel(reference_counted=False)
+def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, node, work,
+                            results, sums, grouped, rows, goes_left):
+    """The drawn split of numeric feature ``f`` at a small node, from its samples: one pass
+    finds the smallest and largest bin and whether values are missing, the cut is drawn
+    between their values, a second pass sums the left, right and missing samples into
+    ``sums`` (3, n_stats), scored as ``random_cut`` scores it (the same cut: the bins whose
+    value is <= t go left). Two passes over the samples, as scikit-learn's random splitter
+    makes, instead of a compact histogram of the feature. Writes ``results[f]``; ``rows``,
+    ``goes_left`` are scratch of 2. (``_drawn_cut_from_gathered`` reads the same samples
+    gathered.)
+
+    Compiled without reference counting and with the per-sample sums written out (inlined
+    helpers, no call per sample): each array passed to a call per sample cost an atomic
+    incref/decref pair, which made this loop 3x slower than the arithmetic."""
+    X_binned = data.X_binned
+    sample_idx = data.sample_idx
+    n_classes = data.n_classes
+    low_bin = np.int64(missing_bin)
+    high_bin = np.int64(-1)
+    has_missing = False
+    for position in range(start, end):
+        b = np.int64(X_binned[sample_idx[position], f])
+        if b == missing_bin:
+            has_missing = True
+            continue
+        if b < low_bin:
+            low_bin = b
+        if b > high_bin:
+            high_bin = b
+    if high_bin <= low_bin:  # constant, or every value missing
+        return
+    cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
+    missing_left = next_below(state, 2) == 1 if has_missing else False
+    # the largest occupied bin <= cut_bin, and the next occupied one
+    threshold_bin, next_bin = _sum_statistics_by_side(
+        X_binned, sample_idx, data.y_code, data.sample_weight, data.sample_stats,
+        data.group_code, n_classes, f, start, end, missing_bin, cut_bin, low_bin, high_bin,
+        sums)
+    _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, node, work,
+                     results, f, grouped, rows, goes_left)
+
+
+@internal_kernel(reference_counted=False)
+def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, weights,
+                             stat_rows, n_classes, f, missing_bin, values_f, state, node, work,
+                             results, sums, grouped, rows, goes_left):
+    """``_drawn_cut_from_samples`` on a node whose classes and weights (``labels``,
+    ``weights``: classification without q groups) or statistics rows (``stat_rows``: regression
+    rows of four statistics) were gathered once for all its features: the first pass gathers
+    the feature's bins into ``node_bins`` (the only reads scattered over the training set),
+    the second reads contiguous arrays. The same additions in the same order: the same split,
+    bit for bit."""
+    n = node_bins.shape[0]
+    low_bin = np.int64(missing_bin)
+    high_bin = np.int64(-1)
+    has_missing = False
+    for j in range(n):
+        b = np.int64(X_binned[sample_idx[start + j], f])
+        node_bins[j] = b
+        if b == missing_bin:
+            has_missing = True
+            continue
+        if b < low_bin:
+            low_bin = b
+        if b > high_bin:
+            high_bin = b
+    if high_bin <= low_bin:  # constant, or every value missing
+        return
+    cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
+    missing_left = next_below(state, 2) == 1 if has_missing else False
+    threshold_bin = low_bin  # the largest occupied bin <= cut_bin, and the next occupied one
+    next_bin = high_bin
+    n_stats = sums.shape[1]
+    if n_classes > 0:
+        for r in range(3):
+            for s in range(n_stats):
+                sums[r, s] = 0.0
+        for j in range(n):
+            b = node_bins[j]
+            if b == missing_bin:
+                r = 2
+            elif b <= cut_bin:
+                r = 0
+                if b > threshold_bin:
+                    threshold_bin = b
+            else:
+                r = 1
+                if b < next_bin:
+                    next_bin = b
+            k = labels[j]
+            sums[r, weight_column(n_classes, k)] += weights[j]
+            sums[r, count_column(n_classes, k)] += 1.0
+    else:
+        threshold_bin, next_bin = _sum_four_statistics_by_side(
+            node_bins, stat_rows, missing_bin, cut_bin, low_bin, high_bin, sums)
+    _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, node, work,
+                     results, f, grouped, rows, goes_left)
+
+
+@pointer_kernel(reference_counted=False)
 def scan_small_node_random(data, bins, features, start, end, node, workspace, results, scan,
                            n_chunks, categorical_scan):
     """The drawn split of each feature in ``features`` of a small node, from its samples: the
     small-node scan of a fit of extremely randomized trees, with the signature of
     ``splitting.scan_small_node`` (``scan``, ``categorical_scan`` and ``n_chunks`` unused:
     one thread, the same draws). A numeric feature takes two passes over the node's samples
-    (``_drawn_cut_from_samples``); a categorical one a compact histogram
+    (``_drawn_cut_from_gathered``: their classes and weights, or statistics, gathered once
+    for all features, so that only the feature's bins are read scattered over the training
+    set; ``_drawn_cut_from_samples`` in place otherwise); a categorical one a compact histogram
     (``splitting.compact_feature_histogram``), whose rows' codes (``touched``) are the
-    categories the partition is drawn over."""
+    categories the partition is drawn over. The node key is computed once for all features.
+
+    Compiled without reference counting, allocating nothing: its scratch follows the
+    per-feature scan's rows in ``workspace.work[0]`` (``random_scan_workspace``; a ValueError
+    if smaller), so the calls per feature take no atomic incref/decref pair per array."""
     if features.shape[0] == 0:
         return
+    work = workspace.work[0]
     n_stats = workspace.compact.shape[2]
-    sums = np.empty((3, n_stats))
-    grouped = np.empty((3, n_stats))
-    state = np.empty(1, dtype=np.uint64)
-    rows = np.empty(2, dtype=np.int64)
-    goes_left = np.empty(2, dtype=np.bool_)
-    for t in range(features.shape[0]):  # categorical features (their scratch is allocated)
+    grouped, sums, state, rows, _, goes_left = _drawn_split_scratch(
+        _scratch_of_work(work, n_stats, bins.n_bins), n_stats, bins.n_bins)
+    values_f = node.rule.threshold_draw.values
+    key = node_key(node.rule.threshold_draw.seed, node.totals, node.n_classes)
+    for t in range(features.shape[0]):  # categorical features first, as before
         f = features[t]
         if bins.is_categorical[f]:
-            _clear_split(results[f])
-            results[f]["impurity_failed"] = False
-            _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace,
-                                           results, grouped)
-    key = node_key(node.rule.threshold_draw.seed, node.totals, node.n_classes)
-    _drawn_splits_of_small_node(data, bins, features, start, end, node, workspace, results,
-                                key, state, sums, grouped, rows, goes_left)
-
-
-@internal_kernel(reference_counted=False)
-def _drawn_splits_of_small_node(data, bins, features, start, end, node, workspace, results,
-                                key, state, sums, grouped, rows, goes_left):
-    """The loop of ``scan_small_node_random`` over the numeric features, compiled without
-    reference counting: the per-feature calls then take no atomic incref/decref pair per
-    array they pass."""
-    work = workspace.work[0]
-    values_f = node.rule.threshold_draw.values
+            split = results[f]
+            _clear_split(split)
+            split["impurity_failed"] = False
+            _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results,
+                                           key, state, grouped, rows, goes_left)
+    node_bins, labels, weights, stat_rows = _gathered_samples(data, start, end, work, n_stats,
+                                                              bins.n_bins)
+    gathered = node_bins.shape[0] == end - start
     for t in range(features.shape[0]):
         f = features[t]
         if bins.is_categorical[f]:
@@ -460,17 +727,65 @@ def _drawn_splits_of_small_node(data, bins, features, start, end, node, workspac
         _clear_split(split)
         split["impurity_failed"] = False
         seed_feature(key, f, state)
-        _drawn_cut_from_samples(data, f, start, end, bins.missing_bin, values_f, state, node,
-                                work, results, sums, grouped, rows, goes_left)
+        if gathered:
+            _drawn_cut_from_gathered(data.X_binned, data.sample_idx, start, node_bins, labels,
+                                     weights, stat_rows, data.n_classes, f, bins.missing_bin,
+                                     values_f, state, node, work, results, sums, grouped,
+                                     rows, goes_left)
+        else:
+            _drawn_cut_from_samples(data, f, start, end, bins.missing_bin, values_f, state,
+                                    node, work, results, sums, grouped, rows, goes_left)
         if split["bin_threshold"] == NON_MISSING_LEFT:
             split["bin_threshold"] = bins.n_bins_non_missing[f] - 1
 
 
-@internal_kernel
-def _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results,
-                                   grouped):
-    """``random_partition`` of categorical feature ``f`` at a small node, on a compact
-    histogram of its samples; writes ``results[f]`` with the categories' codes."""
+@njit(cache=True, nogil=True, inline="always")
+def _gathered_samples(data, start, end, work, n_stats, n_bins):
+    """The node's samples gathered into the work block's gathering room
+    (``random_scan_workspace``), once for all its numeric features: ``node_bins`` (room for
+    one feature's bins), ``labels`` and ``weights`` (classification without q groups) or
+    ``stat_rows`` (regression rows of four statistics). ``node_bins`` is empty when the node
+    is not gathered (too large for the room, or another layout): its features then read the
+    samples in place (``_drawn_cut_from_samples``). Inlined: the views follow the caller's
+    reference counting."""
+    n_classes = data.n_classes
+    n = end - start
+    flat = work.reshape(-1)
+    at = SCAN_WORK_ROWS * work.shape[1] + drawn_split_scratch_floats(n_stats, n_bins)
+    layout = (data.group_code.shape[0] == 0) if n_classes > 0 else n_stats == 4
+    if not layout or flat.shape[0] - at < n * gathered_floats_per_sample(n_stats, n_classes):
+        n = 0
+    node_bins = flat[at:at + n].view(np.int64)
+    at += n
+    n_labels = n if n_classes > 0 else 0
+    labels = flat[at:at + n_labels].view(np.int64)
+    weights = flat[at + n_labels:at + 2 * n_labels]
+    at += 2 * n_labels
+    n_rows = n - n_labels
+    stat_rows = flat[at:at + n_rows * n_stats].reshape((n_rows, n_stats))
+    sample_idx = data.sample_idx
+    if n_classes > 0:
+        y_code = data.y_code
+        sample_weight = data.sample_weight
+        for j in range(n_labels):
+            i = sample_idx[start + j]
+            labels[j] = y_code[i]
+            weights[j] = sample_weight[i]
+    else:
+        sample_stats = data.sample_stats
+        for j in range(n_rows):
+            i = sample_idx[start + j]
+            for s in range(n_stats):
+                stat_rows[j, s] = sample_stats[i, s]
+    return node_bins, labels, weights, stat_rows
+
+
+@internal_kernel(reference_counted=False)
+def _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, results, key,
+                                   state, grouped, rows, goes_left):
+    """``random_partition`` of categorical feature ``f`` at a small node (generator seeded
+    from the node's ``key``), on a compact histogram of its samples; writes ``results[f]``
+    with the categories' codes. ``rows`` and ``goes_left`` are scratch of ``bins.n_bins``."""
     scratch = workspace.scratch[0]
     touched = workspace.touched[0]
     compact = workspace.compact[0]
@@ -479,12 +794,13 @@ def _drawn_partition_of_small_node(data, bins, f, start, end, node, workspace, r
                                                            start, end)
     m = compact_feature_histogram(data, f, start, end, bins.missing_bin, scratch, touched,
                                   compact, occupied, unit_weights)
-    rows = np.empty(max(m, 1), dtype=np.int64)
+    if m < 2:
+        return
     for r in range(m):
         rows[r] = r
-    goes_left = np.empty(max(m, 1), dtype=np.bool_)
+    seed_feature(key, f, state)
     chosen = random_partition(compact, rows, m, m, node, workspace.work[0], results, f,
-                              grouped, goes_left)
+                              grouped, goes_left, state)
     if chosen != NO_SPLIT:
         split = results[f]
         split["bin_threshold"] = CATEGORICAL_SPLIT
@@ -498,8 +814,9 @@ def _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
     missing_bin = bins.missing_bin
     if has_histogram:
         occupied = 0
+        hist_f = hist[f]
         for b in range(bins.n_bins_non_missing[f]):
-            if bin_count(hist[f], b, data.n_classes) > 0.0:
+            if _bin_count(hist_f, b, data.n_classes) > 0.0:
                 occupied += 1
                 if occupied > 1:
                     return False
@@ -518,15 +835,16 @@ def _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
     return True
 
 
-@pointer_kernel
-def choose_features_visiting(sampling, has_histogram, hist, data, start, end, bins, state,
-                             order, chosen):
+@pointer_kernel(reference_counted=False)
+def visit_features(sampling, has_histogram, hist, data, start, end, bins, state, order, chosen,
+                   features):
     """Features examined at a node, as scikit-learn's feature loop visits them: features drawn
     without replacement (``state``, ``random.next_below``), each counting against
     ``sampling.max_features`` whether constant or not (``_is_constant_non_missing``), the
-    draw going on past ``max_features`` only until a non-constant one is drawn. Returns the
-    non-constant features drawn, in increasing order (a new array); the signature of
-    ``growth.choose_features``, whose scratch ``order`` and ``chosen`` it uses alike."""
+    draw going on past ``max_features`` only until a non-constant one is drawn. Writes the
+    non-constant features drawn, in increasing order, to ``features`` and returns their number;
+    the signature of ``growth.choose_features``, whose scratch ``order`` and ``chosen`` it uses
+    alike. Compiled without reference counting: it allocates nothing."""
     n_features = order.shape[0]
     for i in range(n_features):
         order[i] = i
@@ -543,14 +861,24 @@ def choose_features_visiting(sampling, has_histogram, hist, data, start, end, bi
         if not _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
             chosen[f] = True
             n_chosen += 1
-    features = np.empty(n_chosen, dtype=np.int64)
     n_chosen = 0
     for f in range(n_features):
         if chosen[f]:
             features[n_chosen] = f
             n_chosen += 1
             chosen[f] = False
-    return features
+    return np.int64(n_chosen)
+
+
+@pointer_kernel
+def choose_features_visiting(sampling, has_histogram, hist, data, start, end, bins, state,
+                             order, chosen):
+    """``visit_features``' choice as a new array (for calls from Python; the growth loop
+    calls ``visit_features`` with a buffer of its own)."""
+    features = np.empty(order.shape[0], dtype=np.int64)
+    n_chosen = visit_features(sampling, has_histogram, hist, data, start, end, bins, state,
+                              order, chosen, features)
+    return features[:n_chosen].copy()
 
 
 def random_cut_naive(seed, class_counts_or_stats, n_classes, f, values):
