@@ -580,6 +580,13 @@ def test_fractional_categories_fitted_as_float64_match_their_float32_values():
         frame = model.predict(pd.DataFrame({"x0": X[:, 0].astype(np.float32)}).to_numpy())
     assert narrow.tolist() == model.predict(X).tolist() == y.tolist()
     assert frame.tolist() == y.tolist()
+    for dtype in ("float16", "Float32"):  # pandas' nullable Float32 too
+        column = pd.Series(X[:, 0]).astype(dtype)
+        frame_model = DecisionTreeClassifier(categorical_features=["c"], random_state=0).fit(
+            pd.DataFrame({"c": X[:, 0]}), y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert frame_model.predict(pd.DataFrame({"c": column})).tolist() == y.tolist()
     # categories that float32 cannot tell apart keep exact matching (unseen: warned)
     close = np.array([0.1, 0.1 + 1e-12])[codes % 2][:, None]
     model = DecisionTreeClassifier(categorical_features=[0]).fit(close, y)

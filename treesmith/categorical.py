@@ -275,7 +275,9 @@ def _in_precision_of(column, categories: np.ndarray) -> np.ndarray:
     float32 0.1 it becomes; the categories as they are otherwise, or when they are not all
     real numbers or two of them would round to the same value."""
     dtype = getattr(column, "dtype", None)
-    if getattr(dtype, "kind", None) != "f" or dtype.itemsize >= 8 or categories.shape[0] == 0:
+    dtype = getattr(dtype, "numpy_dtype", dtype)  # pandas' nullable Float32: numpy's float32
+    if (not isinstance(dtype, np.dtype) or dtype.kind != "f" or dtype.itemsize >= 8
+            or categories.shape[0] == 0):
         return categories
     if not all(isinstance(value, (int, float, np.integer, np.floating))
                and not isinstance(value, (bool, np.bool_)) for value in categories.tolist()):
