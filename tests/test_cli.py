@@ -49,6 +49,22 @@ def test_predict_a_model_saved_from_python_with_categorical_columns(tmp_path, ma
     labels = pd.read_csv(pd.io.common.StringIO(result.stdout))["prediction"]
     np.testing.assert_array_equal(labels, model.predict(frame))
 
+
+def test_predict_a_model_fitted_on_an_array_with_a_categorical_column(tmp_path):
+    """Fitted on an object array (no column names) with categorical_features=[0] and saved
+    from Python: `predict` read every CSV column as float and failed on the text."""
+    rng = np.random.default_rng(2)
+    X = np.c_[rng.choice(["a", "b", "c"], 80).astype(object), rng.normal(size=80)]
+    y = (X[:, 0] == "a").astype(int)
+    model = treesmith.DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    model_path, csv = tmp_path / "model.json", tmp_path / "rows.csv"
+    io.save(model, model_path)
+    pd.DataFrame(X, columns=["c", "x"]).to_csv(csv, index=False)
+    result = invoke("predict", model_path, csv)
+    assert result.exit_code == 0, result.output
+    labels = pd.read_csv(pd.io.common.StringIO(result.stdout))["prediction"]
+    np.testing.assert_array_equal(labels, model.predict(X))
+
 @pytest.fixture(scope="module")
 def iris_model(tmp_path_factory):
     path = tmp_path_factory.mktemp("model") / "iris.json"
