@@ -548,5 +548,28 @@ def test_sampler_with_a_categorical_feature_visits_trees_with_their_exact_probab
                                       abs=1e-9)
 
 
+
+def test_sampler_with_two_categorical_features_visits_trees_with_their_exact_probabilities():
+    """Both features categorical: feature 0 with codes 0-2 and missing values (bin 3), feature
+    1 with codes 0-2 and a code 3 held by one row only, so that change and swap moves keep
+    proposing set rules whose categories a child no longer holds (prior 0, rejected). The
+    194 trees of at most 3 leaves, visited with their exact posterior probabilities."""
+    X = np.array([[0, 0], [0, 1], [1, 2], [1, 0], [2, 1], [2, 2], [3, 0], [3, 1], [0, 2],
+                  [1, 2], [2, 0], [3, 3]])
+    y = np.array([0, 0, 1, 1, 0, 1, 1, 1, 0, 1, 0, 1])
+    categorical = np.array([True, True])
+    prior = make_prior(sigma=0.95, phi=1.0, a=(1.0, 1.0), max_leaves=3)
+    exact = exact_distribution(enumerate_trees(X, y, np.ones(len(y)), prior,
+                                               is_categorical=categorical), prior)
+    assert len(exact) == 194
+    results = run(binned_data(X, y, is_categorical=categorical), prior,
+                  make_settings(200_000, burn_in=2_000), [1, 2])
+    sampled = sample_frequencies(results)
+    assert set(sampled) <= set(exact)
+    tv = total_variation(sampled, exact)
+    assert tv < 0.04, tv
+    for key in sorted(exact, key=exact.get)[-5:]:
+        assert abs(sampled.get(key, 0.0) - exact[key]) < 0.015, key
+
 def exact_scores(X, y, prior, key, categorical):
     return score_tree(X, y, np.ones(len(y)), prior, key, categorical)

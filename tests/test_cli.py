@@ -21,6 +21,50 @@ def invoke(*args):
     return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
+
+@pytest.mark.parametrize("make", ["DecisionTreeClassifier", "GreedyTreeClassifier",
+                                  "BudgetForestClassifier"])
+def test_predict_a_model_saved_from_python_with_categorical_columns(tmp_path, make):
+    """A model fitted in Python on text, integer-category and boolean columns and saved with
+    io.save has no CLI metadata: `predict` read its categorical columns as numeric ones and
+    refused them ("must be numeric, as it was at fit time"). Its categorical columns are now
+    passed as the CSV holds them (text stripped when the categories are text)."""
+    from treesmith import ensemble
+
+    rng = np.random.default_rng(1)
+    n = 120
+    frame = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n),
+                          "grade": pd.Categorical(rng.integers(1, 4, n)),
+                          "flag": rng.random(n) < 0.5, "age": rng.integers(20, 80, n)})
+    y = np.where((frame["colour"] == "red") | (frame["grade"] == 3), 1, 0)
+    cls = getattr(treesmith, make, None) or getattr(ensemble, make)
+    model = cls(random_state=0).fit(frame, y)
+    assert model.categories_[0].tolist() == ["blue", "green", "red"]
+    model_path, csv = tmp_path / "model.json", tmp_path / "rows.csv"
+    io.save(model, model_path)
+    frame.to_csv(csv, index=False)
+    result = invoke("predict", model_path, csv)
+    assert result.exit_code == 0, result.output
+    assert "not seen at fit time" not in result.stderr
+    labels = pd.read_csv(pd.io.common.StringIO(result.stdout))["prediction"]
+    np.testing.assert_array_equal(labels, model.predict(frame))
+
+
+def test_predict_a_model_fitted_on_an_array_with_a_categorical_column(tmp_path):
+    """Fitted on an object array (no column names) with categorical_features=[0] and saved
+    from Python: `predict` read every CSV column as float and failed on the text."""
+    rng = np.random.default_rng(2)
+    X = np.c_[rng.choice(["a", "b", "c"], 80).astype(object), rng.normal(size=80)]
+    y = (X[:, 0] == "a").astype(int)
+    model = treesmith.DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    model_path, csv = tmp_path / "model.json", tmp_path / "rows.csv"
+    io.save(model, model_path)
+    pd.DataFrame(X, columns=["c", "x"]).to_csv(csv, index=False)
+    result = invoke("predict", model_path, csv)
+    assert result.exit_code == 0, result.output
+    labels = pd.read_csv(pd.io.common.StringIO(result.stdout))["prediction"]
+    np.testing.assert_array_equal(labels, model.predict(X))
+
 @pytest.fixture(scope="module")
 def iris_model(tmp_path_factory):
     path = tmp_path_factory.mktemp("model") / "iris.json"

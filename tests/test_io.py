@@ -588,6 +588,37 @@ def test_a_forest_whose_feature_names_disagree_with_its_members_is_refused(ensem
         io.loads(corrupted.encode())
 
 
+@pytest.mark.parametrize("name", ["ExtraTreesClassifier", "BudgetForestClassifier"])
+@pytest.mark.parametrize("edit", ["reversed", "truncated", "null"])
+def test_a_forest_whose_categories_disagree_with_its_members_is_refused(name, edit):
+    """The ensemble encodes a frame with its own copy of the categories and its members' trees
+    read the codes: a file whose copy was reversed or cut short loaded and predicted other
+    classes without a word; one whose copy was null loaded and then refused the text column
+    at predict as 'non-numeric'."""
+    import pandas as pd
+
+    from treesmith import ensemble
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 5, 150)
+    X = pd.DataFrame({"c": pd.Categorical.from_codes(codes, list("abcde")),
+                      "x": rng.normal(size=150)})
+    y = np.isin(codes, [0, 3]).astype(int)
+    model = getattr(ensemble, name)(random_state=0, **(
+        {"n_estimators": 3} if name == "ExtraTreesClassifier" else {"max_estimators": 3}))
+    model.fit(X, y)
+    text = json.loads(json.dumps(io.to_dict(model), allow_nan=False))
+    column = text["attributes"]["categories_"][0]
+    if edit == "reversed":
+        column["data"] = column["data"][::-1]
+    elif edit == "truncated":
+        column["data"], column["shape"] = column["data"][:3], [3]
+    else:
+        text["attributes"]["categories_"] = None
+    with pytest.raises(ModelFileError, match="categories_ differ from the ensemble's"):
+        io.loads(json.dumps(text))
+
+
 def test_a_categorical_column_with_no_category_saves_and_loads():
     """A text column empty in training (every cell missing) is categorical with no category;
     the model fitted and predicted, but its file was refused at load ("an array of 1 to 255

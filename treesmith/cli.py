@@ -480,7 +480,8 @@ def predict(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("error" if strict else "always", UnseenLevelWarning)
         try:
-            if names is not None and metadata.get("encoding") == "native":
+            if names is not None and (metadata.get("encoding") == "native" or (
+                    "encoding" not in metadata and _has_categorical_columns(estimator))):
                 X = _native_columns(frame, estimator)
             elif names is not None:
                 X = align_features(frame, names, metadata.get("categories"), strict=strict)
@@ -488,7 +489,8 @@ def predict(
                 if frame.shape[1] != estimator.n_features_in_:
                     raise CLIError(f"the model expects {estimator.n_features_in_} columns, "
                                    f"DATA has {frame.shape[1]}")
-                X = frame.to_numpy(dtype=np.float64)
+                X = (_native_columns(frame, estimator).to_numpy(dtype=object)
+                     if _has_categorical_columns(estimator) else frame.to_numpy(dtype=np.float64))
             result = pd.DataFrame({"prediction": estimator.predict(X)})
             if proba:
                 if not hasattr(estimator, "predict_proba"):
@@ -521,19 +523,31 @@ def predict(
         error_console.print(summary, markup=False)
 
 
+def _has_categorical_columns(estimator) -> bool:
+    """Whether the model splits some column by categories (a model saved from Python, without
+    the CLI's encoding metadata, whose columns predict must not read as numbers)."""
+    return any(c is not None for c in getattr(estimator, "categories_", None) or [])
+
+
 def _native_columns(frame, estimator):
-    """The model's columns of ``frame``, its categorical ones as stripped text (as
-    ``load_dataset(..., encode="native")`` read the training data)."""
+    """The model's columns of ``frame`` (all of them, in order, for a model fitted without
+    column names), its categorical ones whose categories are text as stripped text (as
+    ``load_dataset(..., encode="native")`` read the training data); other categorical columns
+    (numbers, booleans: a model fitted in Python) as the CSV reader parsed them, so that their
+    values equal the categories."""
     from .datasets import _as_text
 
-    names = [str(name) for name in estimator.feature_names_in_]
-    absent = [name for name in names if name not in frame.columns]
-    if absent:
-        raise CLIError(f"DATA lacks the model's column(s) {absent[:10]}")
-    X = frame[names].copy()
-    for name, categories in zip(names, getattr(estimator, "categories_", None) or []):
-        if categories is not None:
-            X[name] = _as_text(X[name])
+    if getattr(estimator, "feature_names_in_", None) is None:  # fitted on an array: by position
+        X = frame.copy()
+    else:
+        names = [str(name) for name in estimator.feature_names_in_]
+        absent = [name for name in names if name not in frame.columns]
+        if absent:
+            raise CLIError(f"DATA lacks the model's column(s) {absent[:10]}")
+        X = frame[names].copy()
+    for j, categories in enumerate(getattr(estimator, "categories_", None) or []):
+        if categories is not None and all(isinstance(c, str) for c in categories.tolist()):
+            X.isetitem(j, _as_text(X.iloc[:, j]))
     return X
 
 

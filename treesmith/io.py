@@ -611,6 +611,11 @@ def _check_ensemble(estimator, name: str, where: str = "attributes") -> None:
             if theirs is not None and (ours is None or not np.array_equal(
                     np.asarray(ours), np.asarray(theirs))):
                 _fail(f"{where}.estimators_[{i}]", f"{attribute} differs from the ensemble's")
+        if not _same_categories(getattr(estimator, "categories_", None),
+                                getattr(member, "categories_", None)):
+            _fail(f"{where}.estimators_[{i}]", "categories_ differ from the ensemble's (the "
+                                               "ensemble encodes X with its copy, the member's "
+                                               "splits read those codes)")
         if is_classifier(estimator):
             classes = getattr(estimator, "classes_", None)
             if not isinstance(classes, np.ndarray) or not np.array_equal(
@@ -625,6 +630,22 @@ def _check_ensemble(estimator, name: str, where: str = "attributes") -> None:
         from .ensemble.budget import BudgetCurve
 
         estimator.budget_curve_ = BudgetCurve(estimator.budget_curve_)
+
+
+def _same_categories(ours, theirs) -> bool:
+    """Whether an ensemble's ``categories_`` and a member's are the same lists of categories
+    (``==`` element by element, as the encoding's lookup matches them), or both absent."""
+    if ours is None or theirs is None:
+        return ours is None and theirs is None
+    if not (isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs)):
+        return False
+    for a, b in zip(ours, theirs):
+        if (a is None) != (b is None):
+            return False
+        if a is not None and (not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray)
+                              or a.tolist() != b.tolist()):
+            return False
+    return True
 
 
 def _decode_params(params, where: str, depth: int = 0) -> dict:
