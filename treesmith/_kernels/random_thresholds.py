@@ -458,6 +458,18 @@ def scan_random_categories(hist_f, n_bins_non_missing, missing_bin, node, work, 
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _side_of(b, missing_bin, cut_bin, threshold_bin, next_bin):
+    """The row of the side sums bin ``b`` adds to (0 left: ``b`` <= ``cut_bin``, 1 right, 2
+    missing), with the largest occupied bin <= ``cut_bin`` and the next occupied bin updated.
+    Inlined: no call per sample."""
+    if b == missing_bin:
+        return np.int64(2), threshold_bin, next_bin
+    if b <= cut_bin:
+        return np.int64(0), max(threshold_bin, b), next_bin
+    return np.int64(1), threshold_bin, min(next_bin, b)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _sum_statistics_by_side(X_binned, sample_idx, y_code, sample_weight, sample_stats,
                             group_code, n_classes, f, start, end, missing_bin, cut_bin,
                             threshold_bin, next_bin, sums):
@@ -474,16 +486,7 @@ def _sum_statistics_by_side(X_binned, sample_idx, y_code, sample_weight, sample_
     for position in range(start, end):
         i = sample_idx[position]
         b = np.int64(X_binned[i, f])
-        if b == missing_bin:
-            r = 2
-        elif b <= cut_bin:
-            r = 0
-            if b > threshold_bin:
-                threshold_bin = b
-        else:
-            r = 1
-            if b < next_bin:
-                next_bin = b
+        r, threshold_bin, next_bin = _side_of(b, missing_bin, cut_bin, threshold_bin, next_bin)
         if n_classes > 0:
             k = y_code[i]
             sums[r, weight_column(n_classes, k)] += sample_weight[i]
@@ -584,6 +587,28 @@ def _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, n
         split["next_bin"] = next_bin
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _occupied_bin_range(X_binned, sample_idx, start, end, f, missing_bin, node_bins, keep):
+    """(smallest, largest) non-missing bin of feature ``f`` over the samples ``start:end``
+    ((``missing_bin``, -1) when there is none) and whether one is missing; ``keep``: the bins
+    also written to ``node_bins`` (from 0). Inlined: one pass, no call per sample."""
+    low_bin = np.int64(missing_bin)
+    high_bin = np.int64(-1)
+    has_missing = False
+    for position in range(start, end):
+        b = np.int64(X_binned[sample_idx[position], f])
+        if keep:
+            node_bins[position - start] = b
+        if b == missing_bin:
+            has_missing = True
+            continue
+        if b < low_bin:
+            low_bin = b
+        if b > high_bin:
+            high_bin = b
+    return low_bin, high_bin, has_missing
+
+
 @internal_kernel(reference_counted=False)
 def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, node, work,
                             results, sums, grouped, rows, goes_left):
@@ -602,18 +627,8 @@ def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, n
     X_binned = data.X_binned
     sample_idx = data.sample_idx
     n_classes = data.n_classes
-    low_bin = np.int64(missing_bin)
-    high_bin = np.int64(-1)
-    has_missing = False
-    for position in range(start, end):
-        b = np.int64(X_binned[sample_idx[position], f])
-        if b == missing_bin:
-            has_missing = True
-            continue
-        if b < low_bin:
-            low_bin = b
-        if b > high_bin:
-            high_bin = b
+    low_bin, high_bin, has_missing = _occupied_bin_range(X_binned, sample_idx, start, end, f,
+                                                         missing_bin, sums[0], False)
     if high_bin <= low_bin:  # constant, or every value missing
         return
     cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
@@ -638,19 +653,8 @@ def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, wei
     the second reads contiguous arrays. The same additions in the same order: the same split,
     bit for bit."""
     n = node_bins.shape[0]
-    low_bin = np.int64(missing_bin)
-    high_bin = np.int64(-1)
-    has_missing = False
-    for j in range(n):
-        b = np.int64(X_binned[sample_idx[start + j], f])
-        node_bins[j] = b
-        if b == missing_bin:
-            has_missing = True
-            continue
-        if b < low_bin:
-            low_bin = b
-        if b > high_bin:
-            high_bin = b
+    low_bin, high_bin, has_missing = _occupied_bin_range(X_binned, sample_idx, start, start + n,
+                                                         f, missing_bin, node_bins, True)
     if high_bin <= low_bin:  # constant, or every value missing
         return
     cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
@@ -664,16 +668,8 @@ def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, wei
                 sums[r, s] = 0.0
         for j in range(n):
             b = node_bins[j]
-            if b == missing_bin:
-                r = 2
-            elif b <= cut_bin:
-                r = 0
-                if b > threshold_bin:
-                    threshold_bin = b
-            else:
-                r = 1
-                if b < next_bin:
-                    next_bin = b
+            r, threshold_bin, next_bin = _side_of(b, missing_bin, cut_bin, threshold_bin,
+                                                  next_bin)
             k = labels[j]
             sums[r, weight_column(n_classes, k)] += weights[j]
             sums[r, count_column(n_classes, k)] += 1.0
