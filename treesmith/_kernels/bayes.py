@@ -69,7 +69,7 @@ from numba import njit
 
 from .._dtypes import CLASSIFICATION, REGRESSION, TREE_LEAF as LEAF  # noqa: F401
 from .decorators import internal_kernel
-from .categorical import BITSET_WORDS, CATEGORICAL_SPLIT, partition_categorical
+from .categorical import BITSET_WORDS, CATEGORICAL_SPLIT, has_category, partition_categorical
 from .random import initial_state, next_below
 from .splitting import partition
 
@@ -367,9 +367,7 @@ def rule_values(X, samples, start, end, f, b, present):
 def in_set(bits, b):
     """Whether bin ``b`` is in the category bitset ``bits`` (a bin >= 256, the missing bin
     of ``max_bins`` > 255, never is)."""
-    if b >= 64 * BITSET_WORDS:
-        return False
-    return (bits[b >> 6] >> np.uint64(b & 63)) & np.uint64(1) != np.uint64(0)
+    return b < 64 * BITSET_WORDS and has_category(bits, b)
 
 
 @internal_kernel(reference_counted=False)

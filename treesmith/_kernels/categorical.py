@@ -91,7 +91,7 @@ def _set_bit(bits, code):
     bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
 
-@internal_kernel
+@internal_kernel(reference_counted=False)
 def has_category(bits, code):
     """Whether category ``code`` (0 <= code < 256) is in the bitset ``bits``."""
     return (bits[code >> 6] >> np.uint64(code & 63)) & np.uint64(1) != np.uint64(0)

@@ -23,7 +23,7 @@ from .decorators import internal_kernel, pointer_kernel
 from .histogram import subtract_histograms
 from .monotonic import child_bounds, node_value
 from .permutation import record_failure
-from .random import initial_state, next_below
+from .random import draw_without_replacement, initial_state, marked_in_order
 from .random_thresholds import random_scan_workspace
 from .records import (
     GROWTH_COMPLETE,
@@ -343,10 +343,7 @@ def choose_features(sampling, has_histogram, hist, data, start, end, bins, state
     for i in range(n_features):  # Fisher-Yates, drawn as far as needed
         if n_chosen == sampling.max_features:
             break
-        j = i + next_below(state, n_features - i)
-        f = order[j]
-        order[j] = order[i]
-        order[i] = f
+        f = draw_without_replacement(order, i, state)
         if has_histogram:
             constant = is_constant(hist[f], bins.n_bins_non_missing[f], bins.missing_bin,
                                    data.n_classes)
@@ -355,13 +352,7 @@ def choose_features(sampling, has_histogram, hist, data, start, end, bins, state
         if not constant:
             chosen[f] = True
             n_chosen += 1
-    n_chosen = 0
-    for f in range(n_features):
-        if chosen[f]:
-            features[n_chosen] = f
-            n_chosen += 1
-            chosen[f] = False
-    return np.int64(n_chosen)
+    return marked_in_order(chosen, features)
 
 
 @pointer_kernel(reference_counted=False)

@@ -42,3 +42,28 @@ def next_below(state, bound):
     # Lemire's multiply-shift on the top 32 bits: no division; bias < bound / 2^32.
     r = (x * _MULTIPLIER) >> np.uint64(32)
     return np.int64((r * np.uint64(bound)) >> np.uint64(32))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_without_replacement(order, i, state):
+    """Step ``i`` of a Fisher–Yates shuffle of ``order`` (positions i.. not yet drawn): the
+    entry drawn into position i. The feature samplers (``growth.choose_features``,
+    ``random_thresholds.visit_features``) draw features with it as far as they need."""
+    j = i + next_below(state, order.shape[0] - i)
+    drawn = order[j]
+    order[j] = order[i]
+    order[i] = drawn
+    return drawn
+
+
+@njit(cache=True, nogil=True, inline="always")
+def marked_in_order(marked, out):
+    """``out[:n]``: the indices where ``marked`` is True, increasing, with ``marked`` cleared;
+    returns n (the feature samplers' chosen features, in the order the scans take them)."""
+    n = 0
+    for f in range(marked.shape[0]):
+        if marked[f]:
+            out[n] = f
+            n += 1
+            marked[f] = False
+    return np.int64(n)

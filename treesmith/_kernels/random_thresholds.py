@@ -63,7 +63,7 @@ from numba import njit
 
 from .categorical import CATEGORICAL_SPLIT, _clear_bits, _no_split, _set_bit
 from .decorators import internal_kernel, pointer_kernel
-from .random import initial_state, next_below
+from .random import draw_without_replacement, initial_state, marked_in_order, next_below
 from .split_rules import NO_SPLIT, beats, node_tie_scale
 from .splitting import compact_feature_histogram, scan_feature
 from .histogram import has_unit_weights
@@ -354,6 +354,26 @@ def _scratch_of_work(work, n_stats, n_bins):
 
 
 # -- the histogram path ----------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _occupied_rows(hist_f, n_bins_non_missing, node, results, f, rows, state):
+    """The histogram scans' start: ``rows[:m]`` the occupied non-missing bins of ``hist_f``,
+    ``results[f]`` cleared, and, when there are two or more (a split to draw), ``state``
+    seeded for this node and feature. Returns m."""
+    n_classes = node.n_classes
+    m = 0
+    for b in range(n_bins_non_missing):
+        if _bin_count(hist_f, b, n_classes) > 0.0:
+            rows[m] = b
+            m += 1
+    split = results[f]
+    _clear_split(split)
+    split["impurity_failed"] = False
+    if m >= 2:
+        seed_feature(node_key(node.rule.threshold_draw.seed, node.totals, n_classes), f,
+                     state)
+    return m
+
+
 @pointer_kernel(reference_counted=False)
 def scan_random_threshold_in_work(hist_f, n_bins_non_missing, missing_bin, node, work, results,
                                   f):
@@ -371,20 +391,12 @@ def scan_random_threshold_in_work(hist_f, n_bins_non_missing, missing_bin, node,
     n_rows = max(n_bins_non_missing, 1)
     grouped, _, state, rows, values, goes_left = _drawn_split_scratch(
         _scratch_of_work(work, hist_f.shape[1], n_rows), hist_f.shape[1], n_rows)
-    n_classes = node.n_classes
-    m = 0
-    for b in range(n_bins_non_missing):
-        if _bin_count(hist_f, b, n_classes) > 0.0:
-            rows[m] = b
-            values[m] = values_f[f, b]
-            m += 1
+    m = _occupied_rows(hist_f, n_bins_non_missing, node, results, f, rows, state)
+    for j in range(m):
+        values[j] = values_f[f, rows[j]]
     split = results[f]
-    _clear_split(split)
-    split["impurity_failed"] = False
     i = NO_SPLIT
     if m >= 2:
-        seed_feature(node_key(node.rule.threshold_draw.seed, node.totals, n_classes), f,
-                     state)
         i = random_cut(hist_f, rows, values, m, missing_bin, node, work, results, f, grouped,
                        goes_left, state)
     if i == NO_SPLIT:
@@ -408,19 +420,10 @@ def scan_random_categories_in_work(hist_f, n_bins_non_missing, missing_bin, node
     n_rows = max(n_bins_non_missing, 1)
     grouped, _, state, rows, _, goes_left = _drawn_split_scratch(
         _scratch_of_work(work, hist_f.shape[1], n_rows), hist_f.shape[1], n_rows)
-    n_classes = node.n_classes
-    m = 0
-    for b in range(n_bins_non_missing):
-        if _bin_count(hist_f, b, n_classes) > 0.0:
-            rows[m] = b
-            m += 1
+    m = _occupied_rows(hist_f, n_bins_non_missing, node, results, f, rows, state)
     split = results[f]
-    _clear_split(split)
-    split["impurity_failed"] = False
     chosen = NO_SPLIT
     if m >= 2:
-        seed_feature(node_key(node.rule.threshold_draw.seed, node.totals, n_classes), f,
-                     state)
         chosen = random_partition(hist_f, rows, m, missing_bin, node, work, results, f,
                                   grouped, goes_left, state)
     if chosen == NO_SPLIT:
@@ -849,21 +852,12 @@ def visit_features(sampling, has_histogram, hist, data, start, end, bins, state,
     for i in range(n_features):
         if n_visited >= sampling.max_features and n_chosen > 0:
             break
-        j = i + next_below(state, n_features - i)
-        f = order[j]
-        order[j] = order[i]
-        order[i] = f
+        f = draw_without_replacement(order, i, state)
         n_visited += 1
         if not _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
             chosen[f] = True
             n_chosen += 1
-    n_chosen = 0
-    for f in range(n_features):
-        if chosen[f]:
-            features[n_chosen] = f
-            n_chosen += 1
-            chosen[f] = False
-    return np.int64(n_chosen)
+    return marked_in_order(chosen, features)
 
 
 @pointer_kernel

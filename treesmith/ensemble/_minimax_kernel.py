@@ -30,10 +30,13 @@ from numba import njit
 
 from .._kernels.candidates import candidate_state, draw_candidate_bins, n_sampled_candidates
 from .._kernels.categorical import (
+    _SMALLEST_WEIGHT,
     BITSET_WORDS,
     CATEGORICAL_SPLIT,
     EXHAUSTIVE_MAX_CATEGORIES,
+    _clear_bits,
     _principal_component_keys,
+    _set_bit,
     has_category,
     principal_component_scratch,
 )
@@ -100,10 +103,6 @@ def no_category_sets(histogram, touched, m, missing, has_missing, set_code, set_
     return best_risk, best_reduction, best_f, best_b, best_missing_left
 
 
-#: Smallest category weight whose inverse the principal component uses (the engine's).
-_SMALLEST_WEIGHT = 1e-300
-
-
 @njit(cache=True, nogil=True)
 def category_order(histogram, touched, m, n_classes, order, keys, class_weights, weights,
                    inverse_weights, pc_scratch):
@@ -141,11 +140,9 @@ def category_order(histogram, touched, m, n_classes, order, keys, class_weights,
 @njit(cache=True, nogil=True)
 def _set_bits(bits, codes, n):
     """``bits``: the 256-bit set of ``codes[:n]``."""
-    for w in range(BITSET_WORDS):
-        bits[w] = np.uint64(0)
+    _clear_bits(bits)
     for j in range(n):
-        code = codes[j]
-        bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+        _set_bit(bits, codes[j])
 
 
 @njit(cache=True, nogil=True)
