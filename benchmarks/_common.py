@@ -63,6 +63,26 @@ def load_arrays(paths):
 
 
 # -- timing --------------------------------------------------------------------------------
+def forest_arguments(parser, extra=()):
+    """The forest benchmarks' common options (``bench_forest.py``, ``bench_extra_trees.py``):
+    data shape, trees, ``n_jobs`` values, tasks, repeats, ``--quick``; ``extra`` are
+    ``(args, kwargs)`` pairs of more options. Returns the parsed arguments, ``--quick``
+    applied (2e4 x 20, 20 trees)."""
+    parser.add_argument("--rows", type=float, default=1e5)
+    parser.add_argument("--features", type=int, default=50)
+    parser.add_argument("--trees", type=int, default=100)
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, -1])
+    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"])
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--quick", action="store_true")
+    for option_args, option_kwargs in extra:
+        parser.add_argument(*option_args, **option_kwargs)
+    args = parser.parse_args()
+    if args.quick:
+        args.rows, args.features, args.trees = 2e4, 20, 20
+    return args
+
+
 def forest_task_data(task: str, n_rows: int, n_features: int):
     """The forest benchmarks' data: ``make_classification`` (3 classes, 15 informative and 5
     redundant features) or ``make_regression`` (15 informative, noise 10) of 1.25 n_rows rows,

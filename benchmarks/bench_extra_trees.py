@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import forest_task_data, timed_with_cpu  # noqa: E402
+from _common import forest_arguments, forest_task_data, timed_with_cpu  # noqa: E402
 
 
 def extra_trees_benchmark(task, n_rows, n_features, n_trees, jobs, repeats):
@@ -68,16 +68,7 @@ def extra_trees_benchmark(task, n_rows, n_features, n_trees, jobs, repeats):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=float, default=1e5)
-    parser.add_argument("--features", type=int, default=50)
-    parser.add_argument("--trees", type=int, default=100)
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1, -1])
-    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"])
-    parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    if args.quick:
-        args.rows, args.features, args.trees = 2e4, 20, 20
+    args = forest_arguments(parser)
     for task in args.tasks:
         extra_trees_benchmark(task, int(args.rows), args.features, args.trees, args.jobs,
                               args.repeats)
