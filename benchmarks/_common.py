@@ -83,6 +83,21 @@ def forest_arguments(parser, extra=()):
     return args
 
 
+def interleaved_fits(contenders: dict, repeats: int, X_test, y_test) -> dict:
+    """Each contender (name -> a function that returns a fitted model) timed ``repeats``
+    times, the contenders interleaved within each repeat: per name the lists ``wall`` and
+    ``cpu`` (``timed_with_cpu``) and the last model's test ``score``."""
+    results = {name: {"wall": [], "cpu": [], "score": None} for name in contenders}
+    for _ in range(repeats):
+        for name, fit in contenders.items():
+            wall, cpu, model = timed_with_cpu(fit)
+            results[name]["wall"].append(wall)
+            results[name]["cpu"].append(cpu)
+            results[name]["score"] = model.score(X_test, y_test)
+            del model
+    return results
+
+
 def forest_task_data(task: str, n_rows: int, n_features: int):
     """The forest benchmarks' data: ``make_classification`` (3 classes, 15 informative and 5
     redundant features) or ``make_regression`` (15 informative, noise 10) of 1.25 n_rows rows,

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import forest_arguments, forest_task_data, timed_with_cpu  # noqa: E402
+from _common import forest_arguments, forest_task_data, interleaved_fits  # noqa: E402
 
 
 def extra_trees_benchmark(task, n_rows, n_features, n_trees, jobs, repeats):
@@ -45,14 +45,7 @@ def extra_trees_benchmark(task, n_rows, n_features, n_trees, jobs, repeats):
         contenders[f"scikit-learn n_jobs={n_jobs}"] = (
             lambda n_jobs=n_jobs: theirs(n_trees, n_jobs=n_jobs, random_state=0).fit(
                 X_train, y_train))
-    results = {name: {"wall": [], "cpu": [], "score": None} for name in contenders}
-    for _ in range(repeats):
-        for name, fit in contenders.items():
-            wall, cpu, model = timed_with_cpu(fit)
-            results[name]["wall"].append(wall)
-            results[name]["cpu"].append(cpu)
-            results[name]["score"] = model.score(X_test, y_test)
-            del model
+    results = interleaved_fits(contenders, repeats, X_test, y_test)
     print(f"{'contender':26s} {'wall s':>8s} {'cpu s':>8s} {metric:>9s}")
     for name, r in results.items():
         print(f"{name:26s} {statistics.median(r['wall']):8.2f} "

@@ -26,7 +26,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import forest_arguments, forest_task_data, timed_with_cpu  # noqa: E402
+from _common import (  # noqa: E402
+    forest_arguments,
+    forest_task_data,
+    interleaved_fits,
+    timed_with_cpu,
+)
 
 
 def forest_benchmark(task, n_rows, n_features, n_trees, jobs, repeats, backends):
@@ -75,14 +80,7 @@ def forest_benchmark(task, n_rows, n_features, n_trees, jobs, repeats, backends)
             contenders["treesmith pooled hist. n_jobs=1"] = treesmith_fit(1, backends[0],
                                                                           "pooled")
         contenders[f"scikit-learn        n_jobs={n_jobs}"] = sklearn_fit(n_jobs)
-    results = {name: {"wall": [], "cpu": [], "score": None} for name in contenders}
-    for _ in range(repeats):
-        for name, fit in contenders.items():
-            wall, cpu, model = timed_with_cpu(fit)
-            results[name]["wall"].append(wall)
-            results[name]["cpu"].append(cpu)
-            results[name]["score"] = model.score(X_test, y_test)
-            del model
+    results = interleaved_fits(contenders, repeats, X_test, y_test)
     forest_module.PARALLEL_BACKEND = "threads"
     print(f"{'contender':34s} {'wall s':>8s} {'cpu s':>8s} {metric:>9s}")
     for name, r in results.items():
