@@ -25,6 +25,8 @@ docs/methods.md §11), a heuristic. The engine's ``Minimax(candidates="all")`` t
 sets and grows the same trees.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -37,6 +39,7 @@ from .._kernels.categorical import (
     _clear_bits,
     _principal_component_keys,
     _set_bit,
+    _sort_by_key,
     has_category,
     principal_component_scratch,
 )
@@ -51,6 +54,37 @@ NO_SPLIT = -1
 #: ``candidate_mode``: sample observed values as the paper does, or scan every occupied bin.
 SAMPLED_CANDIDATES = 0
 ALL_CANDIDATES = 1
+
+#: The best test of a node so far, in ``is_better``'s order: its risk R, its reduction min_i
+#: Delta F_i, its feature and candidate number (the tie rule: the first tried wins), and the
+#: side of missing values.
+BestTest = namedtuple("BestTest", ["risk", "reduction", "feature", "candidate", "missing_left"])
+#: Scratch of ``scan_category_sets``, allocated once per tree (``category_set_scratch``):
+#: ``bits`` the best set's bitset (the set of ``BestTest``); per class, ``left``, ``right``,
+#: ``trial`` (the child that takes the missing values) and ``present`` (the present
+#: categories' sum); the exhaustive path's subset sums ``left_sums[mask, k]``; the prefix
+#: path's ordering: ``order`` (codes in key order), ``keys``, ``sorted_keys``, the bucket
+#: sort's ``bucket_start`` and ``bucket_of``, and the principal component's
+#: ``class_weights[k, j]``, ``weights``, ``inverse_weights`` and ``pc_scratch``.
+CategorySetScratch = namedtuple("CategorySetScratch", [
+    "bits", "left", "right", "trial", "present", "left_sums", "order", "keys", "sorted_keys",
+    "bucket_start", "bucket_of", "class_weights", "weights", "inverse_weights", "pc_scratch"])
+
+
+@njit(cache=True, nogil=True)
+def category_set_scratch(n_classes, n_codes, principal_component):
+    """``CategorySetScratch`` for categories of codes below ``n_codes`` (0: a fit without
+    categorical features, which never reads it), with the principal component's arrays when
+    ``principal_component`` (more than two classes)."""
+    n_pc = n_codes if principal_component else 0
+    return CategorySetScratch(
+        np.zeros(BITSET_WORDS, dtype=np.uint64), np.zeros(n_classes), np.zeros(n_classes),
+        np.zeros(n_classes), np.zeros(n_classes),
+        np.zeros(((1 << (EXHAUSTIVE_MAX_CATEGORIES - 1)) if n_codes > 0 else 0, n_classes)),
+        np.zeros(n_codes, dtype=np.int64), np.zeros(n_codes), np.zeros(n_codes),
+        np.zeros(n_codes + 1, dtype=np.int64), np.zeros(n_codes, dtype=np.int64),
+        np.zeros((n_classes, n_pc)), np.zeros(n_pc), np.zeros(n_pc),
+        np.zeros(principal_component_scratch(n_classes, n_pc) if n_pc > 0 else 0))
 
 
 @njit(cache=True, nogil=True)
@@ -95,46 +129,45 @@ def is_better(risk, reduction, f, b, best_risk, best_reduction, best_f, best_b):
 
 @njit(cache=True, nogil=True)
 def no_category_sets(histogram, touched, m, missing, has_missing, set_code, set_parameter,
-                     f_node, cost, f, best_risk, best_reduction, best_f, best_b,
-                     best_missing_left, best_bits, left, right, trial, present, left_sums,
-                     order, keys, class_weights, weights, inverse_weights, pc_scratch):
+                     f_node, cost, f, best, scratch):
     """Stand-in for ``scan_category_sets`` in the kernel's twin for fits without categorical
     features (``minimax_kernel``), which never call it: it compiles in no time."""
-    return best_risk, best_reduction, best_f, best_b, best_missing_left
+    return best
 
 
 @njit(cache=True, nogil=True)
-def category_order(histogram, touched, m, n_classes, order, keys, class_weights, weights,
-                   inverse_weights, pc_scratch):
-    """``order[:m]``: the present categories ``touched[:m]`` (codes, increasing) sorted by key,
-    ties by code, as the single tree orders them (``_kernels.categorical``): the class-1
-    proportion for two classes, the principal-component score of the class proportions for
-    more (``_principal_component_keys``, the same inputs and so the same bits)."""
+def category_order(histogram, touched, m, n_classes, scratch):
+    """``scratch.order[:m]``: the present categories ``touched[:m]`` (codes, increasing) sorted
+    by key, ties by code, as the single tree orders them (``_kernels.categorical``): the
+    class-1 proportion for two classes, the principal-component score of the class
+    proportions for more (``_principal_component_keys``, the same inputs and so the same
+    bits), by the single tree's bucket sort (``_sort_by_key``)."""
+    keys = scratch.keys
+    weights = scratch.weights
+    inverse_weights = scratch.inverse_weights
+    low = np.inf
+    high = -np.inf
     for j in range(m):
         b = touched[j]
         weight = 0.0
         for k in range(n_classes):
             weight += histogram[b, k]
-            class_weights[k, j] = histogram[b, k]
         if n_classes == 2:
-            keys[j] = histogram[b, 1] / weight if weight > 0.0 else 0.0
+            key = histogram[b, 1] / weight if weight > 0.0 else 0.0
+            keys[j] = key
+            low = min(low, key)
+            high = max(high, key)
         else:
+            for k in range(n_classes):
+                scratch.class_weights[k, j] = histogram[b, k]
             live = weight > _SMALLEST_WEIGHT
             weights[j] = weight if live else 0.0
             inverse_weights[j] = 1.0 / weight if live else 0.0
     if n_classes > 2:
-        _principal_component_keys(class_weights, weights, inverse_weights, np.int64(m), keys,
-                                  pc_scratch)
-    for j in range(m):  # insertion sort, stable: ties keep code order (m <= 255)
-        key = keys[j]
-        code = touched[j]
-        i = j
-        while i > 0 and keys[i - 1] > key:
-            keys[i] = keys[i - 1]
-            order[i] = order[i - 1]
-            i -= 1
-        keys[i] = key
-        order[i] = code
+        low, high = _principal_component_keys(scratch.class_weights, weights, inverse_weights,
+                                              np.int64(m), keys, scratch.pc_scratch)
+    _sort_by_key(touched, keys, np.int64(m), low, high, scratch.sorted_keys, scratch.order,
+                 scratch.bucket_start, scratch.bucket_of)
 
 
 @njit(cache=True, nogil=True)
@@ -147,26 +180,27 @@ def _set_bits(bits, codes, n):
 
 @njit(cache=True, nogil=True)
 def scan_category_sets(histogram, touched, m, missing, has_missing, set_code, set_parameter,
-                       f_node, cost, f, best_risk, best_reduction, best_f, best_b,
-                       best_missing_left, best_bits, left, right, trial, present, left_sums,
-                       order, keys, class_weights, weights, inverse_weights, pc_scratch):
+                       f_node, cost, f, best, scratch):
     """The minimax-best test "category in S" of one categorical feature against the best so far.
 
     # IN  histogram[code, k]: class weights per category, ``touched[:m]`` the present codes in
     #     increasing order, ``missing`` the missing bin's class weights
-    # IN  best_*: the best test so far (``is_better``'s order); ``best_bits`` its set
-    # OUT (best_risk, best_reduction, best_f, best_b, best_missing_left), ``best_bits``
-    #     rewritten when this feature's test wins; ``b`` numbers the candidates in the order
-    #     tried (the tie rule: the first tried wins)
+    # IN  best: the best test so far (``BestTest``), ``scratch.bits`` its set if categorical
+    # OUT the best test after this feature's (``BestTest``), ``scratch.bits`` rewritten when
+    #     one of this feature's wins; ``b`` numbers the candidates in the order tried (the
+    #     tie rule: the first tried wins); ``scratch``: a ``CategorySetScratch
 
     m <= EXHAUSTIVE_MAX_CATEGORIES: every partition S | rest with the last present category
     in the rest (S = mask over the others, mask = 1 .. 2^(m-1) - 1, candidate b = mask), each
     with missing values right then left; then, with missing values, "every category | missing"
     (b = 2^(m-1)). Subset sums ``left_sums[mask]`` take one row addition each. Larger m: the
     prefixes of ``category_order`` (b = prefix length - 1), then "every category | missing"."""
+    left, right, trial, present = scratch.left, scratch.right, scratch.trial, scratch.present
+    left_sums, order, best_bits = scratch.left_sums, scratch.order, scratch.bits
     n_classes = left.shape[0]
     if m == 0:
-        return best_risk, best_reduction, best_f, best_b, best_missing_left
+        return best
+    best_risk, best_reduction, best_f, best_b, best_missing_left = best
     exhaustive = m <= EXHAUSTIVE_MAX_CATEGORIES
     # candidates b = first .. n_candidates - 1, then b = n_candidates: "every category | missing"
     first = 1 if exhaustive else 0
@@ -181,8 +215,7 @@ def scan_category_sets(histogram, touched, m, missing, has_missing, set_code, se
             for k in range(n_classes):
                 left_sums[mask, k] = left_sums[mask ^ (1 << top), k] + histogram[touched[top], k]
     else:
-        category_order(histogram, touched, m, n_classes, order, keys, class_weights, weights,
-                       inverse_weights, pc_scratch)
+        category_order(histogram, touched, m, n_classes, scratch)
     for k in range(n_classes):  # loops: an array expression allocates
         present[k] = 0.0  # the present categories' class weights
         for j in range(m):
@@ -225,7 +258,7 @@ def scan_category_sets(histogram, touched, m, missing, has_missing, set_code, se
             best_risk, best_reduction, best_f, best_b = risk, reduction, f, b
             best_missing_left = False
             _set_bits(best_bits, touched, m)
-    return best_risk, best_reduction, best_f, best_b, best_missing_left
+    return BestTest(best_risk, best_reduction, best_f, best_b, best_missing_left)
 
 
 @njit(cache=True, nogil=True)
@@ -284,18 +317,9 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
     goes_left = np.zeros(X_binned.shape[0], dtype=np.bool_)
     scratch = np.empty(n_samples, dtype=np.int64)
     # categorical features' scratch (``scan_category_sets``): sized for the widest, or empty
-    n_codes = n_bins if has_categorical else 0
-    best_bits = np.zeros(BITSET_WORDS, dtype=np.uint64)
-    present = np.zeros(n_classes)
-    left_sums = np.zeros(((1 << (EXHAUSTIVE_MAX_CATEGORIES - 1)) if has_categorical else 0,
-                          n_classes))
-    order = np.zeros(n_codes, dtype=np.int64)
-    keys = np.zeros(n_codes)
-    class_weights = np.zeros((n_classes, n_codes))
-    weights = np.zeros(n_codes)
-    inverse_weights = np.zeros(n_codes)
-    pc_scratch = np.zeros(principal_component_scratch(n_classes, n_codes)
-                          if has_categorical and n_classes > 2 else 0)
+    scratch_of_sets = category_set_scratch(n_classes, n_bins if has_categorical else 0,
+                                           n_classes > 2)
+    best_bits = scratch_of_sets.bits
 
     # pending nodes: their rows, depth, parent and side; a node gets its id when popped, so
     # ids come in depth-first preorder (scikit-learn's numbering), children after parents
@@ -368,10 +392,8 @@ def grow_minimax(X_binned, sample_idx, y_code, sample_weight, n_classes, missing
                 best_risk, best_reduction, best_f, best_b, best_missing_left = \
                     scan_category_sets(histogram, touched, n_present, histogram[missing_bin],
                                        has_missing, set_code, set_parameter, f_node, cost, f,
-                                       best_risk, best_reduction, best_f, best_b,
-                                       best_missing_left, best_bits, left, right, trial,
-                                       present, left_sums, order, keys, class_weights, weights,
-                                       inverse_weights, pc_scratch)
+                                       BestTest(best_risk, best_reduction, best_f, best_b,
+                                                best_missing_left), scratch_of_sets)
             else:  # thresholds at the (sampled) occupied bins
                 for j in range(n_present):
                     present_rows[j] = rows_per_bin[touched[j]]
