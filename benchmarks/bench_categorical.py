@@ -151,8 +151,8 @@ def scan_kernels(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 25
             {name: statistics.median(values) for name, values in cpu.items()})
 
 
-def _search_loops(scan_categorical):
-    """Compiled loops of per-node split searches: the feature's histogram from the node's
+def _search_loop(scan_categorical):
+    """A compiled loop of per-node split searches: the feature's histogram from the node's
     rows (the engine's accumulation kernels, unit weights), then its scan."""
     from numba import njit
 
@@ -171,24 +171,18 @@ def _search_loops(scan_categorical):
             _accumulate_dense(column, sample_idx, 0, n_rows, sample_stats, hist)
 
     @njit
-    def numeric_search(column, sample_idx, count_columns, sample_stats, hist, node, work,
-                       results, scan, calls):
+    def split_search(column, sample_idx, count_columns, sample_stats, hist, node, work, results,
+                     scan, categorical, calls):
         n_bins = np.int64(hist.shape[0] - 1)
         for _ in range(calls):
             histogram_of_rows(column, sample_idx, count_columns, sample_stats, node.n_classes,
                               hist)
-            scan(hist, n_bins, n_bins, node, work, results, np.int64(0))
+            if categorical:  # the scan pointers' types are the same: one compile
+                scan_categorical(hist, n_bins, n_bins, node, work, results, np.int64(0), scan)
+            else:
+                scan(hist, n_bins, n_bins, node, work, results, np.int64(0))
 
-    @njit
-    def categorical_search(column, sample_idx, count_columns, sample_stats, hist, node, work,
-                           results, scan, calls):
-        n_bins = np.int64(hist.shape[0] - 1)
-        for _ in range(calls):
-            histogram_of_rows(column, sample_idx, count_columns, sample_stats, node.n_classes,
-                              hist)
-            scan_categorical(hist, n_bins, n_bins, node, work, results, np.int64(0), scan)
-
-    return numeric_search, categorical_search
+    return split_search
 
 
 def split_searches(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 255):
@@ -219,14 +213,13 @@ def split_searches(n_rows: int, repeats: int, n_classes: int = 2, n_bins: int = 
     scan = scan_pointer(node.rule, criterion.impurity_function(), unit_weights=n_classes > 0)
     scan_in_order = scan_pointer(node.rule, criterion.impurity_function(),
                                  unit_weights=n_classes > 0, in_order=True)
-    numeric_search, categorical_search = _search_loops(scan_categorical)
+    split_search = _search_loop(scan_categorical)
     calls = 10
-    runs = {
-        "numeric": lambda: numeric_search(column, sample_idx, count_columns, sample_stats, hist,
-                                          node, work, results, scan, calls),
-        "categorical": lambda: categorical_search(column, sample_idx, count_columns,
-                                                  sample_stats, hist, node, work, results,
-                                                  scan_in_order, calls)}
+    runs = {name: (lambda pointer=pointer, categorical=categorical: split_search(
+        column, sample_idx, count_columns, sample_stats, hist, node, work, results, pointer,
+        categorical, calls))
+        for name, pointer, categorical in (("numeric", scan, False),
+                                           ("categorical", scan_in_order, True))}
     for run in runs.values():  # compile; the histogram is the benchmark's own
         run()
         if not np.allclose(hist, expected):
