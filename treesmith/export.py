@@ -23,6 +23,7 @@ import colorsys
 import numpy as np
 
 from ._dtypes import TREE_LEAF
+from .categorical import category_text
 from .costs import node_path_costs
 from .tree import Tree
 
@@ -98,6 +99,7 @@ class TreeExporter:
         tree = self.tree
         self.is_classifier = tree.n_classes > 0
         self.categories = getattr(source, "categories_", None)
+        self.category_precision = getattr(source, "category_precision_", None)
         self.feature_names = self._names(
             "feature_names", feature_names,
             getattr(source, "feature_names_in_", None), tree.n_features,
@@ -173,7 +175,9 @@ class TreeExporter:
         categories = self.categories[feature] if self.categories is not None else None
         if categories is None:
             return "{" + ", ".join(str(c) for c in sorted(codes)) + "}"
-        texts = [str(category) for category in categories]
+        precision = (self.category_precision[feature]
+                     if self.category_precision is not None else None)
+        texts = [category_text(category, precision) for category in categories]
         repeated = {text for text in texts if texts.count(text) > 1}
 
         def shown(code: int) -> str:
