@@ -67,6 +67,23 @@ def test_predict_a_model_fitted_on_an_array_with_a_categorical_column(tmp_path):
     np.testing.assert_array_equal(labels, model.predict(X))
 
 
+def test_predict_keeps_the_spaces_of_text_categories_fitted_with_them(tmp_path):
+    """A model fitted in Python on text whose categories are 'Nice ' and 'Nice' (two
+    categories, as Python compares text): `predict` stripped the CSV's text, as for a model
+    the CLI fitted, and 'Nice ' became the other category without a word."""
+    cities = np.array(["Nice ", "Nice", "Lyon"])[np.arange(90) % 3]
+    frame = pd.DataFrame({"city": cities, "x": np.arange(90.0) % 7})
+    y = (cities == "Nice ").astype(int)
+    model = treesmith.DecisionTreeClassifier(random_state=0).fit(frame, y)
+    model_path, csv = tmp_path / "model.json", tmp_path / "rows.csv"
+    io.save(model, model_path)
+    frame.to_csv(csv, index=False)
+    result = invoke("predict", model_path, csv, "--strict")
+    assert result.exit_code == 0, result.output
+    labels = pd.read_csv(pd.io.common.StringIO(result.stdout))["prediction"]
+    np.testing.assert_array_equal(labels, y)
+
+
 @pytest.mark.parametrize("named", [True, False], ids=["frame", "array"])
 def test_predict_a_model_fitted_on_a_float32_categorical_column(tmp_path, named):
     """Fitted in Python on a float32 column of categories 0.1, 0.2, ... (stored as

@@ -532,7 +532,9 @@ def _has_categorical_columns(estimator) -> bool:
 def _native_columns(frame, estimator):
     """The model's columns of ``frame`` (all of them, in order, for a model fitted without
     column names), its categorical ones whose categories are text as stripped text (as
-    ``load_dataset(..., encode="native")`` read the training data); other categorical columns
+    ``load_dataset(..., encode="native")`` read the training data; as text unstripped when
+    some category has leading or trailing spaces, which only a model fitted in Python on such
+    text has, so that 'Nice ' stays its own category); other categorical columns
     (numbers, booleans: a model fitted in Python) as the CSV reader parsed them, so that their
     values equal the categories."""
     from .datasets import _as_text
@@ -547,7 +549,11 @@ def _native_columns(frame, estimator):
         X = frame[names].copy()
     for j, categories in enumerate(getattr(estimator, "categories_", None) or []):
         if categories is not None and all(isinstance(c, str) for c in categories.tolist()):
-            X.isetitem(j, _as_text(X.iloc[:, j]))
+            text = _as_text(X.iloc[:, j])
+            if any(c != c.strip() for c in categories.tolist()):  # fitted in Python on
+                present = X.iloc[:, j].notna()  # padded text: 'Nice ' is not 'Nice'
+                text = X.iloc[:, j].astype(object).where(present).map(str).where(present)
+            X.isetitem(j, text)
     return X
 
 
