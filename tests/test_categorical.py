@@ -1574,3 +1574,17 @@ def test_exports_show_float_categories_in_their_fitted_precision():
     text = treesmith.export_text(model)
     assert re.search(r"c in \{0\.[13], 0\.[13]\}", text), text
     assert "0.100000001" not in text
+
+
+def test_integers_beyond_float64_keep_exact_matching_beside_float_categories():
+    """An object column of large integers and floats is fitted in float64: its cells are
+    compared as they are, not rounded (2**60 + 1 and 2**60 stay two categories)."""
+    from treesmith.categorical import _codes, _missing
+
+    big = 2**60
+    column = np.empty(4, dtype=object)
+    column[:] = [big, big + 1, 0.5, big + 1]
+    categories = np.empty(3, dtype=object)
+    categories[:] = [0.5, big, big + 1]
+    codes, unseen = _codes(column, categories, _missing(column), "float64")
+    assert codes.tolist() == [1.0, 2.0, 0.0, 2.0] and not unseen.any()

@@ -305,10 +305,12 @@ def _as_python_floats(categories: np.ndarray) -> np.ndarray:
 
 
 def _narrower(precision, than) -> bool:
-    """Whether the float dtype ``precision`` has fewer bits than ``than`` (None: exact, wider
-    than any float)."""
-    return precision is not None and (than is None or
-                                      np.dtype(precision).itemsize < np.dtype(than).itemsize)
+    """Whether the float dtype ``precision`` has fewer bits than ``than``. None stands for
+    float64 on both sides: an integer, text or object column, or categories that are not
+    floats, are compared as they are (Python compares an int and a float exactly)."""
+    if precision is None:
+        return False
+    return np.dtype(precision).itemsize < np.dtype(than or "float64").itemsize
 
 
 def _in_precision(values: np.ndarray, precision) -> np.ndarray:
