@@ -361,7 +361,7 @@ def test_categorical_model_file_round_trip_and_an_older_file():
     old["schema_version"] = 2
     for document in [old] + old["attributes"]["estimators_"]:
         document["params"].pop("categorical_features")
-        for name in ("categories_", "is_categorical_"):
+        for name in ("categories_", "is_categorical_", "category_precision_"):  # since 2 / 4
             document["attributes"].pop(name, None)
     older = io.from_dict(old)
     assert older.categorical_features is None

@@ -1334,3 +1334,257 @@ def test_unseen_category_warning_points_at_the_callers_line():
             with pytest.warns(UnseenLevelWarning) as caught:
                 getattr(model, method)(new)
             assert {record.filename for record in caught} == {__file__}, method
+
+
+# -- the precision a column of float categories was fitted in ---------------------------------
+#: Float categories none of which float32 or float16 holds exactly (0.1 as float32 is
+#: 0.10000000149011612), so a cell compared in the wrong precision is unseen.
+_FRACTIONS = np.array([0.1, 0.2, 0.3, 1.7])
+
+
+def _narrow_problem(n=240, seed=0):
+    """A float64 column of four fractional categories (every eleventh cell missing), labels
+    that depend on the category only, and the codes."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 4, n)
+    values = _FRACTIONS[codes].copy()
+    values[::11] = np.nan
+    return values, (codes % 2 == 0).astype(int)
+
+
+def _narrow(values, kind):
+    """The float64 ``values`` as a narrow column of kind ``kind`` (a frame with column 'c')."""
+    if kind == "float32":
+        return pd.DataFrame({"c": values.astype(np.float32)})
+    if kind == "float16":
+        return pd.DataFrame({"c": values.astype(np.float16)})
+    if kind == "Float32":  # pandas' nullable Float32 (NaN becomes <NA>)
+        return pd.DataFrame({"c": pd.array(values.astype(np.float32), dtype="Float32")})
+    if kind == "category_float32":  # a pandas category whose levels are float32
+        return pd.DataFrame({"c": pd.Categorical(values.astype(np.float32))})
+    if kind == "polars_float32":
+        polars = pytest.importorskip("polars")
+        return polars.DataFrame({"c": values.astype(np.float32)}, nan_to_null=True)
+    raise AssertionError(kind)
+
+
+NARROW_KINDS = ["float32", "float16", "Float32", "category_float32", "polars_float32"]
+
+
+@pytest.mark.parametrize("kind", NARROW_KINDS)
+def test_a_model_fitted_on_a_narrow_float_column_matches_its_values_as_float64(kind):
+    """Fitted on float32 (float16, pandas Float32, a category of float32 levels, polars
+    Float32) cells holding 0.1, the model stored 0.10000000149011612 and read the float64 0.1
+    of the same data (read again from a CSV, or X.astype(float)) as an unseen category: a
+    warning, and every row sent to the missing side. The fitted precision is remembered and
+    the cells compared in it."""
+    values, y = _narrow_problem()
+    X = _narrow(values, kind)
+    model = DecisionTreeClassifier(categorical_features=["c"], random_state=0).fit(X, y)
+    precision = "float16" if kind == "float16" else "float32"
+    assert model.category_precision_ == [precision]
+    assert all(type(c) is float for c in model.categories_[0])  # one kind whatever the input
+    expected = model.predict(X)
+    present = ~np.isnan(values)
+    assert (expected[present] == y[present]).all()
+    wide = [pd.DataFrame({"c": values}), pd.DataFrame({"c": pd.Categorical(values)}),
+            pd.DataFrame({"c": values.astype(object)})]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for frame in wide:
+            np.testing.assert_array_equal(model.predict(frame), expected)
+
+
+def test_values_float32_cannot_tell_apart_are_one_category_as_at_fit():
+    """A float64 cell that differs from the float32-fitted 0.1 below float32's precision is
+    that category (float32 would have stored it as the same value); a genuinely new value
+    is still unseen, warned about, and takes the missing side, as a missing cell does."""
+    values, y = _narrow_problem()
+    model = DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(
+        values.astype(np.float32)[:, None], y)
+    assert model.category_precision_ == ["float32"]
+    assert np.float32(0.1 + 1e-10) == np.float32(0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        close = model.apply(np.array([[0.1 + 1e-10], [0.2 - 1e-10]]))
+    np.testing.assert_array_equal(close, model.apply(np.array([[0.1], [0.2]], np.float32)))
+    with pytest.warns(UnseenLevelWarning, match=r"not seen at fit time: 0\.45 .*training "
+                                                r"categories: 0\.1, 0\.2, 0\.3, 1\.7\)"):
+        unseen = model.apply(np.array([[0.45], [np.nan]]))
+    assert unseen[0] == unseen[1]  # the new value goes where a missing cell goes
+
+
+@pytest.mark.parametrize("fitted, given", [("float16", np.float32), ("float32", np.float16),
+                                           ("float64", np.float32), ("float32", np.int64)])
+def test_cells_and_categories_are_compared_in_the_narrower_precision(fitted, given):
+    """The lookup against the naive rule: a cell is category c when both rounded to the
+    narrower of the fitted and the given precision are equal (integers: exact)."""
+    from treesmith.categorical import _codes, _missing
+
+    rng = np.random.default_rng(3)
+    categories = np.unique(rng.normal(scale=50, size=12).astype(fitted)).astype(np.float64)
+    if given is np.int64:
+        categories = np.unique(np.round(categories))
+        cells = np.r_[categories, categories + 1, np.nan]
+        cells = cells[np.isfinite(cells)].astype(np.int64)
+    else:
+        cells = np.r_[categories, rng.normal(scale=50, size=30), np.nan].astype(given)
+    narrow = min(np.dtype(fitted), np.dtype(given) if given is not np.int64 else
+                 np.dtype(np.float64), key=lambda d: d.itemsize)
+    keys = categories.astype(narrow)
+    expected = np.array([np.flatnonzero(keys == np.asarray(c).astype(narrow))[0]
+                         if np.any(keys == np.asarray(c).astype(narrow)) else np.nan
+                         for c in cells.astype(np.float64)])
+    objects = np.empty(categories.shape[0], dtype=object)
+    objects[:] = categories.tolist()
+    codes, unseen = _codes(cells, objects, _missing(cells), fitted)
+    np.testing.assert_array_equal(codes, expected)
+    np.testing.assert_array_equal(unseen, np.isnan(expected) & ~np.isnan(
+        cells.astype(np.float64)))
+
+
+@given(st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False), min_size=1,
+                max_size=30))
+@settings(max_examples=60, deadline=None)
+def test_float32_cells_read_as_float64_get_their_fitted_codes(cells):
+    """Invariant: whatever float32 values a column holds, their text (as a CSV file writes
+    them: the shortest that reads back as the float32) read back as float64 or as Python
+    floats gets the codes fit gave them; so do the float32 values widened exactly."""
+    from treesmith.categorical import (_as_python_floats, _codes, _missing,
+                                       _observed_categories, fitted_precision)
+
+    column = pd.Series(np.array(cells, dtype=np.float32))
+    missing = _missing(column)
+    categories = _observed_categories(column, missing, "c", 0)
+    precision = fitted_precision(column, categories)
+    categories = _as_python_floats(categories)
+    fitted, _ = _codes(column, categories, missing, precision)
+    read_back = pd.Series([float(str(value)) for value in column.to_numpy()])
+    for wide in (read_back, read_back.astype(object), column.astype(np.float64)):
+        codes, unseen = _codes(wide, categories, _missing(wide), precision)
+        np.testing.assert_array_equal(codes, fitted)
+        assert not unseen.any()
+
+
+def test_the_float64_fitted_direction_and_other_columns_keep_their_precision():
+    """Fitted on float64 the precision is float64 (float32 cells still match, by rounding the
+    categories); integer, boolean and text categories have none (matched by equality)."""
+    values, y = _narrow_problem()
+    frame = pd.DataFrame({"f": values, "i": (values * 10).round(), "b": values > 0.2,
+                          "t": np.where(values > 0.2, "hi", "lo")})
+    frame["i"] = frame["i"].astype("Int64")
+    model = DecisionTreeClassifier(categorical_features=["f", "i", "b", "t"],
+                                   random_state=0).fit(frame, y)
+    assert model.category_precision_ == ["float64", None, None, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(model.predict(frame.astype({"f": np.float32})),
+                                      model.predict(frame))
+
+
+def _equal_after(model, X, other, expect_warning=False):
+    if expect_warning:
+        with pytest.warns(UnseenLevelWarning):
+            return model.predict(other)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return model.predict(other).tolist() == model.predict(X).tolist()
+
+
+def test_what_equal_values_of_other_types_mean():
+    """The decisions on a categorical column predicted with another type than at fit:
+    integer 1 fitted, float 1.0 given (a CSV column with a missing cell is read as float) is
+    category 1; booleans and 0/1 are the same categories (False == 0, True == 1 in Python and
+    numpy, and a CSV of 0/1 flags is what a bool column becomes elsewhere); text is compared
+    as text: '1' is not 1, 'Nice ' is not 'Nice' (both unseen, warned, missing side)."""
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 3, 150)
+    y = (codes == 1).astype(int)
+    ints = pd.DataFrame({"c": codes})
+    model = DecisionTreeClassifier(categorical_features=["c"], random_state=0).fit(ints, y)
+    assert _equal_after(model, ints, ints.astype(float))
+    assert _equal_after(model, ints, ints.astype("Int64"))
+    assert _equal_after(model, ints, ints.astype(np.float32))
+    _equal_after(model, ints, ints.astype(str), expect_warning=True)
+    flags = pd.DataFrame({"c": codes == 1})
+    model = DecisionTreeClassifier(random_state=0).fit(flags, y)
+    assert _equal_after(model, flags, flags.astype(int))
+    assert _equal_after(model, flags, flags.astype(float))
+    _equal_after(model, flags, flags.astype(str), expect_warning=True)
+    text = pd.DataFrame({"c": np.array(["Lyon", "Nice", "Pau"])[codes]})
+    model = DecisionTreeClassifier(random_state=0).fit(text, y)
+    _equal_after(model, text, text.assign(c=text["c"] + " "), expect_warning=True)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: treesmith.RandomForestClassifier(n_estimators=4, random_state=0),
+    lambda: treesmith.ExtraTreesClassifier(n_estimators=4, random_state=0),
+    lambda: treesmith.ensemble.BudgetForestClassifier(None, alphas=[0], max_estimators=3,
+                                             random_state=0),
+    lambda: treesmith.ensemble.GreedyTreeClassifier(random_state=0),
+    lambda: treesmith.BayesianTreeClassifier(n_iter=60, random_state=0),
+], ids=["random_forest", "extra_trees", "budget_forest", "greedy_tree", "bayesian"])
+def test_every_estimator_matches_float32_fitted_categories_given_as_float64(make):
+    """The forests encode X once with their categories (their members read the codes); a
+    member predicting on its own reads the same precision."""
+    values, y = _narrow_problem()
+    X = pd.DataFrame({"c": pd.Categorical(values.astype(np.float32))})
+    model = make().fit(X, y)
+    assert model.category_precision_ == ["float32"]
+    wide = pd.DataFrame({"c": values})
+    assert _equal_after(model, X, wide)
+    for member in getattr(model, "estimators_", []):
+        assert member.category_precision_ == ["float32"]
+        assert _equal_after(member, X, wide)
+
+
+def test_warm_start_and_predict_lazy_read_the_fitted_precision():
+    values, y = _narrow_problem()
+    X = pd.DataFrame({"c": values.astype(np.float32)})
+    forest = treesmith.RandomForestClassifier(n_estimators=3, warm_start=True,
+                                              categorical_features=["c"],
+                                              random_state=0).fit(X, y)
+    kept = forest.categories_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the float64 0.1 is the kept trees' category
+        forest.set_params(n_estimators=5).fit(pd.DataFrame({"c": values}), y)
+    assert forest.categories_ is kept and forest.category_precision_ == ["float32"]
+    assert _equal_after(forest, X, pd.DataFrame({"c": values}))
+    lazy = treesmith.predict_lazy(forest, lambda row, j: float(values[row]), len(values))
+    np.testing.assert_array_equal(lazy.predictions, forest.predict(X))
+
+
+def test_pickled_models_keep_the_precision_and_older_ones_match_as_before():
+    import pickle
+
+    values, y = _narrow_problem()
+    X = values.astype(np.float32)[:, None]
+    model = DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy.category_precision_ == ["float32"]
+    assert _equal_after(copy, X, values[:, None])
+    del copy.category_precision_  # pickled before it existed: exact matching, as then
+    _equal_after(copy, X, values[:, None], expect_warning=True)
+
+
+def test_exports_show_float_categories_in_their_fitted_precision():
+    values, y = _narrow_problem()
+    model = DecisionTreeClassifier(max_depth=1, random_state=0).fit(
+        pd.DataFrame({"c": pd.Categorical(values.astype(np.float32))}), y)
+    text = treesmith.export_text(model)
+    assert re.search(r"c in \{0\.[13], 0\.[13]\}", text), text
+    assert "0.100000001" not in text
+
+
+def test_integers_beyond_float64_keep_exact_matching_beside_float_categories():
+    """An object column of large integers and floats is fitted in float64: its cells are
+    compared as they are, not rounded (2**60 + 1 and 2**60 stay two categories)."""
+    from treesmith.categorical import _codes, _missing
+
+    big = 2**60
+    column = np.empty(4, dtype=object)
+    column[:] = [big, big + 1, 0.5, big + 1]
+    categories = np.empty(3, dtype=object)
+    categories[:] = [0.5, big, big + 1]
+    codes, unseen = _codes(column, categories, _missing(column), "float64")
+    assert codes.tolist() == [1.0, 2.0, 0.0, 2.0] and not unseen.any()

@@ -1,5 +1,6 @@
 """The ``treesmith`` command line end to end: fit -> predict -> export, compare, errors."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -64,6 +65,48 @@ def test_predict_a_model_fitted_on_an_array_with_a_categorical_column(tmp_path):
     assert result.exit_code == 0, result.output
     labels = pd.read_csv(pd.io.common.StringIO(result.stdout))["prediction"]
     np.testing.assert_array_equal(labels, model.predict(X))
+
+
+def test_predict_keeps_the_spaces_of_text_categories_fitted_with_them(tmp_path):
+    """A model fitted in Python on text whose categories are 'Nice ' and 'Nice' (two
+    categories, as Python compares text): `predict` stripped the CSV's text, as for a model
+    the CLI fitted, and 'Nice ' became the other category without a word."""
+    cities = np.array(["Nice ", "Nice", "Lyon"])[np.arange(90) % 3]
+    frame = pd.DataFrame({"city": cities, "x": np.arange(90.0) % 7})
+    y = (cities == "Nice ").astype(int)
+    model = treesmith.DecisionTreeClassifier(random_state=0).fit(frame, y)
+    model_path, csv = tmp_path / "model.json", tmp_path / "rows.csv"
+    io.save(model, model_path)
+    frame.to_csv(csv, index=False)
+    result = invoke("predict", model_path, csv, "--strict")
+    assert result.exit_code == 0, result.output
+    labels = pd.read_csv(pd.io.common.StringIO(result.stdout))["prediction"]
+    np.testing.assert_array_equal(labels, y)
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["frame", "array"])
+def test_predict_a_model_fitted_on_a_float32_categorical_column(tmp_path, named):
+    """Fitted in Python on a float32 column of categories 0.1, 0.2, ... (stored as
+    0.10000000149011612, ...): the CSV holds 0.1, which `predict` reads as float64, and every
+    row was an unseen category (a warning, the missing side). Compared in the fitted precision
+    now: no warning, the predictions of the training frame."""
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 4, 120)
+    values = np.array([0.1, 0.2, 0.3, 1.7], dtype=np.float32)[codes]
+    values[::9] = np.nan
+    frame = pd.DataFrame({"c": values, "x": rng.normal(size=120).astype(np.float32)})
+    y = (codes % 2 == 0).astype(int)
+    X = frame if named else frame.to_numpy()
+    model = treesmith.DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    model_path, csv = tmp_path / "model.json", tmp_path / "rows.csv"
+    io.save(model, model_path)
+    frame.to_csv(csv, index=False)
+    assert "0.1," in csv.read_text()  # the text of the float32, read back as float64
+    result = invoke("predict", model_path, csv, "--strict")
+    assert result.exit_code == 0, result.output
+    labels = pd.read_csv(pd.io.common.StringIO(result.stdout))["prediction"]
+    np.testing.assert_array_equal(labels, model.predict(X))
+
 
 @pytest.fixture(scope="module")
 def iris_model(tmp_path_factory):
@@ -340,3 +383,120 @@ def test_warnings_are_one_line_each_when_run_as_a_command(tmp_path):
     assert lines and all(line.startswith("treesmith: warning: ") for line in lines), lines
     assert sum("not seen at fit time" in line for line in lines) == 1
     assert any("'id' (90 categories)" in line for line in lines)
+
+
+def _city_frame(n=240, seed=0):
+    """A categorical 'city' column (the labels depend on it), an integer 'age' and noise."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"city": pd.Categorical(rng.choice(["Nice", "Lyon", "Pau", "Brest"],
+                                                            n)),
+                          "age": rng.integers(18, 80, n).astype(float),
+                          "noise": rng.normal(size=n)})
+    y = (frame["city"].isin(["Nice", "Lyon"]).to_numpy() ^ (frame["age"] > 60).to_numpy())
+    return frame, y.astype(int)
+
+
+FORESTS = {
+    "RandomForestClassifier": dict(n_estimators=3, max_depth=3, random_state=0),
+    "ExtraTreesClassifier": dict(n_estimators=3, max_depth=3, random_state=0),
+    "RandomForestRegressor": dict(n_estimators=2, max_depth=3, random_state=0),
+    "ExtraTreesRegressor": dict(n_estimators=2, max_depth=3, random_state=0),
+    "BudgetForestClassifier": dict(alphas=[0], max_estimators=3, feature_costs=[1, 2, 5],
+                                   random_state=0),
+}
+
+
+@pytest.fixture(scope="module", params=list(FORESTS))
+def saved_forest(request, tmp_path_factory):
+    from treesmith import ensemble
+
+    frame, y = _city_frame()
+    model = getattr(ensemble, request.param)(**FORESTS[request.param]).fit(frame, y)
+    path = tmp_path_factory.mktemp("forest") / "forest.json"
+    io.save(model, path)
+    return path, model
+
+
+def test_export_summarises_a_forest_and_says_how_to_export_one_tree(saved_forest):
+    """`treesmith export forest.json` refused forests ("estimator must be a fitted treesmith
+    estimator (with a tree_)"); it now prints each tree's depth, leaves and features, and
+    the command that exports one."""
+    from treesmith.export import forest_summary
+
+    path, model = saved_forest
+    result = invoke("export", path)
+    assert result.exit_code == 0, result.output
+    n_trees = len(model.estimators_)
+    assert result.stdout.startswith(f"{type(model).__name__}: {n_trees} trees on 3 features")
+    assert result.stdout == forest_summary(treesmith.load(path)) + (
+        f"To export one tree: treesmith export {path} --tree I (I from 0 to {n_trees - 1}), "
+        "with --rules, --format dot or --format png.\n")
+    rows = [line.split() for line in result.stdout.splitlines()[2:2 + n_trees]]
+    for i, (row, member) in enumerate(zip(rows, model.estimators_)):
+        assert row[:4] == [str(i), str(member.get_depth()), str(member.get_n_leaves()),
+                           str(member.get_n_leaves() - 1)]
+    if type(model).__name__ == "BudgetForestClassifier":
+        assert "feature costs: city 1, age 2, noise 5" in result.stdout
+        assert "on its validation rows: average cost" in result.stdout
+
+
+def test_export_one_tree_of_a_forest_with_category_names(saved_forest, tmp_path):
+    """--tree I exports member I as text, rules, DOT or JSON, with the column names and the
+    categories by name (``city in {...}``), as for a single tree."""
+    path, model = saved_forest
+    n_trees = len(model.estimators_)
+    last = max(i for i, tree in enumerate(model.estimators_) if 0 in tree.tree_.feature)
+    member = treesmith.load(path).estimators_[last]  # a tree that splits on 'city'
+    text = invoke("export", path, "--tree", last).stdout
+    heading = f"# tree {last} of the {n_trees} of a {type(model).__name__}\n"
+    assert text == heading + treesmith.export_text(member)
+    rules = invoke("export", path, "--tree", last, "--rules").stdout
+    assert rules == heading + treesmith.export_text(member, rules=True)
+    dot = invoke("export", path, "--tree", last, "--format", "dot").stdout
+    assert dot == treesmith.export_graphviz(member)
+    for output in (text, dot):
+        assert "city in {" in output
+        assert re.search(r"city in \{\d", output) is None  # names, never codes
+    assert "feature_0" not in text
+    document = invoke("export", path, "--tree", last, "--format", "json").stdout
+    alone, _ = io.loads(document)
+    frame, _ = _city_frame(40, seed=1)
+    np.testing.assert_array_equal(alone.predict(frame), model.estimators_[last].predict(frame))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--format", "dot"], r"--format dot shows one tree, and this \w+ holds \d+: choose it "
+                          r"with --tree I \(0 to \d+\)"),
+    (["--format", "png"], r"--format png shows one tree.*--tree I"),
+    (["--rules"], r"--rules shows one tree.*--tree I"),
+    (["--max-depth", "2"], r"--max-depth 2 shows one tree.*--tree I"),
+    (["--tree", "9"], r"--tree 9 is out of range: this \w+ holds \d+ trees, 0 to \d+"),
+    (["--tree", "-1"], r"--tree -1 is out of range"),
+])
+def test_what_needs_one_tree_of_a_forest_says_so(saved_forest, args, message):
+    result = invoke("export", saved_forest[0], *args)
+    assert result.exit_code == 2
+    assert re.search(message, result.stderr), result.stderr
+
+
+def test_export_draws_one_tree_of_a_forest(tmp_path):
+    from treesmith import ensemble
+
+    frame, y = _city_frame()
+    path = tmp_path / "forest.json"
+    io.save(ensemble.RandomForestClassifier(n_estimators=2, max_depth=2, random_state=0).fit(
+        frame, y), path)
+    result = invoke("export", path, "--tree", 1, "--format", "png")
+    assert result.exit_code == 0, result.output
+    image = matplotlib.image.imread(tmp_path / "forest-tree1.png")
+    assert image.shape[0] > 100
+
+
+def test_a_single_tree_is_tree_0_of_1(iris_model):
+    path, _ = iris_model
+    assert invoke("export", path, "--tree", 0).stdout == treesmith.export_text(
+        treesmith.load(path))
+    result = invoke("export", path, "--tree", 1)
+    assert result.exit_code == 2
+    assert "--tree 1 is out of range: this DecisionTreeClassifier is a single tree, --tree 0" \
+        in result.stderr

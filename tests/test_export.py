@@ -296,3 +296,54 @@ def test_interval_categories_read_as_their_text_quoted():
     text = export_text(model)
     assert "b in {'(0.0, 0.25]', '(0.25, 0.5]'}" in text
     assert "Interval" not in text
+
+
+def _stump_forest(costs=None):
+    """A stand-in forest of hand-built trees: tree 0 splits feature 1 then feature 0, tree 1
+    is a single leaf, tree 2 splits feature 1 twice."""
+    leaf = LEAF + ([5, 5],)
+    two = [(1, 2, 1, 0.5, False, [10, 10]), (3, 4, 0, 1.5, True, [6, 4]), leaf, leaf, leaf]
+    one = [leaf]
+    chain = [(1, 2, 1, 0.5, False, [10, 10]), leaf, (3, 4, 1, 2.5, False, [5, 5]), leaf, leaf]
+    members = [SimpleNamespace(tree_=make_tree(nodes, 3)) for nodes in (two, one, chain)]
+    return SimpleNamespace(estimators_=members, classes_=np.array(["no", "yes"]),
+                           feature_names_in_=np.array(["a", "b", "c"], dtype=object),
+                           feature_costs_=costs)
+
+
+def test_forest_summary_counts_each_trees_depth_leaves_and_features():
+    from treesmith.export import forest_summary
+
+    text = forest_summary(_stump_forest())
+    assert text.splitlines() == [
+        "SimpleNamespace: 3 trees on 3 features, 2 classes (no, yes)",
+        "tree  depth  leaves  splits  features used",
+        "   0      2       3       2  a, b",
+        "   1      0       1       0  none (a single leaf)",
+        "   2      2       3       2  b",
+        "depth 0 to 2 (mean 1.333), leaves 1 to 3 (mean 2.333)",
+        "features used: b (2 trees, 3 splits), a (1 tree, 1 split)",
+        "features never used: c"]
+
+
+def test_forest_summary_shows_each_trees_worst_path_cost():
+    """Per-test costs (the trees' default cost model): tree 0's worst path pays b then a,
+    tree 2's pays b twice."""
+    from treesmith.export import forest_summary
+
+    text = forest_summary(_stump_forest(), feature_costs=[1, 4, 10])
+    assert "tree  depth  leaves  splits  max cost  features used" in text
+    assert "   0      2       3       2         5  a, b" in text
+    assert "   2      2       3       2         8  b" in text
+    assert "feature costs: a 1, b 4, c 10" in text
+
+
+def test_forests_are_not_trees_to_the_exporters():
+    from treesmith.export import forest_summary
+
+    forest = _stump_forest()
+    with pytest.raises(TypeError, match=r"holds 3 trees: export one of them, "
+                                        r"estimator.estimators_\[i\] for i in 0..2"):
+        export_text(forest)
+    with pytest.raises(TypeError, match="forest must be a fitted forest"):
+        forest_summary(forest.estimators_[0])

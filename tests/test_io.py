@@ -635,3 +635,90 @@ def test_a_categorical_column_with_no_category_saves_and_loads():
         loaded, _ = _round_trip(model)
         np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
         assert loaded.categories_[0].shape == (0,) and loaded.is_categorical_[0]
+
+
+def _float32_categories_model(make):
+    """``make()`` fitted on a float32 categorical column of fractions (float32 cannot hold
+    0.1 exactly) and a numeric one; the frame, and the frame of float64 values it was made
+    from (0.1, not the float32 0.1 widened)."""
+    rng = np.random.default_rng(2)
+    codes = rng.integers(0, 4, 200)
+    values = np.array([0.1, 0.2, 0.3, 1.7])[codes]
+    values[::13] = np.nan
+    wide = pd.DataFrame({"c": values, "x": rng.normal(size=200)})
+    X = wide.astype({"c": np.float32})
+    y = (codes % 2 == 0).astype(int)
+    return make().fit(X, y), X, wide
+
+
+@pytest.mark.parametrize("make", [
+    lambda: treesmith.DecisionTreeClassifier(categorical_features=["c"], random_state=0),
+    lambda: treesmith.ExtraTreesClassifier(n_estimators=3, categorical_features=["c"],
+                                           random_state=0),
+], ids=["tree", "extra_trees"])
+def test_the_fitted_precision_of_float_categories_round_trips(make):
+    """category_precision_ is saved (schema 4) and read back, for an ensemble's members too:
+    the loaded model reads the float64 0.1 as the float32-fitted category."""
+    import warnings
+
+    from treesmith.datasets import UnseenLevelWarning
+
+    model, X, wide = _float32_categories_model(make)
+    document = io.to_dict(model)
+    assert document["schema_version"] == SCHEMA_VERSION == 4
+    assert document["attributes"]["category_precision_"] == ["float32", None]
+    loaded, _ = _round_trip(model)
+    assert loaded.category_precision_ == ["float32", None]
+    for member in getattr(loaded, "estimators_", []):
+        assert member.category_precision_ == ["float32", None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenLevelWarning)
+        np.testing.assert_array_equal(loaded.predict_proba(wide), model.predict_proba(X))
+
+
+def test_a_schema_3_file_without_the_precision_loads_and_matches_as_before():
+    """A file written before category_precision_ existed loads; its float categories are
+    matched exactly, as that version did (the float64 0.1 is unseen: warned, missing side),
+    and the float32 cells it was fitted on still match."""
+    from treesmith.datasets import UnseenLevelWarning
+
+    model, X, wide = _float32_categories_model(
+        lambda: treesmith.DecisionTreeClassifier(categorical_features=["c"], random_state=0))
+    document = json.loads(json.dumps(io.to_dict(model), allow_nan=False))
+    document["schema_version"] = 3
+    document["attributes"].pop("category_precision_")
+    old, _ = io.loads(json.dumps(document))
+    assert getattr(old, "category_precision_", None) is None
+    np.testing.assert_array_equal(old.predict(X), model.predict(X))
+    with pytest.warns(UnseenLevelWarning):
+        old.predict(wide)
+    document["attributes"]["category_precision_"] = ["float32", None]
+    with pytest.raises(ModelFileError, match="not an attribute of schema version 3"):
+        io.loads(json.dumps(document))
+
+
+@pytest.mark.parametrize("precision, message", [
+    (["float8", None], "each null or one of"),
+    (["float32"], "list of 2 entries"),
+    ("float32", "list of 2 entries"),
+    (["float32", "float32"], "feature 1 has no numeric categories"),
+    (["float16", None], "float16 cannot represent"),
+])
+def test_a_hostile_category_precision_is_refused(precision, message):
+    model, _, _ = _float32_categories_model(
+        lambda: treesmith.DecisionTreeClassifier(categorical_features=["c"], random_state=0))
+    document = json.loads(json.dumps(io.to_dict(model), allow_nan=False))
+    document["attributes"]["category_precision_"] = precision
+    with pytest.raises(ModelFileError, match=message):
+        io.loads(json.dumps(document))
+
+
+def test_a_forest_whose_precision_disagrees_with_its_members_is_refused():
+    model, _, _ = _float32_categories_model(
+        lambda: treesmith.RandomForestClassifier(n_estimators=2, categorical_features=["c"],
+                                                 random_state=0))
+    document = json.loads(json.dumps(io.to_dict(model), allow_nan=False))
+    document["attributes"]["estimators_"][1]["attributes"]["category_precision_"] = [
+        "float64", None]
+    with pytest.raises(ModelFileError, match="category_precision_ differs from the ensemble's"):
+        io.loads(json.dumps(document))

@@ -10,11 +10,19 @@ dtype's order), and become the codes 0..k-1 the tree splits on by sets
 (``treesmith._kernels.categorical``); at most 255 per column, one bin each. Missing values, and
 at prediction time categories never seen in training, become NaN: the tree sends them to the
 side it learned for missing values.
+
+Categories are matched by equality, so the same value given as another type is the same
+category: 1, 1.0 and True (Python's and numpy's 1 == 1.0 == True), whereas '1' and 'Nice ' are
+not 1 and 'Nice'. Floats are matched in a precision: a column of floats remembers the one it was
+fitted in (``category_precision_``: float16, float32 or float64), and at prediction a cell and
+a category are compared in the narrower of that and the column's, so the 0.1 of a float32 column
+is the 0.1 of the float64 column a CSV file gives back, whichever of the two was fitted.
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,6 +32,8 @@ from .binning import MAX_CATEGORIES
 FROM_DTYPE = "from_dtype"
 #: Unseen categories listed per column in a warning.
 _SHOWN = 5
+#: The precisions a column of float categories is fitted in (``category_precision_``).
+FLOAT_PRECISIONS = ("float16", "float32", "float64")
 
 
 def _is_frame(X) -> bool:
@@ -254,33 +264,83 @@ def _observed_categories(column, missing: np.ndarray, name: str, j: int,
     return found
 
 
-def fit_categories(X, mask: np.ndarray, names) -> list:
-    """Per column the observed categories (an object array), None for numeric columns."""
-    frame = _is_frame(X)
-    categories = []
-    for j in range(mask.shape[0]):
-        if not mask[j]:
-            categories.append(None)
-            continue
-        column = _column(X, j, frame)
-        name = str(names[j]) if names is not None else f"x{j}"
-        categories.append(_observed_categories(column, _missing(column), name, j,
-                                               _polars_enum_order(X, j)))
-    return categories
-
-
-def _in_precision_of(column, categories: np.ndarray) -> np.ndarray:
-    """``categories`` rounded to the precision of a float column narrower than float64 (a
-    float32 array at prediction, say), so that the value 0.1 fitted as float64 matches the
-    float32 0.1 it becomes; the categories as they are otherwise, or when they are not all
-    real numbers or two of them would round to the same value."""
-    dtype = getattr(column, "dtype", None)
+def _float_dtype(column):
+    """The numpy float dtype of a column's values: a numpy or polars float array, a pandas
+    float or nullable Float column (its numpy dtype), a pandas category column whose levels are
+    floats; None for any other column (integers, booleans, objects)."""
+    dtype = (column.array.categories.dtype if _is_category_column(column)
+             else getattr(column, "dtype", None))
     dtype = getattr(dtype, "numpy_dtype", dtype)  # pandas' nullable Float32: numpy's float32
-    if (not isinstance(dtype, np.dtype) or dtype.kind != "f" or dtype.itemsize >= 8
-            or categories.shape[0] == 0):
+    return dtype if isinstance(dtype, np.dtype) and dtype.kind == "f" else None
+
+
+def _is_real_number(value) -> bool:
+    return (isinstance(value, (int, float, np.integer, np.floating))
+            and not isinstance(value, (bool, np.bool_)))
+
+
+def fitted_precision(column, categories: np.ndarray):
+    """The float precision (a name of ``FLOAT_PRECISIONS``) a categorical column's categories
+    were fitted in: its float dtype's, or for an object column the widest float type among its
+    categories (a Python float is a float64); None when no category is a float, or when some
+    are not numbers (those columns are matched by equality alone)."""
+    values = categories.tolist() if isinstance(categories, np.ndarray) else list(categories)
+    if not values or not all(_is_real_number(v) for v in values):
+        return None
+    dtype = _float_dtype(column)
+    if dtype is None:
+        floats = [np.dtype(type(v)) if isinstance(v, np.floating) else np.dtype(np.float64)
+                  for v in values if isinstance(v, (float, np.floating))]
+        if not floats:
+            return None
+        dtype = max(floats, key=lambda d: d.itemsize)
+    return dtype.name if dtype.name in FLOAT_PRECISIONS else "float64"
+
+
+def _as_python_floats(categories: np.ndarray) -> np.ndarray:
+    """Float categories as Python floats (the same values): a pandas column gives numpy
+    scalars, a numpy array Python floats; ``categories_`` holds one kind whatever the input."""
+    return _object_array([float(v) if isinstance(v, np.floating) else v
+                          for v in categories.tolist()])
+
+
+def _narrower(precision, than) -> bool:
+    """Whether the float dtype ``precision`` has fewer bits than ``than``. None stands for
+    float64 on both sides: an integer, text or object column, or categories that are not
+    floats, are compared as they are (Python compares an int and a float exactly)."""
+    if precision is None:
+        return False
+    return np.dtype(precision).itemsize < np.dtype(than or "float64").itemsize
+
+
+def _in_precision(values: np.ndarray, precision) -> np.ndarray:
+    """``values`` as an object array whose real numbers are rounded to the float dtype
+    ``precision`` (as ``astype`` rounds them); other objects (text, booleans, None) unchanged.
+    A number too large for the dtype becomes ±inf, as it would have at fit."""
+    dtype = np.dtype(precision)
+    values = np.asarray(values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if values.dtype.kind in "iuf":
+            return values.astype(dtype).astype(object)
+        rounded = values.astype(object)
+        for i, value in enumerate(rounded.tolist()):
+            if _is_real_number(value):
+                try:
+                    rounded[i] = float(np.float64(value).astype(dtype))
+                except OverflowError:  # an int beyond float64: stays as it is (unseen)
+                    pass
+    return rounded
+
+
+def _in_precision_of(column, categories: np.ndarray, precision=None) -> np.ndarray:
+    """``categories`` rounded to the precision of a float column narrower than the one they
+    were fitted in (``precision``; None: exact), so that the value 0.1 fitted as float64
+    matches the float32 0.1 it becomes; the categories as they are otherwise, or when they
+    are not all real numbers or two of them would round to the same value."""
+    dtype = _float_dtype(column)
+    if dtype is None or not _narrower(dtype.name, precision) or categories.shape[0] == 0:
         return categories
-    if not all(isinstance(value, (int, float, np.integer, np.floating))
-               and not isinstance(value, (bool, np.bool_)) for value in categories.tolist()):
+    if not all(_is_real_number(value) for value in categories.tolist()):
         return categories
     rounded = np.asarray(categories.tolist(), dtype=np.float64).astype(dtype)
     if np.unique(rounded).shape[0] != rounded.shape[0]:
@@ -288,28 +348,42 @@ def _in_precision_of(column, categories: np.ndarray) -> np.ndarray:
     return _object_array(rounded.tolist())
 
 
-def _codes(column, categories: np.ndarray, missing: np.ndarray):
+def _cells_in_precision(column, precision):
+    """The cells of ``column`` to look up (objects; a category column's levels), rounded to
+    the fitted ``precision`` when the column is wider (a float64 or integer column, fitted as
+    float32): the comparison happens in the narrower of the two precisions."""
+    levels = column.array.categories if _is_category_column(column) else column
+    if not _narrower(precision, getattr(_float_dtype(column), "name", None)):
+        return np.asarray(levels, dtype=object)
+    return _in_precision(np.asarray(levels), precision)
+
+
+def _codes(column, categories: np.ndarray, missing: np.ndarray, precision=None):
     """Float codes of a column's cells in ``categories`` (NaN for missing and unseen cells)
     and the mask of unseen cells: a hash lookup through pandas when it is loaded (a category
-    column's own codes remapped), else a dict lookup in Python."""
+    column's own codes remapped), else a dict lookup in Python. Floats are compared in the
+    narrower of the fitted ``precision`` and the column's."""
     pandas = _pandas_if_loaded()
     found = None
-    categories = _in_precision_of(column, categories)
+    categories = _in_precision_of(column, categories, precision)
+    cells = _cells_in_precision(column, precision)
     if pandas is not None:
         try:
             index = pandas.Index(categories, dtype=object)
             if _is_category_column(column):
-                remap = index.get_indexer(column.array.categories.astype(object))
+                remap = index.get_indexer(cells)
                 raw = column.array.codes
                 found = np.where(raw >= 0, remap[np.maximum(raw, 0)], -1)
             else:
-                found = index.get_indexer(np.asarray(column, dtype=object))
+                found = index.get_indexer(cells)
         except (TypeError, ValueError):  # pragma: no cover - values pandas cannot hash
             found = None
     if found is None:
         lookup = {value: code for code, value in enumerate(categories.tolist())}.get
+        if _is_category_column(column):
+            cells = cells[np.maximum(column.array.codes, 0)]
         found = np.array([-1 if m else lookup(v, -1)
-                          for v, m in zip(np.asarray(column).tolist(), missing)], dtype=np.int64)
+                          for v, m in zip(cells.tolist(), missing)], dtype=np.int64)
     found = np.asarray(found)
     codes = np.where(found >= 0, found, -1).astype(np.float64)
     codes[(found < 0) | missing] = np.nan
@@ -343,13 +417,15 @@ def _fitted_category_codes(column) -> np.ndarray:
     return remap[raw]
 
 
-def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
+def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None, precisions=None):
     """``X`` with each categorical column (``categories[j]`` not None) replaced by float codes
-    (NaN: missing or unseen). A DataFrame stays a DataFrame (its column names kept), anything
-    else becomes a float64 array; numeric columns are left to the estimator's validation.
-    Unseen categories raise one warning per call naming the columns and some values. With
-    ``fit_mask``, the categories of the columns it marks are found first, in the same pass
-    (``categories[j]`` is set; see :func:`fit_categories`)."""
+    (NaN: missing or unseen); floats compared in the narrower of ``precisions[j]`` (the
+    fitted precision, see :func:`fitted_precision`) and the column's. A DataFrame stays a
+    DataFrame (its column names kept), anything else becomes a float64 array; numeric columns
+    are left to the estimator's validation. Unseen categories raise one warning per call naming
+    the columns and some values. With ``fit_mask``, the categories of the columns it marks are
+    found first, in the same pass (``categories[j]`` and ``precisions[j]`` are set: see
+    :func:`_observed_categories` and :func:`fitted_precision`)."""
     frame = _is_frame(X)
     polars_frame = _is_polars_frame(X)
     if polars_frame:
@@ -370,8 +446,13 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
         if fit_mask is not None and fit_mask[j]:
             name = str(names[j]) if names is not None else f"x{j}"
             missing = _missing(column)
-            found = categories[j] = _observed_categories(column, missing, name, j,
-                                                         _polars_enum_order(X, j))
+            found = _observed_categories(column, missing, name, j, _polars_enum_order(X, j))
+            precision = fitted_precision(column, found)
+            if precision is not None:
+                found = _as_python_floats(found)
+            categories[j] = found
+            if precisions is not None:
+                precisions[j] = precision
         if found is None:
             if frame:
                 if fit_mask is None and getattr(column.dtype, "kind", "O") not in "biufc":
@@ -392,7 +473,8 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
             codes, unseen = _fitted_category_codes(column), None  # fit: all categories seen
         else:
             codes, unseen = _codes(column, found,
-                                   _missing(column) if missing is None else missing)
+                                   _missing(column) if missing is None else missing,
+                                   None if precisions is None else precisions[j])
         if warn_unseen and unseen is not None and unseen.any():
             name = names[j] if names is not None else f"x{j}"
             values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
@@ -400,8 +482,9 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
                 values.sort()
             except TypeError:
                 values.sort(key=str)
-            shown = ", ".join(repr(v) for v in values[:_SHOWN])
-            known = ", ".join(repr(v) for v in found.tolist()[:8])
+            precision = None if precisions is None else precisions[j]
+            shown = ", ".join(_category_repr(v, None) for v in values[:_SHOWN])
+            known = ", ".join(_category_repr(v, precision) for v in found.tolist()[:8])
             unseen_report.append(
                 f"column {str(name)!r} has {int(unseen.sum())} value(s) not seen at fit time: "
                 f"{shown}{' …' if len(values) > _SHOWN else ''} (training categories: {known}"
@@ -430,16 +513,32 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None):
     return encoded
 
 
-def category_names(categories: np.ndarray, codes) -> list[str]:
-    """The categories of ``codes`` as text, for exports (``city in {Lyon, Nice}``)."""
-    return [str(categories[int(code)]) for code in codes]
+def category_text(value, precision=None) -> str:
+    """A category as text: a float in the precision it was fitted in (the float32 0.1, stored
+    as the float64 0.10000000149011612, reads 0.1), anything else as ``str`` gives it."""
+    if precision is not None and isinstance(value, (float, np.floating)):
+        return str(np.dtype(precision).type(value))
+    return str(value)
+
+
+def _category_repr(value, precision) -> str:
+    """A value in a warning: text quoted (``'Nice '``), a float in its fitted precision."""
+    if isinstance(value, (float, np.floating)):
+        return category_text(float(value), precision)
+    return repr(value)
+
+
+def category_names(categories: np.ndarray, codes, precision=None) -> list[str]:
+    """The categories of ``codes`` as text, for exports (``city in {Lyon, Nice}``; floats in
+    their fitted ``precision``)."""
+    return [category_text(categories[int(code)], precision) for code in codes]
 
 
 def encode_categories(estimator, X, fitting: bool):
     """``X`` with its categorical columns as category codes, for a tree or forest estimator:
     at fit time the columns its ``categorical_features`` selects and their categories are
-    found and stored (``is_categorical_``, ``categories_``); X is returned as it is when no
-    column is categorical."""
+    found and stored (``is_categorical_``, ``categories_``, ``category_precision_``); X is
+    returned as it is when no column is categorical."""
     if type(X).__module__.split(".")[0] == "polars" and type(X).__name__ == "LazyFrame":
         raise TypeError("X is a polars LazyFrame, a query that has not run; pass the "
                         "DataFrame it computes, X.collect().")
@@ -455,6 +554,7 @@ def encode_categories(estimator, X, fitting: bool):
     if shape is None or len(shape) != 2:
         if fitting:
             estimator.is_categorical_, estimator.categories_ = None, None
+            estimator.category_precision_ = None
         return X  # the estimator's validation says what it expected
     polars_frame = _is_polars_frame(X)
     names = [str(c) for c in X.columns] if _is_frame(X) or polars_frame else None
@@ -471,9 +571,10 @@ def encode_categories(estimator, X, fitting: bool):
             check_polars_columns(X, mask, names)
         estimator.is_categorical_ = mask
         estimator.categories_ = [None] * shape[1]
+        estimator.category_precision_ = [None] * shape[1]
         if mask.any():  # the categories are found in the same pass over X as the codes
             encoded = encode(X, estimator.categories_, names, warn_unseen=False,
-                             fit_mask=mask)
+                             fit_mask=mask, precisions=estimator.category_precision_)
             _warn_identifier_like(estimator.categories_, names, shape[0])
             return encoded
         return X
@@ -492,7 +593,15 @@ def encode_categories(estimator, X, fitting: bool):
     if names is None:
         fitted_names = getattr(estimator, "feature_names_in_", None)
         names = None if fitted_names is None else [str(name) for name in fitted_names]
-    return encode(X, categories, names, warn_unseen=not fitting)
+    return encode(X, categories, names, warn_unseen=not fitting,
+                  precisions=fitted_precisions(estimator))
+
+
+def fitted_precisions(estimator):
+    """``category_precision_`` of a fitted estimator, None for a model fitted before it
+    existed (pickled, or a model file of schema version 3 or older): its categories are then
+    matched as they were, exactly or in a narrower float column's precision."""
+    return getattr(estimator, "category_precision_", None)
 
 
 def encode_categories_for_warm_start(estimator, X):
@@ -502,11 +611,14 @@ def encode_categories_for_warm_start(estimator, X):
     prediction; scikit-learn's HistGradientBoosting keeps its first fit's bins on a warm start
     likewise. A column categorical in one fit but not in the other is a ValueError."""
     fitted_mask, fitted_categories = estimator.is_categorical_, estimator.categories_
-    try:  # the kept trees' categories stay whatever happens
+    fitted_precision_ = fitted_precisions(estimator)
+    try:  # the kept trees' categories (and their precisions) stay whatever happens
         encoded = encode_categories(estimator, X, fitting=True)
         mask, categories = estimator.is_categorical_, estimator.categories_
+        precisions = estimator.category_precision_
     finally:
         estimator.is_categorical_, estimator.categories_ = fitted_mask, fitted_categories
+        estimator.category_precision_ = fitted_precision_
     if mask is None or fitted_mask is None:
         return encoded  # not a 2-D X: the estimator's validation says what it expected
     if len(mask) != len(fitted_mask):
@@ -524,8 +636,9 @@ def encode_categories_for_warm_start(estimator, X):
             "warm_start=False.")
     if all(a is None and b is None or a is not None and b is not None
            and a.shape == b.shape and all(u == v and type(u) is type(v) for u, v in zip(a, b))
-           for a, b in zip(categories, fitted_categories)):
-        return encoded  # the same categories: the same codes
+           for a, b in zip(categories, fitted_categories)) and (
+               precisions == fitted_precision_):
+        return encoded  # the same categories in the same precisions: the same codes
     return encode_categories(estimator, X, fitting=False)
 
 
@@ -607,15 +720,29 @@ def category_counts(categories):
     return np.array([0 if c is None else len(c) for c in categories], dtype=np.int64)
 
 
-def codes_of(values, categories) -> np.ndarray:
+class FittedColumn(NamedTuple):
+    """What a fitted estimator knows of one categorical column: its ``categories`` and the
+    float ``precision`` they were fitted in (None: not floats, or an older model)."""
+
+    categories: np.ndarray
+    precision: str | None
+
+
+def codes_of(values, column: FittedColumn) -> np.ndarray:
     """Float codes of one categorical column's raw ``values`` (NaN: missing or unseen), for
-    code that reads features one at a time (``treesmith.predict_lazy``)."""
+    code that reads features one at a time (``treesmith.predict_lazy``). The values come as
+    objects (Python floats are float64): compared in the column's fitted precision."""
     values = _object_array(np.asarray(values, dtype=object).ravel().tolist())
-    codes, _ = _codes(values, np.asarray(categories, dtype=object), _missing(values))
+    codes, _ = _codes(values, np.asarray(column.categories, dtype=object), _missing(values),
+                      column.precision)
     return codes
 
 
 def fitted_categories(estimator, j: int):
-    """Categories of feature ``j`` of a fitted estimator, None when it is numeric."""
+    """Feature ``j`` of a fitted estimator as a :class:`FittedColumn`, None when it is
+    numeric."""
     categories = getattr(estimator, "categories_", None)
-    return None if categories is None else categories[j]
+    if categories is None or categories[j] is None:
+        return None
+    precisions = fitted_precisions(estimator)
+    return FittedColumn(categories[j], None if precisions is None else precisions[j])

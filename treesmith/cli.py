@@ -532,7 +532,9 @@ def _has_categorical_columns(estimator) -> bool:
 def _native_columns(frame, estimator):
     """The model's columns of ``frame`` (all of them, in order, for a model fitted without
     column names), its categorical ones whose categories are text as stripped text (as
-    ``load_dataset(..., encode="native")`` read the training data); other categorical columns
+    ``load_dataset(..., encode="native")`` read the training data; as text unstripped when
+    some category has leading or trailing spaces, which only a model fitted in Python on such
+    text has, so that 'Nice ' stays its own category); other categorical columns
     (numbers, booleans: a model fitted in Python) as the CSV reader parsed them, so that their
     values equal the categories."""
     from .datasets import _as_text
@@ -547,7 +549,11 @@ def _native_columns(frame, estimator):
         X = frame[names].copy()
     for j, categories in enumerate(getattr(estimator, "categories_", None) or []):
         if categories is not None and all(isinstance(c, str) for c in categories.tolist()):
-            X.isetitem(j, _as_text(X.iloc[:, j]))
+            text = _as_text(X.iloc[:, j])
+            if any(c != c.strip() for c in categories.tolist()):  # fitted in Python on
+                present = X.iloc[:, j].notna()  # padded text: 'Nice ' is not 'Nice'
+                text = X.iloc[:, j].astype(object).where(present).map(str).where(present)
+            X.isetitem(j, text)
     return X
 
 
@@ -593,7 +599,9 @@ def _export_depth(max_depth: str | None) -> dict:
     "treesmith export model.json",
     "treesmith export model.json --rules",
     "treesmith export model.json --format dot --out tree.dot",
-    "treesmith export model.json --format png --out tree.png --max-depth 4"))
+    "treesmith export model.json --format png --out tree.png --max-depth 4",
+    "treesmith export forest.json",
+    "treesmith export forest.json --tree 3 --format png --out tree3.png"))
 @_one_line_errors
 def export(
     model: Annotated[Path, typer.Argument(help="A JSON model file.", show_default=False,
@@ -601,7 +609,8 @@ def export(
     format: Annotated[str, typer.Option(
         "--format", "-f", help="text, dot (Graphviz), png (matplotlib) or json.")] = "text",
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Output file (default: stdout; for png: MODEL with .png).")] = None,
+        "--out", "-o", help="Output file (default: stdout; for png: MODEL with .png, or "
+                            "MODEL-treeI.png with --tree I).")] = None,
     rules: Annotated[bool, typer.Option(help="text format: IF-THEN rules.")] = False,
     max_depth: Annotated[str | None, typer.Option(
         help="Show the tree down to this depth only (an int >= 0, or 'all' for the whole "
@@ -609,18 +618,37 @@ def export(
              "levels and say so; dot and png show everything).",
         show_default=False)] = None,
     precision: Annotated[int, typer.Option(help="Decimals of thresholds.", min=0)] = 3,
+    tree: Annotated[int | None, typer.Option(
+        "--tree", help="A forest's tree to export (0 for the first). Without it a forest is "
+                       "summarised as text: its trees' depth, leaves, features and costs.",
+        show_default=False)] = None,
 ):
-    """Export a saved model as text, rules, Graphviz DOT, a PNG picture or JSON."""
+    """Export a saved model as text, rules, Graphviz DOT, a PNG picture or JSON; a forest as a
+    summary of its trees, or one of them with --tree."""
     from . import io
     from .export import export_graphviz, export_text
 
+    if format not in ("text", "dot", "png", "json"):
+        raise CLIError(f"--format must be text, dot, png or json, got {format!r}")
     depth_option = _export_depth(max_depth)
     estimator, metadata = io.load(model, return_metadata=True)
     costs = metadata.get("feature_costs") if getattr(estimator, "feature_costs_", None) is None \
         else None
+    heading, picture = "", Path(model).with_suffix(".png")
+    n_trees = len(getattr(estimator, "estimators_", None) or ())
+    if n_trees or tree is not None:
+        forest = type(estimator).__name__
+        estimator, summary = _member_to_export(estimator, tree, model, format, rules,
+                                               max_depth, costs, precision)
+        if summary is not None:
+            _write_export(summary, out, "text")
+            return
+        if n_trees:
+            heading = f"# tree {tree} of the {n_trees} of a {forest}\n"
+            picture = picture.with_name(f"{picture.stem}-tree{tree}.png")
     options = {"feature_costs": costs, "precision": precision, **depth_option}
     if format == "text":
-        text = export_text(estimator, rules=rules, **options)
+        text = heading + export_text(estimator, rules=rules, **options)
     elif format == "dot":
         text = export_graphviz(estimator, **options)
     elif format == "json":
@@ -629,19 +657,50 @@ def export(
         from .plotting import plot_tree
 
         plt = optional_import("matplotlib.pyplot")
-        path = out if out is not None else Path(model).with_suffix(".png")
+        path = out if out is not None else picture
         artists = plot_tree(estimator, **options)
         artists[0].figure.savefig(path, dpi=100, bbox_inches="tight")
         plt.close(artists[0].figure)
         console.print(f"tree picture written to {path}", markup=False)
         return
-    else:
-        raise CLIError(f"--format must be text, dot, png or json, got {format!r}")
+    _write_export(text, out, format)
+
+
+def _write_export(text: str, out, format: str) -> None:
     if out is None:
         _print_plain(text)
     else:
         Path(out).write_text(text, encoding="utf-8")
         console.print(f"{format} export written to {out}", markup=False)
+
+
+def _member_to_export(estimator, index, model, format, rules, max_depth, costs, precision):
+    """(the tree to export, None), or (None, the forest's summary) for a forest without
+    ``--tree``; a CLIError naming ``--tree`` for what needs one tree and for an index outside
+    the model's trees. A single tree is tree 0 of 1."""
+    from .export import forest_summary
+
+    trees = getattr(estimator, "estimators_", None)
+    kind = type(estimator).__name__
+    n_trees = len(trees) if trees is not None else 1
+    if index is None:
+        if format == "json":  # the whole model file
+            return estimator, None
+        needs_one = (f"--format {format}" if format in ("dot", "png") else "--rules" if rules
+                     else f"--max-depth {max_depth}" if max_depth is not None else None)
+        if needs_one is not None:
+            raise CLIError(f"{needs_one} shows one tree, and this {kind} holds {n_trees}: "
+                           f"choose it with --tree I (0 to {n_trees - 1}), e.g. treesmith "
+                           f"export {model} --tree 0 {needs_one}")
+        summary = forest_summary(estimator, feature_costs=costs, precision=precision)
+        return None, (summary + f"To export one tree: treesmith export {model} --tree I "
+                                f"(I from 0 to {n_trees - 1}), with --rules, --format dot or "
+                                "--format png.\n")
+    if not 0 <= index < n_trees:
+        where = (f"this {kind} holds {n_trees} trees, 0 to {n_trees - 1}" if trees is not None
+                 else f"this {kind} is a single tree, --tree 0")
+        raise CLIError(f"--tree {index} is out of range: {where}")
+    return (trees[index] if trees is not None else estimator), None
 
 
 # -- compare ----------------------------------------------------------------------------------

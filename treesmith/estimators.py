@@ -618,6 +618,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     is_categorical_ : bool array, which features are categorical.
     categories_ : list, per feature its categories (an array, code c = categories_[j][c]) or
         None for a numeric feature.
+    category_precision_ : list, per feature the float precision ("float16", "float32" or
+        "float64") a categorical column of floats was fitted in, else None. At prediction a
+        cell and a category are compared in the narrower of it and the column's precision:
+        the 0.1 of a float32 training column matches the 0.1 of a float64 column (a CSV read
+        again) and values float32 cannot tell apart are one category, as they were at fit.
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,

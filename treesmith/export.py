@@ -23,6 +23,7 @@ import colorsys
 import numpy as np
 
 from ._dtypes import TREE_LEAF
+from .categorical import category_text
 from .costs import node_path_costs
 from .tree import Tree
 
@@ -92,12 +93,18 @@ class TreeExporter:
             self.tree, source = estimator, None
         elif isinstance(getattr(estimator, "tree_", None), Tree):
             self.tree, source = estimator.tree_, estimator
+        elif getattr(estimator, "estimators_", None):
+            n_trees = len(estimator.estimators_)
+            raise TypeError(f"a {type(estimator).__name__} holds {n_trees} trees: export one of "
+                            f"them, estimator.estimators_[i] for i in 0..{n_trees - 1}, or "
+                            "summarise the forest with treesmith.export.forest_summary")
         else:
             raise TypeError("estimator must be a fitted treesmith estimator (with a tree_) or a "
                              f"treesmith.tree.Tree, got {type(estimator).__name__}")
         tree = self.tree
         self.is_classifier = tree.n_classes > 0
         self.categories = getattr(source, "categories_", None)
+        self.category_precision = getattr(source, "category_precision_", None)
         self.feature_names = self._names(
             "feature_names", feature_names,
             getattr(source, "feature_names_in_", None), tree.n_features,
@@ -173,7 +180,9 @@ class TreeExporter:
         categories = self.categories[feature] if self.categories is not None else None
         if categories is None:
             return "{" + ", ".join(str(c) for c in sorted(codes)) + "}"
-        texts = [str(category) for category in categories]
+        precision = (self.category_precision[feature]
+                     if self.category_precision is not None else None)
+        texts = [category_text(category, precision) for category in categories]
         repeated = {text for text in texts if texts.count(text) > 1}
 
         def shown(code: int) -> str:
@@ -609,3 +618,103 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
         _write_lines(exporter.lines(), out_file)
         return None
     return exporter.export()
+
+
+#: Feature names listed per tree in :func:`forest_summary` before "… (+k)".
+_SUMMARY_FEATURES_SHOWN = 6
+
+
+def _listed(names: list[str], limit: int = _SUMMARY_FEATURES_SHOWN) -> str:
+    if not names:
+        return "none (a single leaf)"
+    shown = ", ".join(names[:limit])
+    return shown + (f" … (+{len(names) - limit})" if len(names) > limit else "")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Columns right-aligned except the last, which is left as it is (it may be long)."""
+    widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header) - 1)]
+    return ["  ".join([*(cell.rjust(width) for cell, width in zip(row, widths)), row[-1]])
+            for row in [header, *rows]]
+
+
+def forest_summary(forest, *, feature_names=None, feature_costs=None,
+                   precision: int | None = 3) -> str:
+    """A forest at a glance, as text: its number of trees, each tree's depth, leaves and the
+    features it splits on, how many trees and splits use each feature, and the costs it knows
+    (the fitted or given ``feature_costs``; each tree's worst root-to-leaf path cost under its
+    cost model, docs/methods.md §5; for a BudgetForestClassifier its budget, chosen α and the
+    average cost and accuracy of the returned forest on its validation rows). To see one tree
+    in full: :func:`export_text` or :func:`export_graphviz` of ``forest.estimators_[i]``."""
+    from .metrics import max_cost
+
+    trees = list(getattr(forest, "estimators_", None) or [])
+    if not trees or not all(isinstance(getattr(t, "tree_", None), Tree) for t in trees):
+        raise TypeError(f"forest must be a fitted forest of treesmith trees (with estimators_), "
+                        f"got {type(forest).__name__}")
+    n_features = trees[0].tree_.n_features
+    names = TreeExporter._names("feature_names", feature_names,
+                                getattr(forest, "feature_names_in_", None), n_features,
+                                [f"feature_{j}" for j in range(n_features)])
+    costs = feature_costs
+    if costs is None:
+        fitted = getattr(forest, "feature_costs_", None)
+        costs = None if fitted is None or np.all(np.asarray(fitted) == 1) else fitted
+    if costs is not None:
+        costs = np.asarray(costs, dtype=np.float64)
+        if costs.shape != (n_features,) or not np.all(np.isfinite(costs)) or np.any(costs < 0):
+            raise ValueError(f"feature_costs must hold {n_features} finite non-negative "
+                             f"numbers, got shape {costs.shape}")
+
+    def number(value: float) -> str:
+        return format_number(value, precision)
+
+    classes = getattr(forest, "classes_", None)
+    task = (f"{len(classes)} classes ({_listed([str(c) for c in classes], 8)})"
+            if classes is not None else "regression")
+    lines = [f"{type(forest).__name__}: {_count(len(trees), 'tree')} on "
+             f"{_count(n_features, 'feature')}, {task}"]
+    header = ["tree", "depth", "leaves", "splits"] + (["max cost"] if costs is not None else [])
+    rows, n_trees_using, n_splits = [], np.zeros(n_features, int), np.zeros(n_features, int)
+    depths, leaves = [], []
+    for i, member in enumerate(trees):
+        tree = member.tree_
+        internal = tree.children_left != TREE_LEAF
+        used = np.bincount(tree.feature[internal], minlength=n_features)
+        n_splits += used
+        n_trees_using += used > 0
+        depths.append(int(tree.depth.max()))
+        leaves.append(int((~internal).sum()))
+        row = [str(i), str(depths[-1]), str(leaves[-1]), str(int(internal.sum()))]
+        if costs is not None:
+            row.append(number(max_cost(member, feature_costs=costs)))
+        order = np.argsort(-used, kind="stable")  # most splits first
+        row.append(_listed([names[j] for j in order if used[j]]))
+        rows.append(row)
+    lines += _table(header + ["features used"], rows)
+    lines.append(f"depth {min(depths)} to {max(depths)} (mean {number(np.mean(depths))}), "
+                 f"leaves {min(leaves)} to {max(leaves)} (mean {number(np.mean(leaves))})")
+    order = np.argsort(-n_splits, kind="stable")
+    used = [f"{names[j]} ({_count(n_trees_using[j], 'tree')}, "
+            f"{_count(n_splits[j], 'split')})" for j in order if n_splits[j]]
+    lines.append("features used: " + (", ".join(used) if used else "none"))
+    unused = [names[j] for j in range(n_features) if not n_splits[j]]
+    if unused:
+        lines.append("features never used: " + _listed(unused, 12))
+    if costs is not None:
+        lines.append("feature costs: " + ", ".join(f"{names[j]} {number(costs[j])}"
+                                                   for j in range(n_features)))
+    if hasattr(forest, "validation_cost_"):
+        budget = getattr(forest, "budget", None)
+        alpha = getattr(forest, "alpha_", None)
+        lines.append(
+            ("no budget (every tree grown kept)" if budget is None else
+             f"budget {number(budget)} per example")
+            + ("" if alpha is None else f"; alpha {number(alpha)}")
+            + f"; on its validation rows: average cost {number(forest.validation_cost_)} per "
+              f"example, accuracy {number(forest.validation_score_)}")
+    return "\n".join(lines) + "\n"

@@ -46,8 +46,12 @@ FORMAT_NAME = "treesmith-model"
 #: ``categorical_features``; a version-1 file is read as a tree without categorical splits,
 #: fitted with ``categorical_features=None``. 3: the Bayesian trees, GreedyTreeClassifier and
 #: BudgetForestClassifier take ``categorical_features``; an older file of theirs is read with it
-#: None.
-SCHEMA_VERSION = 3
+#: None. 4: the estimators with ``categories_`` store ``category_precision_`` (the float
+#: precision of each column of float categories); an older file lacks it, and its categories
+#: are matched as that version matched them (exactly, or in a narrower float column's
+#: precision). An older treesmith refuses a version-4 file rather than read the float64 0.1
+#: of a column fitted as float32 as an unseen category.
+SCHEMA_VERSION = 4
 #: Files larger than this are refused before parsing (a guard against memory exhaustion).
 MAX_FILE_BYTES = 1 << 30
 
@@ -93,6 +97,9 @@ _MEMBER_CLASSES = {
 _REQUIRED_ATTRIBUTES = ("tree_", "n_features_in_")
 _REQUIRED_CLASSIFIER_ATTRIBUTES = ("classes_", "n_classes_")
 _CATEGORICAL_ATTRIBUTES = ("categories_", "is_categorical_")
+#: Fitted attributes added in a schema version: a file of an older version may lack them (the
+#: estimator then behaves as that version did) and may not hold them.
+_ATTRIBUTES_SINCE = {"category_precision_": 4}
 _DTYPE_PATTERN = re.compile(r"^[<>|=]?(b1|[iu][1248]|f[48]|U\d{1,6}|O)$")
 _TREE_ARRAY_KINDS = {
     "children_left": "i", "children_right": "i", "feature": "i", "bin_threshold": "i",
@@ -606,7 +613,8 @@ def _check_ensemble(estimator, name: str, where: str = "attributes") -> None:
         _check_estimator(member, f"{where}.estimators_[{i}]")
         if member.n_features_in_ != n_features:
             _fail(f"{where}.estimators_[{i}]", "has another number of features")
-        for attribute in ("feature_names_in_", "is_categorical_"):  # one copy each: agree
+        for attribute in ("feature_names_in_", "is_categorical_",  # one copy each: agree
+                          "category_precision_"):
             ours, theirs = getattr(estimator, attribute, None), getattr(member, attribute, None)
             if theirs is not None and (ours is None or not np.array_equal(
                     np.asarray(ours), np.asarray(theirs))):
@@ -812,6 +820,35 @@ def _check_categorical_attributes(estimator, tree, n_features: int, where: str) 
     for node in internal[on_sets]:
         if tree.categories_left(node).max() >= counts[tree.feature[node]]:
             _fail(where, f"node {node} sends left a category code the feature does not have")
+    _check_category_precision(estimator, categories, n_features, where)
+
+
+def _check_category_precision(estimator, categories, n_features: int, where: str) -> None:
+    """category_precision_ as fit stores it: absent, or per feature null or the float
+    precision of a column whose categories are real numbers, each of which that precision
+    holds exactly (the prediction rounds cells to it before matching them)."""
+    from .categorical import FLOAT_PRECISIONS
+
+    precisions = getattr(estimator, "category_precision_", None)
+    if precisions is None:
+        return
+    if not (isinstance(precisions, list) and len(precisions) == n_features
+            and all(p is None or p in FLOAT_PRECISIONS for p in precisions)):
+        _fail(where, f"category_precision_ must be a list of {n_features} entries, each null "
+                     f"or one of {list(FLOAT_PRECISIONS)}")
+    for j, precision in enumerate(precisions):
+        if precision is None:
+            continue
+        levels = None if categories is None else categories[j]
+        values = [] if levels is None else levels.tolist()
+        if levels is None or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                     for v in values):
+            _fail(where, f"category_precision_[{j}] is {precision!r} but feature {j} has no "
+                         "numeric categories")
+        with np.errstate(over="ignore"):
+            exact = np.asarray(values, dtype=np.float64).astype(precision).astype(np.float64)
+        if not np.array_equal(exact, np.asarray(values, dtype=np.float64)):
+            _fail(where, f"categories_[{j}] holds a value that {precision} cannot represent")
 
 
 def _check_fitted_parameter_objects(estimator, n_features: int, where: str) -> None:
@@ -910,6 +947,8 @@ def _decode_model(model):
         if not isinstance(name, str) or not name.endswith("_") or name.startswith("_") or \
                 name in params:
             _fail("attributes", f"{str(name)[:40]!r} is not a fitted attribute name")
+        if _ATTRIBUTES_SINCE.get(name, 1) > version:
+            _fail("attributes", f"{name!r} is not an attribute of schema version {version}")
         decoded = _decode(value, f"attributes.{name}")
         try:
             setattr(estimator, name, decoded)

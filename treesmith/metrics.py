@@ -284,7 +284,7 @@ def _missing_go_left(tree) -> np.ndarray:
 def _request(get_feature, rows: np.ndarray, j: int, batch: bool,
              categories=None) -> np.ndarray:
     """Feature ``j`` of ``rows`` from ``get_feature``, as floats; a categorical feature's
-    values (``categories`` its training categories) as category codes."""
+    values (``categories``: its ``categorical.FittedColumn``) as category codes."""
     dtype = np.float64 if categories is None else object
     if batch:
         values = np.asarray(get_feature(rows, j), dtype=dtype).ravel()

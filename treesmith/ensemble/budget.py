@@ -292,6 +292,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
                 member.feature_names_in_ = self.feature_names_in_
             member.bin_mapper_ = self.bin_mapper_
             member.is_categorical_, member.categories_ = self.is_categorical_, categories
+            member.category_precision_ = getattr(self, "category_precision_", None)
             member.impurity_ = self.impurity_
             member.feature_costs_, member.cost_groups_ = costs.feature_cost, costs.cost_group
             member.cost_model_ = "per_feature"

@@ -476,6 +476,7 @@ class BaseForest(BaseEstimator):
             member.cost_model_ = self.cost_model
             member.is_categorical_ = self.is_categorical_
             member.categories_ = categories
+            member.category_precision_ = getattr(self, "category_precision_", None)
             member.max_features_ = template.max_features_
             member.n_outputs_ = 1
             if n_classes:
