@@ -57,6 +57,7 @@ _LAZY = {
     "from_dict": "treesmith.io",
     "export_text": "treesmith.export",
     "export_graphviz": "treesmith.export",
+    "forest_summary": "treesmith.export",
     "plot_tree": "treesmith.plotting",
     "load_dataset": "treesmith.datasets",
     "list_datasets": "treesmith.datasets",
