@@ -1,4 +1,5 @@
-"""Plain-numpy references for the C4.5 kernels (``treesmith._kernels.c45``), used by the tests.
+"""Plain-numpy references for the C4.5 kernels (``treesmith._kernels.c45``, the walk of
+``treesmith.c45._costs``), used by the tests.
 
 They use textbook formulas (entropy of proportions in bits) instead of J48's x·ln x sums, and
 enumerate every cut, so they check the compiled scan independently.
@@ -7,6 +8,8 @@ enumerate every cut, so they check the compiled scan independently.
 from __future__ import annotations
 
 import numpy as np
+
+from ._tree import _branch_of
 
 SMALL = 1e-6
 
@@ -84,3 +87,29 @@ def added_errors_naive(n: float, errors: float, confidence_factor: float) -> flo
     upper = (f + z ** 2 / (2 * n) + z * np.sqrt(f / n - f ** 2 / n + z ** 2 / (4 * n ** 2))) \
         / (1 + z ** 2 / n)
     return upper * n - errors
+
+
+def visited_tests(tree, x: np.ndarray) -> list[int]:
+    """The test nodes C4.5's prediction of one encoded row ``x`` evaluates, in pre-order
+    (node order): the plain recursive definition ``_costs._visit_costs`` is checked against."""
+    visited = []
+
+    def visit(node: int) -> None:
+        if tree.attribute[node] < 0:
+            return
+        visited.append(node)
+        start, count = tree.child_start[node], tree.n_children[node]
+        branch = int(_branch_of(tree.kind[node], tree.threshold[node],
+                                x[tree.attribute[node]], count))
+        kids = tree.children[start:start + count]
+        if branch >= 0:
+            if not tree.is_empty[kids[branch]]:
+                visit(int(kids[branch]))
+            return
+        if tree.branch_weight[start:start + count].sum() > 0:
+            for child in kids:
+                if not tree.is_empty[child]:
+                    visit(int(child))
+
+    visit(0)
+    return visited

@@ -191,65 +191,10 @@ class C45Tree:
         depth, node and leaf counts of the view exceed C4.5's when nominal tests are present
         (``c45_tree_`` has C4.5's). Rows with a missing value take the heaviest branch in
         this view; the estimator's own predictions spread them over all branches as C4.5
-        does.
+        does. :meth:`binary_repeated_tests` says which nodes of the view repeat their parent's
+        test.
         """
-        records = []  # (feature, threshold, missing_left, class_weight, depth, left, right)
-
-        def add(node_id: int, depth: int) -> int:
-            me = len(records)
-            records.append(None)
-            weight = self.class_weight[node_id]
-            if self.attribute[node_id] == LEAF:
-                records[me] = (TREE_UNDEFINED, np.nan, False, weight, depth, TREE_LEAF,
-                               TREE_LEAF)
-                return me
-            start, count = self.child_start[node_id], self.n_children[node_id]
-            kids = self.children[start:start + count]
-            shares = self.branch_weight[start:start + count]
-            heaviest = int(np.argmax(shares))
-            feature = int(self.attribute[node_id])
-            if self.kind[node_id] == NUMERIC:
-                tests = [(self.threshold[node_id], 0)]
-                branch_codes = None
-            elif self.kind[node_id] == NOMINAL_BINARY:
-                value = self.threshold[node_id]
-                tests = [(value - 0.5, None), (value + 0.5, None)]
-                branch_codes = None
-            else:
-                tests = [(b + 0.5, b) for b in range(count - 1)]
-                branch_codes = list(range(count))
-            if self.kind[node_id] == NOMINAL_BINARY:
-                # code < v -> branch 1; code == v -> branch 0; code > v -> branch 1
-                left_lt = add(kids[1], depth + 1)
-                inner = len(records)
-                records.append(None)
-                eq = add(kids[0], depth + 2)
-                gt = add(kids[1], depth + 2)
-                records[inner] = (feature, value + 0.5, heaviest == 0, weight, depth + 1, eq,
-                                  gt)
-                records[me] = (feature, value - 0.5, False, weight, depth, left_lt, inner)
-                return me
-            if branch_codes is None:  # numeric
-                left = add(kids[0], depth + 1)
-                right = add(kids[1], depth + 1)
-                records[me] = (feature, float(tests[0][0]), heaviest == 0, weight, depth, left,
-                               right)
-                return me
-            # multiway nominal: code <= 0.5 -> branch 0, else code <= 1.5 -> branch 1, ...
-            current, current_depth = me, depth
-            for b in range(count - 1):
-                left = add(kids[b], current_depth + 1)
-                if b == count - 2:
-                    right = add(kids[count - 1], current_depth + 1)
-                else:
-                    right = len(records)
-                    records.append(None)
-                records[current] = (feature, b + 0.5, heaviest <= b, weight, current_depth,
-                                    left, right)
-                current, current_depth = right, current_depth + 1
-            return me
-
-        add(0, 0)
+        records = self._binary_records()
         n = len(records)
         feature = np.array([r[0] for r in records], dtype=np.int64)
         leaf = feature == TREE_UNDEFINED
@@ -279,6 +224,76 @@ class C45Tree:
             class_counts=class_weight.copy(),
             depth=np.array([r[4] for r in records], dtype=np.int64),
         )
+
+    def binary_repeated_tests(self) -> np.ndarray:
+        """bool, one per node of :meth:`to_binary_tree`'s view: True where the node renders
+        the same C4.5 test as its parent (the second and later links of a multiway nominal
+        chain, the inner ``code <= v + 0.5`` of a binary nominal test). C4.5 evaluates such a
+        test once, so a per-test cost charges it once (docs/methods.md §5)."""
+        return np.array([r[7] for r in self._binary_records()], dtype=bool)
+
+    def _binary_records(self) -> list:
+        """The binary view's nodes in pre-order: (feature, threshold, missing_left,
+        class_weight, depth, left, right, repeats_parent_test)."""
+        records = []
+
+        def add(node_id: int, depth: int) -> int:
+            me = len(records)
+            records.append(None)
+            weight = self.class_weight[node_id]
+            if self.attribute[node_id] == LEAF:
+                records[me] = (TREE_UNDEFINED, np.nan, False, weight, depth, TREE_LEAF,
+                               TREE_LEAF, False)
+                return me
+            start, count = self.child_start[node_id], self.n_children[node_id]
+            kids = self.children[start:start + count]
+            shares = self.branch_weight[start:start + count]
+            heaviest = int(np.argmax(shares))
+            feature = int(self.attribute[node_id])
+            if self.kind[node_id] == NUMERIC:
+                tests = [(self.threshold[node_id], 0)]
+                branch_codes = None
+            elif self.kind[node_id] == NOMINAL_BINARY:
+                value = self.threshold[node_id]
+                tests = [(value - 0.5, None), (value + 0.5, None)]
+                branch_codes = None
+            else:
+                tests = [(b + 0.5, b) for b in range(count - 1)]
+                branch_codes = list(range(count))
+            if self.kind[node_id] == NOMINAL_BINARY:
+                # code < v -> branch 1; code == v -> branch 0; code > v -> branch 1
+                left_lt = add(kids[1], depth + 1)
+                inner = len(records)
+                records.append(None)
+                eq = add(kids[0], depth + 2)
+                gt = add(kids[1], depth + 2)
+                records[inner] = (feature, value + 0.5, heaviest == 0, weight, depth + 1, eq,
+                                  gt, True)
+                records[me] = (feature, value - 0.5, False, weight, depth, left_lt, inner,
+                               False)
+                return me
+            if branch_codes is None:  # numeric
+                left = add(kids[0], depth + 1)
+                right = add(kids[1], depth + 1)
+                records[me] = (feature, float(tests[0][0]), heaviest == 0, weight, depth, left,
+                               right, False)
+                return me
+            # multiway nominal: code <= 0.5 -> branch 0, else code <= 1.5 -> branch 1, ...
+            current, current_depth = me, depth
+            for b in range(count - 1):
+                left = add(kids[b], current_depth + 1)
+                if b == count - 2:
+                    right = add(kids[count - 1], current_depth + 1)
+                else:
+                    right = len(records)
+                    records.append(None)
+                records[current] = (feature, b + 0.5, heaviest <= b, weight, current_depth,
+                                    left, right, b > 0)
+                current, current_depth = right, current_depth + 1
+            return me
+
+        add(0, 0)
+        return records
 
 
 @njit(cache=True, nogil=True)
