@@ -217,6 +217,9 @@ def path_cost(tested_features, feature_cost, cost_group=None, cost_model="per_te
     and Saligrama, "Feature-Budgeted Random Forest", 2015); docs/methods.md §5. This is the
     definition; :func:`node_path_costs` computes it for every node of a tree at once, and the
     growth kernel's marginal cost of a test is ``path_cost(path + [f]) - path_cost(path)``.
+    A C4.5 prediction, which follows every branch below a missing value, costs ``path_cost``
+    of all the tests it visits (``treesmith.c45._costs``): a column tested on two visited
+    branches pays twice per_test, once per_feature.
     """
     feature_cost = np.asarray(feature_cost, dtype=np.float64)
     features = [int(f) for f in tested_features]
