@@ -30,21 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._tree import _branch_of
-
-
-class C45Walk(NamedTuple):
-    """The arrays of a :class:`~treesmith.c45.C45Tree` that its prediction walk reads."""
-
-    attribute: np.ndarray      # int64 (n_nodes,), column tested, -1 at a leaf
-    kind: np.ndarray           # int64 (n_nodes,), NUMERIC / NOMINAL / NOMINAL_BINARY
-    threshold: np.ndarray      # float64 (n_nodes,)
-    child_start: np.ndarray    # int64 (n_nodes,)
-    n_children: np.ndarray     # int64 (n_nodes,)
-    children: np.ndarray       # int64 (n_branches,)
-    branch_weight: np.ndarray  # float64 (n_branches,)
-    is_empty: np.ndarray       # bool (n_nodes,)
-    depth: np.ndarray          # int64 (n_nodes,)
+from ._tree import _route
 
 
 class TestCosts(NamedTuple):
@@ -65,11 +51,6 @@ class Visits(NamedTuple):
     depth: np.ndarray    # float64 (n_samples,)
 
 
-def walk_of(tree) -> C45Walk:
-    """The walk record of a fitted :class:`~treesmith.c45.C45Tree`."""
-    return C45Walk(*(getattr(tree, name) for name in C45Walk._fields))
-
-
 def visit_costs(tree, X: np.ndarray, feature_cost, feature_group,
                 cost_model: str = "per_test") -> Visits:
     """Cost, number of tests and depth of the C4.5 prediction of every row of ``X`` (float64,
@@ -86,15 +67,15 @@ def visit_costs(tree, X: np.ndarray, feature_cost, feature_group,
                       cost_model == "per_feature")
     out = Visits(np.zeros(X.shape[0]), np.zeros(X.shape[0], dtype=np.int64),
                  np.zeros(X.shape[0]))
-    _visit_costs(X, walk_of(tree), costs, out)
+    _visit_costs(X, tree.walk(), costs, out)
     return out
 
 
 @njit(cache=True, nogil=True)
-def _visit_costs(X, walk, costs, out):  # IN X, walk, costs; OUT out (Visits)
-    """C4.5's walk of every row (as ``_class_probabilities`` walks it: a known value takes its
-    branch, an empty branch stops there, a missing or unseen one spreads over the non-empty
-    branches by ``branch_weight``), in pre-order, charging each visited test."""
+def _visit_costs(X, walk, costs, out):  # IN X, walk (C45Walk), costs (TestCosts); OUT out
+    """C4.5's walk of every row, as its prediction walks it (``_tree._route``), in pre-order,
+    charging each visited test; a share ends at a leaf (its depth) or after a test that sends
+    it nowhere further (an empty branch, or no branch weight: depth of the test + 1)."""
     n_nodes = walk.attribute.shape[0]
     stack_node = np.empty(n_nodes + 1, dtype=np.int64)
     stack_weight = np.empty(n_nodes + 1)
@@ -117,36 +98,13 @@ def _visit_costs(X, walk, costs, out):  # IN X, walk, costs; OUT out (Visits)
                 sum_weight += weight
                 continue
             n_tests += 1
-            if not costs.per_feature:
+            group = costs.feature_group[feature]
+            if not costs.per_feature or paid_by[group] != i:
+                paid_by[group] = i
                 sum_cost += costs.feature_cost[feature]
-            elif paid_by[costs.feature_group[feature]] != i:
-                paid_by[costs.feature_group[feature]] = i
-                sum_cost += costs.feature_cost[feature]
-            start = walk.child_start[node]
-            count = walk.n_children[node]
-            branch = _branch_of(walk.kind[node], walk.threshold[node], X[i, feature], count)
-            if branch >= 0:
-                child = walk.children[start + branch]
-                if walk.is_empty[child]:  # answers with this node's distribution
-                    sum_depth += weight * walk.depth[child]
-                    sum_weight += weight
-                else:
-                    stack_node[top] = child
-                    stack_weight[top] = weight
-                    top += 1
-                continue
-            total = 0.0
-            for b in range(count):
-                total += walk.branch_weight[start + b]
-            spread = False
-            for b in range(count - 1, -1, -1):  # pushed last first: popped in pre-order
-                child = walk.children[start + b]
-                if not walk.is_empty[child] and total > 0:
-                    stack_node[top] = child
-                    stack_weight[top] = weight * walk.branch_weight[start + b] / total
-                    top += 1
-                    spread = True
-            if not spread:  # nowhere to go: the fraction stops after this test
+            before = top
+            top, _ = _route(walk, node, X[i, feature], weight, stack_node, stack_weight, top)
+            if top == before:
                 sum_depth += weight * (walk.depth[node] + 1)
                 sum_weight += weight
         out.cost[i] = sum_cost
@@ -154,4 +112,4 @@ def _visit_costs(X, walk, costs, out):  # IN X, walk, costs; OUT out (Visits)
         out.depth[i] = sum_depth / sum_weight if sum_weight > 0 else 0.0
 
 
-__all__ = ["C45Walk", "TestCosts", "Visits", "visit_costs", "walk_of"]
+__all__ = ["TestCosts", "Visits", "visit_costs"]
