@@ -175,6 +175,13 @@ def test_cost_parameters_are_validated_as_for_every_tree():
         path_costs(model, ROWS, None, None, "per_row")
     with pytest.raises(ValueError, match="X has no rows"):
         expected_cost(model, ROWS.iloc[:0])
+    tree, encoded = model.c45_tree_, model._encode_predict(ROWS)
+    with pytest.raises(ValueError, match="feature_cost must have one entry per column"):
+        visit_costs(tree, encoded, np.ones(3), np.arange(4))
+    with pytest.raises(ValueError, match="X must have 4 columns"):
+        visit_costs(tree, encoded[:, :2], np.ones(4), np.arange(4))
+    with pytest.raises(ValueError, match="cost_model must be"):
+        visit_costs(tree, encoded, np.ones(4), np.arange(4), "per_row")
 
 
 # -- fitted trees: the kernel against the definition, complete rows against the old figures ---

@@ -33,7 +33,7 @@ from numba import njit
 from ._tree import _route
 
 
-class TestCosts(NamedTuple):
+class CostSetting(NamedTuple):
     """What a visited test costs: its column's cost, and its column's cost group (per_feature
     charges a group once per example)."""
 
@@ -62,7 +62,19 @@ def visit_costs(tree, X: np.ndarray, feature_cost, feature_group,
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     groups = np.ascontiguousarray(feature_group, dtype=np.int64)
-    costs = TestCosts(np.ascontiguousarray(feature_cost, dtype=np.float64), groups,
+    n_features = tree.n_features
+    if X.ndim != 2 or X.shape[1] != n_features:
+        raise ValueError(f"X must have {n_features} columns, got shape {X.shape}.")
+    for name, values in (("feature_cost", feature_cost), ("feature_group", groups)):
+        if np.shape(values) != (n_features,):
+            raise ValueError(f"{name} must have one entry per column ({n_features}), got "
+                             f"shape {np.shape(values)}.")
+    if groups.size and groups.min() < 0:
+        raise ValueError("feature_group ids must be >= 0.")
+    if cost_model not in ("per_test", "per_feature"):
+        raise ValueError(f"cost_model must be 'per_test' or 'per_feature', got "
+                         f"{cost_model!r}.")
+    costs = CostSetting(np.ascontiguousarray(feature_cost, dtype=np.float64), groups,
                       int(groups.max()) + 1 if groups.size else 0,
                       cost_model == "per_feature")
     out = Visits(np.zeros(X.shape[0]), np.zeros(X.shape[0], dtype=np.int64),
@@ -72,7 +84,7 @@ def visit_costs(tree, X: np.ndarray, feature_cost, feature_group,
 
 
 @njit(cache=True, nogil=True)
-def _visit_costs(X, walk, costs, out):  # IN X, walk (C45Walk), costs (TestCosts); OUT out
+def _visit_costs(X, walk, costs, out):  # IN X, walk (C45Walk), costs (CostSetting); OUT out
     """C4.5's walk of every row, as its prediction walks it (``_tree._route``), in pre-order,
     charging each visited test; a share ends at a leaf (its depth) or after a test that sends
     it nowhere further (an empty branch, or no branch weight: depth of the test + 1)."""
@@ -112,4 +124,4 @@ def _visit_costs(X, walk, costs, out):  # IN X, walk (C45Walk), costs (TestCosts
         out.depth[i] = sum_depth / sum_weight if sum_weight > 0 else 0.0
 
 
-__all__ = ["TestCosts", "Visits", "visit_costs"]
+__all__ = ["CostSetting", "Visits", "visit_costs"]
