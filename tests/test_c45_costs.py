@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from treesmith import compare
 from treesmith.c45 import C45Classifier, C45Tree
 from treesmith.c45._costs import visit_costs
-from treesmith.c45._reference import visited_tests
+from treesmith.c45._reference import visited_tests, weighted_depth
 from treesmith.costs import node_path_costs, path_cost
 from treesmith.export import export_text
 from treesmith.metrics import expected_cost, expected_depth, max_cost, path_costs
@@ -110,6 +110,8 @@ def test_hand_costs_under_both_cost_models_and_cost_groups(costs, groups, cost_m
 def test_hand_depth_is_the_weighted_depth_of_the_branch_ends():
     model = hand_model()
     encoded = model._encode_predict(ROWS)
+    np.testing.assert_allclose([weighted_depth(model.c45_tree_, x) for x in encoded], DEPTH,
+                               rtol=0, atol=1e-15)
     visits = visit_costs(model.c45_tree_, encoded, np.ones(4), np.arange(4))
     np.testing.assert_allclose(visits.depth, DEPTH, rtol=0, atol=1e-15)
     np.testing.assert_array_equal(visits.n_tests, [len(v) for v in VISITED])
@@ -225,6 +227,11 @@ def test_costs_are_path_cost_of_the_visited_tests_on_random_data(seed, binary_sp
             expected = reference_costs(model, X_missing, *setting, cost_model)
             np.testing.assert_array_equal(
                 path_costs(model, X_missing, *setting, cost_model), expected)
+    visits = visit_costs(model.c45_tree_, model._encode_predict(X_missing), costs, groups)
+    np.testing.assert_allclose(visits.depth, [weighted_depth(model.c45_tree_, x) for x in
+                                              model._encode_predict(X_missing)],
+                               rtol=1e-12, atol=0)
+    assert expected_depth(model, X_missing) == pytest.approx(visits.depth.mean(), abs=1e-12)
     # a row's cost only grows when values go missing (its visited tests are a superset)
     complete = path_costs(model, X, costs, groups, "per_feature")
     assert np.all(path_costs(model, X_missing, costs, groups, "per_feature") >= complete)
@@ -288,4 +295,6 @@ def test_kernel_matches_the_definition_on_any_rows(rows, cost_model):
     np.testing.assert_array_equal(
         visits.n_tests, [len(visited_tests(model.c45_tree_, x))
                          for x in model._encode_predict(X)])
+    np.testing.assert_allclose(visits.depth, [weighted_depth(model.c45_tree_, x)
+                                              for x in model._encode_predict(X)], atol=1e-14)
     assert np.all((visits.depth >= 2) & (visits.depth <= 3))

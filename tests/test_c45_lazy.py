@@ -5,6 +5,8 @@ the costs of path_costs, each value requested once."""
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_c45_costs import (
     COSTS,
     GROUPED_COSTS,
@@ -78,6 +80,20 @@ def test_hand_rows(batch, costs, groups, cost_model, expected):
         assert record.calls == 5  # a at 0; b at 1; c at 3; c at 7 (row 2); d at 9
     predictions, paid = lazy  # unpacks as before
     assert predictions is lazy.predictions and paid is lazy.costs
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([np.nan, -1.0, 0.0, 0.5, 1.0]),
+                          st.sampled_from([None, "p", "q", "r", "unseen"]),
+                          st.sampled_from([np.nan, 0.0, 1.0, 2.5]),
+                          st.sampled_from([np.nan, -1.0, 0.0, 3.0])), min_size=1, max_size=8),
+       st.booleans(), st.sampled_from(["per_test", "per_feature"]))
+def test_any_rows_of_the_hand_tree(rows, batch, cost_model):
+    """Whatever is missing or unseen, the lazy walk predicts as predict_proba, pays what
+    path_costs says and asks exactly the values C4.5 reads, once each."""
+    frame = pd.DataFrame(rows, columns=["a", "b", "c", "d"])
+    check_lazy(hand_model(), frame, batch, feature_costs=GROUPED_COSTS, cost_groups=GROUPS,
+               cost_model=cost_model)
 
 
 def test_unseen_category_is_missing_as_in_predict():

@@ -113,3 +113,33 @@ def visited_tests(tree, x: np.ndarray) -> list[int]:
 
     visit(0)
     return visited
+
+
+def weighted_depth(tree, x: np.ndarray) -> float:
+    """Depth of one encoded row ``x`` as ``_costs._visit_costs`` defines it, by recursion: the
+    mean of the depths where its shares end (a leaf; after a test sending it nowhere
+    further), weighted by the shares C4.5 gives them."""
+    ends = []  # (share, depth)
+
+    def visit(node: int, share: float) -> None:
+        if tree.attribute[node] < 0:
+            ends.append((share, tree.depth[node]))
+            return
+        start, count = tree.child_start[node], tree.n_children[node]
+        kids = tree.children[start:start + count]
+        weights = tree.branch_weight[start:start + count]
+        branch = int(_branch_of(tree.kind[node], tree.threshold[node],
+                                x[tree.attribute[node]], count))
+        if branch >= 0:
+            followed = [(kids[branch], share)] if not tree.is_empty[kids[branch]] else []
+        else:
+            followed = [(child, share * w / weights.sum()) for child, w in zip(kids, weights)
+                        if not tree.is_empty[child] and weights.sum() > 0]
+        if not followed:
+            ends.append((share, tree.depth[node] + 1))
+        for child, child_share in followed:
+            visit(int(child), child_share)
+
+    visit(0, 1.0)
+    total = sum(share for share, _ in ends)
+    return sum(share * depth for share, depth in ends) / total if total > 0 else 0.0
