@@ -272,7 +272,8 @@ def path_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
     (docs/methods.md §5).
 
     With ``feature_costs=None`` every test costs 1, giving the expected number of tests per
-    example (mean path length − 1).
+    example (mean path length − 1). A ``C45Classifier`` pays for every test its prediction
+    evaluates (all branches below a missing value), as ``treesmith.metrics.path_costs``.
     """
     tree = estimator.tree_
     costs = np.ones(tree.n_features) if feature_costs is None else np.asarray(
@@ -280,7 +281,13 @@ def path_cost(estimator, X, feature_costs=None, sample_weight=None) -> float:
     if costs.shape != (tree.n_features,):
         raise ValueError(f"feature_costs must have {tree.n_features} entries, got "
                          f"{costs.shape[0] if costs.ndim else costs}")
-    per_example = node_path_costs(tree, costs)[estimator.apply(X)]
+    if getattr(estimator, "c45_tree_", None) is not None:  # the tests C4.5 evaluates
+        from .c45._costs import visit_costs
+
+        per_example = visit_costs(estimator.c45_tree_, estimator._encode_predict(X), costs,
+                                  np.arange(tree.n_features)).cost
+    else:
+        per_example = node_path_costs(tree, costs)[estimator.apply(X)]
     return float(np.dot(_weights(sample_weight, per_example.shape[0]), per_example))
 
 

@@ -217,6 +217,9 @@ def path_cost(tested_features, feature_cost, cost_group=None, cost_model="per_te
     and Saligrama, "Feature-Budgeted Random Forest", 2015); docs/methods.md §5. This is the
     definition; :func:`node_path_costs` computes it for every node of a tree at once, and the
     growth kernel's marginal cost of a test is ``path_cost(path + [f]) - path_cost(path)``.
+    A C4.5 prediction, which follows every branch below a missing value, costs ``path_cost``
+    of all the tests it visits (``treesmith.c45._costs``): a column tested on two visited
+    branches pays twice per_test, once per_feature.
     """
     feature_cost = np.asarray(feature_cost, dtype=np.float64)
     features = [int(f) for f in tested_features]
@@ -231,10 +234,16 @@ def path_cost(tested_features, feature_cost, cost_group=None, cost_model="per_te
     return total
 
 
-def node_path_costs(tree, feature_cost, cost_group=None, cost_model="per_test") -> np.ndarray:
+def node_path_costs(tree, feature_cost, cost_group=None, cost_model="per_test",
+                    repeated_test=None) -> np.ndarray:
     """Cost of the tests on the path from the root to every node (the node's own test not
     included), float64 ``(n_nodes,)``: at a leaf, the cost of classifying an example that
     reaches it (:func:`path_cost` of its path).
+
+    ``repeated_test`` (bool, one per node, optional): True where a node renders the same test
+    as its parent (a C4.5 multiway test drawn as a chain of binary tests,
+    :meth:`treesmith.c45.C45Tree.binary_repeated_tests`); such a node is not charged again,
+    since one test is evaluated. Without it every node is a test of its own.
 
     ``tree`` is any array tree with ``children_left``, ``children_right`` and ``feature``
     (treesmith's or scikit-learn's ``tree_``; a leaf has ``children_left == -1``). One pass over
@@ -250,6 +259,12 @@ def node_path_costs(tree, feature_cost, cost_group=None, cost_model="per_test") 
     internal = left != -1
     test_cost = np.zeros(n_nodes)
     test_cost[internal] = feature_cost[feature[internal]]
+    if repeated_test is not None:
+        repeated_test = np.asarray(repeated_test, dtype=bool)
+        if repeated_test.shape != (n_nodes,):
+            raise ValueError(f"repeated_test must have one entry per node ({n_nodes}), got "
+                             f"shape {repeated_test.shape}.")
+        test_cost[repeated_test] = 0.0  # per_feature: the same column, already paid
     cost = np.zeros(n_nodes)
     if n_nodes == 0:
         return cost

@@ -116,6 +116,7 @@ class TreeExporter:
         else:
             self.class_names = []
         self.feature_costs = self._costs(feature_costs, source)
+        self.c45_tree = getattr(source, "c45_tree_", None)  # its multiway tests count once
         self.cost_model = getattr(source, "cost_model_", getattr(source, "cost_model",
                                                                   "per_test"))
         groups = getattr(source, "cost_groups_", None)
@@ -251,14 +252,17 @@ class TreeExporter:
     def path_cost(self, node: int) -> float | None:
         """Cost of the tests on the path from the root to ``node`` (its own test excluded):
         each test under ``per_test``; each cost group (a feature, or the columns sharing one
-        acquisition) once under ``per_feature`` (docs/methods.md §5). None without costs."""
+        acquisition) once under ``per_feature`` (docs/methods.md §5); a C4.5 multiway test,
+        drawn as a chain of binary tests, once. None without costs."""
         if self.feature_costs is None:
             return None
         if self._path_costs is None:
             model = self.cost_model if self.cost_model in ("per_test", "per_feature") \
                 else "per_test"
+            repeated = None if self.c45_tree is None else \
+                self.c45_tree.binary_repeated_tests()
             self._path_costs = node_path_costs(self.tree, self.feature_costs, self.cost_groups,
-                                               model)
+                                               model, repeated_test=repeated)
         return float(self._path_costs[node])
 
     def n_samples(self, node: int) -> int:

@@ -12,7 +12,8 @@ distinct cost groups tested on the path of the group's cost.
 Expected cost (the EC4.5/ECART complexity measure; docs/methods.md §5):
 c(T) = Σ_x p(x)·cost(x), p = normalised sample weights.
 A forest (``estimators_`` of trees) pays, per example, once for each cost group tested on any
-of its paths (docs/methods.md §5).
+of its paths (docs/methods.md §5). A ``C45Classifier`` pays for the tests its prediction
+evaluates: every branch below a missing value, as C4.5 classifies (``treesmith.c45._costs``).
 
 :func:`predict_lazy` evaluates a tree while acquiring features on demand, asking for a value
 only when the example's path reaches a test on it, and reports the cost actually paid.
@@ -73,14 +74,42 @@ def path_costs(estimator, X, feature_costs=None, cost_groups=None,
 
     A forest (an estimator with ``estimators_`` of fitted trees and no ``tree_``) is costed as
     docs/methods.md §5 says: per example, the union of the cost groups tested on its paths in
-    all trees, each paid once (``cost_model`` does not apply).
+    all trees, each paid once (``cost_model`` does not apply). A ``C45Classifier`` pays for
+    every test its prediction evaluates: below a missing value C4.5 follows every branch, and
+    per_test charges each test visited, per_feature each cost group once
+    (docs/methods.md §5).
     """
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         return _forest_costs(estimator, X, feature_costs, cost_groups)
+    if _is_c45(estimator):
+        return _c45_visits(estimator, X, feature_costs, cost_groups, cost_model).cost
     tree = _fitted_tree(estimator)
     leaf_cost = node_path_costs(tree, *_cost_setting(
         estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
     return leaf_cost[np.asarray(estimator.apply(X), dtype=np.int64)]
+
+
+def _is_c45(estimator) -> bool:
+    return getattr(estimator, "c45_tree_", None) is not None
+
+
+def _c45_visits(estimator, X, feature_costs=None, cost_groups=None, cost_model=None):
+    """Cost, number and depth of the tests C4.5's prediction of each row of ``X`` evaluates
+    (:func:`treesmith.c45._costs.visit_costs`)."""
+    from .c45._costs import visit_costs
+
+    setting = _cost_setting(estimator, estimator.n_features_in_, feature_costs, cost_groups,
+                            cost_model)
+    return visit_costs(estimator.c45_tree_, estimator._encode_predict(X), *setting)
+
+
+def _node_costs(estimator, tree, feature_costs, cost_groups, cost_model) -> np.ndarray:
+    """:func:`node_path_costs` of ``tree``; a C4.5 model's multiway tests, drawn in ``tree_``
+    as chains of binary tests, are charged once."""
+    repeated = estimator.c45_tree_.binary_repeated_tests() if _is_c45(estimator) else None
+    return node_path_costs(tree, *_cost_setting(
+        estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model),
+        repeated_test=repeated)
 
 
 def _forest_costs(forest, X, feature_costs, cost_groups) -> np.ndarray:
@@ -135,24 +164,36 @@ def expected_cost(estimator, X, sample_weight=None, feature_costs=None, cost_gro
 def max_cost(estimator, X=None, feature_costs=None, cost_groups=None,
              cost_model=None) -> float:
     """Worst cost of evaluating the tree: over the rows of ``X``, or over every root-to-leaf
-    path of the tree when ``X`` is None."""
+    path of the tree when ``X`` is None (for a ``C45Classifier``, the paths of complete
+    examples; a row with missing values, which C4.5 sends down several branches, can cost
+    more: pass ``X``)."""
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         from .ensemble.costs import forest_max_cost  # a forest: the union per example
 
         return forest_max_cost(estimator, X, feature_costs, cost_groups)
     tree = _fitted_tree(estimator)
-    node_cost = node_path_costs(tree, *_cost_setting(
-        estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
     if X is None:
+        node_cost = _node_costs(estimator, tree, feature_costs, cost_groups, cost_model)
         return float(node_cost[np.asarray(tree.children_left) == _LEAF].max())
-    leaves = np.asarray(estimator.apply(X), dtype=np.int64)
-    if leaves.shape[0] == 0:
+    cost = path_costs(estimator, X, feature_costs, cost_groups, cost_model)
+    if cost.shape[0] == 0:
         raise ValueError("X has no rows: the maximum cost is undefined.")
-    return float(node_cost[leaves].max())
+    return float(cost.max())
 
 
 def expected_depth(estimator, X, sample_weight=None) -> float:
-    """Σ_x p(x)·(number of tests on the path of x): the expected cost with unit costs."""
+    """Σ_x p(x)·(number of tests on the path of x): the expected cost with unit costs.
+
+    A ``C45Classifier`` counts the tests on C4.5's own path (a multiway test is one test); a row
+    with a missing value, which C4.5 sends down several branches, has the mean depth of the
+    ends of its branches, weighted by the fractions C4.5 gives them (its number of tests
+    evaluated is its per_test cost with unit costs, :func:`path_costs`).
+    """
+    if _is_c45(estimator):
+        depth = _c45_visits(estimator, X).depth
+        if depth.shape[0] == 0:
+            raise ValueError("X has no rows: the expected depth is undefined.")
+        return float(depth @ _normalised_weight(sample_weight, depth.shape[0]))
     paths = sp.csr_matrix(estimator.decision_path(X))
     if paths.shape[0] == 0:
         raise ValueError("X has no rows: the expected depth is undefined.")
@@ -168,14 +209,20 @@ class LazyPrediction:
     Attributes:
         predictions: class labels (classifier) or predicted values (regressor), one per row.
         costs: cost paid by each row under the cost model (same as :func:`path_costs`).
-        leaves: the leaf each row reached.
+        leaves: the leaf each row reached (of ``tree_``; a ``C45Classifier`` row with a missing
+            value reaches several of C4.5's leaves, and this is its ``apply``: the heaviest
+            branch's).
         n_requests: number of feature values requested (each (row, feature) at most once).
+        probabilities: class probabilities as ``predict_proba`` gives them, for a
+            ``C45Classifier`` (whose lazy walk combines its branches' distributions); None
+            otherwise.
     """
 
     predictions: np.ndarray
     costs: np.ndarray
     leaves: np.ndarray
     n_requests: int
+    probabilities: np.ndarray | None = None
 
     def __iter__(self):
         return iter((self.predictions, self.costs))
@@ -189,11 +236,14 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     (once per example and feature) with ``get_feature(row_index, j)``, or, with
     ``batch=True``, for every example waiting at that node at once with
     ``get_feature(row_indices, j)`` (an int array; return one value per index). A value is a
-    float, NaN = missing (the test sends it to its learned side; a ``C45Classifier``, which
-    spreads a missing value over every branch, refuses it). Features off the path are
-    never requested. Returns predictions and the cost paid per example under the estimator's
-    (or the given) cost model: per_test charges every test on the path, per_feature charges a
-    cost group the first time the path tests one of its columns.
+    float, NaN = missing (the test sends it to its learned side). A ``C45Classifier`` takes
+    values as its ``predict`` does (categories of nominal columns) and follows C4.5: below a
+    missing value it descends every branch, asking for the features each branch tests, and
+    predicts exactly as ``predict`` / ``predict_proba`` (``probabilities``). Features off the
+    visited paths are never requested. Returns predictions and the cost paid per example under
+    the estimator's (or the given) cost model: per_test charges every test visited,
+    per_feature charges a cost group the first time a visited test uses one of its columns
+    (:func:`path_costs`).
 
     Unpacks as ``predictions, costs = predict_lazy(...)``.
     """
@@ -209,6 +259,10 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     n_features = _n_features(estimator, tree)
     costs, groups, model = _cost_setting(estimator, n_features, feature_costs, cost_groups,
                                          cost_model)
+    if _is_c45(estimator):  # every branch below a missing value
+        from .c45._lazy import c45_predict_lazy
+
+        return c45_predict_lazy(estimator, get_feature, n_samples, batch, costs, groups, model)
     group_cost = group_costs(costs, groups)
     left = np.asarray(tree.children_left)
     right = np.asarray(tree.children_right)
@@ -223,7 +277,6 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     leaves = np.empty(n_samples, dtype=np.int64)
     n_requests = 0
     rows_at = {0: np.arange(n_samples, dtype=np.int64)}
-    spreads_missing = hasattr(estimator, "c45_tree_")  # C4.5: see the check in the walk
     # Children are stored after their parents, so one pass in node order visits every node
     # after the examples reaching it are known.
     for node in range(left.shape[0]):
@@ -252,12 +305,6 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
             paid_cost[payers] += group_cost[g]
             mask[payers] = True
         values = known[j][rows]
-        if spreads_missing and np.isnan(values).any():
-            raise ValueError(
-                f"predict_lazy follows one path per example, but {type(estimator).__name__} "
-                f"sends an example with a missing value (feature {j}) down every branch, "
-                "weighted (C4.5), so the lazy prediction would differ from predict; give "
-                "complete examples or use predict.")
         go_left = _goes_left(tree, node, values, threshold, missing_left)
         rows_at[int(left[node])] = rows[go_left]
         rows_at[int(right[node])] = rows[~go_left]

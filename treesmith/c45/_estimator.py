@@ -192,29 +192,48 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                         except TypeError:
                             levels = sorted(set(values), key=str)
                     categories.append(levels)
-                lookup = {level: code for code, level in enumerate(categories[j])}
-                X[:, j] = [lookup.get(v, np.nan) if not _is_missing(v) else np.nan
-                           for v in np.asarray(column, dtype=object)]
-            else:
-                if fitting:
-                    categories.append(None)
-                try:
-                    X[:, j] = np.asarray(column, dtype=np.float64)
-                except (TypeError, ValueError) as error:
-                    raise type(error)(
-                        f"column {self._column_name(j)} holds non-numeric values ({error}); "
-                        f"name it in categorical_features to treat it as nominal.") from None
-                if np.isinf(X[:, j]).any():
-                    raise ValueError(f"column {self._column_name(j)} holds infinity; C4.5 "
-                                     f"needs finite values or NaN for missing.")
+            elif fitting:
+                categories.append(None)
+            X[:, j] = self._encode_values(j, column, categories[j])
         if fitting:
             self.categories_ = categories
         if self.missing_values == "error" and np.isnan(X).any():
-            column = int(np.flatnonzero(np.isnan(X).any(axis=0))[0])
-            raise ValueError(f"column {self._column_name(column)} has missing values and "
-                             f"missing_values='error'; use missing_values='fractional' for "
-                             f"C4.5's fractional objects.")
+            self._refuse_missing(int(np.flatnonzero(np.isnan(X).any(axis=0))[0]))
         return X
+
+    def _encode_values(self, j, values, levels):
+        """Float64 codes of column ``j``'s ``values``: the category code of a nominal value
+        (``levels`` its categories; NaN when missing or unseen), the number itself for a
+        numeric column (NaN missing; infinity and non-numbers refused)."""
+        if levels is not None:
+            lookup = {level: code for code, level in enumerate(levels)}
+            return np.array([lookup.get(v, np.nan) if not _is_missing(v) else np.nan
+                             for v in np.asarray(values, dtype=object).ravel()],
+                            dtype=np.float64)
+        try:
+            codes = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise type(error)(
+                f"column {self._column_name(j)} holds non-numeric values ({error}); "
+                f"name it in categorical_features to treat it as nominal.") from None
+        if np.isinf(codes).any():
+            raise ValueError(f"column {self._column_name(j)} holds infinity; C4.5 "
+                             f"needs finite values or NaN for missing.")
+        return codes
+
+    def _refuse_missing(self, j):
+        raise ValueError(f"column {self._column_name(j)} has missing values and "
+                         f"missing_values='error'; use missing_values='fractional' for "
+                         f"C4.5's fractional objects.")
+
+    def _encode_column(self, j, values):
+        """Feature ``j``'s raw ``values`` (1-D) encoded as :meth:`predict` encodes them: for
+        code that reads features one at a time (``treesmith.predict_lazy``)."""
+        check_is_fitted(self, "c45_tree_")
+        codes = self._encode_values(j, values, self.categories_[j])
+        if self.missing_values == "error" and np.isnan(codes).any():
+            self._refuse_missing(j)
+        return codes
 
     def _column_name(self, j):
         names = getattr(self, "feature_names_in_", None)
@@ -341,16 +360,20 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """J48's class distribution (``distributionForInstance``), normalised to sum to 1."""
-        encoded = self._encode_predict(X)
+        return self._proba_of_encoded(self._encode_predict(X))
+
+    def predict(self, X):
+        """J48's ``classifyInstance``: the most probable class, the first on near-ties."""
+        return self._predict_encoded(self._encode_predict(X))
+
+    def _proba_of_encoded(self, encoded):
         probabilities = self.c45_tree_.predict_proba(encoded, laplace=bool(self.laplace))
         total = probabilities.sum(axis=1, keepdims=True)
         return np.divide(probabilities, total, out=np.full_like(probabilities,
                                                                 1.0 / self.n_classes_),
                          where=total > 0)
 
-    def predict(self, X):
-        """J48's ``classifyInstance``: the most probable class, the first on near-ties."""
-        encoded = self._encode_predict(X)
+    def _predict_encoded(self, encoded):
         probabilities = self.c45_tree_.predict_proba(encoded, laplace=False)
         return self.classes_[predicted_class(probabilities)]
 

@@ -1,4 +1,5 @@
-"""Plain-numpy references for the C4.5 kernels (``treesmith._kernels.c45``), used by the tests.
+"""Plain-numpy references for the C4.5 kernels (``treesmith._kernels.c45``, the walk of
+``treesmith.c45._costs``), used by the tests.
 
 They use textbook formulas (entropy of proportions in bits) instead of J48's x·ln x sums, and
 enumerate every cut, so they check the compiled scan independently.
@@ -7,6 +8,8 @@ enumerate every cut, so they check the compiled scan independently.
 from __future__ import annotations
 
 import numpy as np
+
+from ._tree import _branch_of
 
 SMALL = 1e-6
 
@@ -84,3 +87,59 @@ def added_errors_naive(n: float, errors: float, confidence_factor: float) -> flo
     upper = (f + z ** 2 / (2 * n) + z * np.sqrt(f / n - f ** 2 / n + z ** 2 / (4 * n ** 2))) \
         / (1 + z ** 2 / n)
     return upper * n - errors
+
+
+def visited_tests(tree, x: np.ndarray) -> list[int]:
+    """The test nodes C4.5's prediction of one encoded row ``x`` evaluates, in pre-order
+    (node order): the plain recursive definition ``_costs._visit_costs`` is checked against."""
+    visited = []
+
+    def visit(node: int) -> None:
+        if tree.attribute[node] < 0:
+            return
+        visited.append(node)
+        start, count = tree.child_start[node], tree.n_children[node]
+        branch = int(_branch_of(tree.kind[node], tree.threshold[node],
+                                x[tree.attribute[node]], count))
+        kids = tree.children[start:start + count]
+        if branch >= 0:
+            if not tree.is_empty[kids[branch]]:
+                visit(int(kids[branch]))
+            return
+        if tree.branch_weight[start:start + count].sum() > 0:
+            for child in kids:
+                if not tree.is_empty[child]:
+                    visit(int(child))
+
+    visit(0)
+    return visited
+
+
+def weighted_depth(tree, x: np.ndarray) -> float:
+    """Depth of one encoded row ``x`` as ``_costs._visit_costs`` defines it, by recursion: the
+    mean of the depths where its shares end (a leaf; after a test sending it nowhere
+    further), weighted by the shares C4.5 gives them."""
+    ends = []  # (share, depth)
+
+    def visit(node: int, share: float) -> None:
+        if tree.attribute[node] < 0:
+            ends.append((share, tree.depth[node]))
+            return
+        start, count = tree.child_start[node], tree.n_children[node]
+        kids = tree.children[start:start + count]
+        weights = tree.branch_weight[start:start + count]
+        branch = int(_branch_of(tree.kind[node], tree.threshold[node],
+                                x[tree.attribute[node]], count))
+        if branch >= 0:
+            followed = [(kids[branch], share)] if not tree.is_empty[kids[branch]] else []
+        else:
+            followed = [(child, share * w / weights.sum()) for child, w in zip(kids, weights)
+                        if not tree.is_empty[child] and weights.sum() > 0]
+        if not followed:
+            ends.append((share, tree.depth[node] + 1))
+        for child, child_share in followed:
+            visit(int(child), child_share)
+
+    visit(0, 1.0)
+    total = sum(share for share, _ in ends)
+    return sum(share * depth for share, depth in ends) / total if total > 0 else 0.0

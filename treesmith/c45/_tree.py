@@ -18,6 +18,8 @@ model files that read ``tree_`` work on it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -27,6 +29,20 @@ from ..tree import Tree
 from ._grow import NOMINAL, NOMINAL_BINARY, NUMERIC, Node
 
 LEAF = -1
+
+
+class C45Walk(NamedTuple):
+    """The arrays of a :class:`C45Tree` that its prediction walk reads (the kernels' record)."""
+
+    attribute: np.ndarray      # int64 (n_nodes,), column tested, -1 at a leaf
+    kind: np.ndarray           # int64 (n_nodes,), NUMERIC / NOMINAL / NOMINAL_BINARY
+    threshold: np.ndarray      # float64 (n_nodes,)
+    child_start: np.ndarray    # int64 (n_nodes,)
+    n_children: np.ndarray     # int64 (n_nodes,)
+    children: np.ndarray       # int64 (n_branches,)
+    branch_weight: np.ndarray  # float64 (n_branches,)
+    is_empty: np.ndarray       # bool (n_nodes,)
+    depth: np.ndarray          # int64 (n_nodes,)
 
 
 class C45Tree:
@@ -172,13 +188,15 @@ class C45Tree:
         return int(self.depth.max())
 
     # -- prediction ---------------------------------------------------------------------------
+    def walk(self) -> C45Walk:
+        """The arrays the compiled prediction walk reads, as one record."""
+        return C45Walk(*(getattr(self, name) for name in C45Walk._fields))
+
     def predict_proba(self, X: np.ndarray, laplace: bool = False) -> np.ndarray:
         """J48's class distribution for every row of X (float64, codes for nominal columns)."""
         out = np.zeros((X.shape[0], self.n_classes))
-        _class_probabilities(np.ascontiguousarray(X, dtype=np.float64), self.attribute,
-                             self.kind, self.threshold, self.child_start, self.n_children,
-                             self.children, self.class_weight, self.branch_weight,
-                             self.is_empty, laplace, out)
+        _class_probabilities(np.ascontiguousarray(X, dtype=np.float64), self.walk(),
+                             self.class_weight, laplace, out)
         return out
 
     # -- interoperability -----------------------------------------------------------------------
@@ -191,65 +209,10 @@ class C45Tree:
         depth, node and leaf counts of the view exceed C4.5's when nominal tests are present
         (``c45_tree_`` has C4.5's). Rows with a missing value take the heaviest branch in
         this view; the estimator's own predictions spread them over all branches as C4.5
-        does.
+        does. :meth:`binary_repeated_tests` says which nodes of the view repeat their parent's
+        test.
         """
-        records = []  # (feature, threshold, missing_left, class_weight, depth, left, right)
-
-        def add(node_id: int, depth: int) -> int:
-            me = len(records)
-            records.append(None)
-            weight = self.class_weight[node_id]
-            if self.attribute[node_id] == LEAF:
-                records[me] = (TREE_UNDEFINED, np.nan, False, weight, depth, TREE_LEAF,
-                               TREE_LEAF)
-                return me
-            start, count = self.child_start[node_id], self.n_children[node_id]
-            kids = self.children[start:start + count]
-            shares = self.branch_weight[start:start + count]
-            heaviest = int(np.argmax(shares))
-            feature = int(self.attribute[node_id])
-            if self.kind[node_id] == NUMERIC:
-                tests = [(self.threshold[node_id], 0)]
-                branch_codes = None
-            elif self.kind[node_id] == NOMINAL_BINARY:
-                value = self.threshold[node_id]
-                tests = [(value - 0.5, None), (value + 0.5, None)]
-                branch_codes = None
-            else:
-                tests = [(b + 0.5, b) for b in range(count - 1)]
-                branch_codes = list(range(count))
-            if self.kind[node_id] == NOMINAL_BINARY:
-                # code < v -> branch 1; code == v -> branch 0; code > v -> branch 1
-                left_lt = add(kids[1], depth + 1)
-                inner = len(records)
-                records.append(None)
-                eq = add(kids[0], depth + 2)
-                gt = add(kids[1], depth + 2)
-                records[inner] = (feature, value + 0.5, heaviest == 0, weight, depth + 1, eq,
-                                  gt)
-                records[me] = (feature, value - 0.5, False, weight, depth, left_lt, inner)
-                return me
-            if branch_codes is None:  # numeric
-                left = add(kids[0], depth + 1)
-                right = add(kids[1], depth + 1)
-                records[me] = (feature, float(tests[0][0]), heaviest == 0, weight, depth, left,
-                               right)
-                return me
-            # multiway nominal: code <= 0.5 -> branch 0, else code <= 1.5 -> branch 1, ...
-            current, current_depth = me, depth
-            for b in range(count - 1):
-                left = add(kids[b], current_depth + 1)
-                if b == count - 2:
-                    right = add(kids[count - 1], current_depth + 1)
-                else:
-                    right = len(records)
-                    records.append(None)
-                records[current] = (feature, b + 0.5, heaviest <= b, weight, current_depth,
-                                    left, right)
-                current, current_depth = right, current_depth + 1
-            return me
-
-        add(0, 0)
+        records = self._binary_records()
         n = len(records)
         feature = np.array([r[0] for r in records], dtype=np.int64)
         leaf = feature == TREE_UNDEFINED
@@ -280,6 +243,76 @@ class C45Tree:
             depth=np.array([r[4] for r in records], dtype=np.int64),
         )
 
+    def binary_repeated_tests(self) -> np.ndarray:
+        """bool, one per node of :meth:`to_binary_tree`'s view: True where the node renders
+        the same C4.5 test as its parent (the second and later links of a multiway nominal
+        chain, the inner ``code <= v + 0.5`` of a binary nominal test). C4.5 evaluates such a
+        test once, so a per-test cost charges it once (docs/methods.md §5)."""
+        return np.array([r[7] for r in self._binary_records()], dtype=bool)
+
+    def _binary_records(self) -> list:
+        """The binary view's nodes in pre-order: (feature, threshold, missing_left,
+        class_weight, depth, left, right, repeats_parent_test)."""
+        records = []
+
+        def add(node_id: int, depth: int) -> int:
+            me = len(records)
+            records.append(None)
+            weight = self.class_weight[node_id]
+            if self.attribute[node_id] == LEAF:
+                records[me] = (TREE_UNDEFINED, np.nan, False, weight, depth, TREE_LEAF,
+                               TREE_LEAF, False)
+                return me
+            start, count = self.child_start[node_id], self.n_children[node_id]
+            kids = self.children[start:start + count]
+            shares = self.branch_weight[start:start + count]
+            heaviest = int(np.argmax(shares))
+            feature = int(self.attribute[node_id])
+            if self.kind[node_id] == NUMERIC:
+                tests = [(self.threshold[node_id], 0)]
+                branch_codes = None
+            elif self.kind[node_id] == NOMINAL_BINARY:
+                value = self.threshold[node_id]
+                tests = [(value - 0.5, None), (value + 0.5, None)]
+                branch_codes = None
+            else:
+                tests = [(b + 0.5, b) for b in range(count - 1)]
+                branch_codes = list(range(count))
+            if self.kind[node_id] == NOMINAL_BINARY:
+                # code < v -> branch 1; code == v -> branch 0; code > v -> branch 1
+                left_lt = add(kids[1], depth + 1)
+                inner = len(records)
+                records.append(None)
+                eq = add(kids[0], depth + 2)
+                gt = add(kids[1], depth + 2)
+                records[inner] = (feature, value + 0.5, heaviest == 0, weight, depth + 1, eq,
+                                  gt, True)
+                records[me] = (feature, value - 0.5, False, weight, depth, left_lt, inner,
+                               False)
+                return me
+            if branch_codes is None:  # numeric
+                left = add(kids[0], depth + 1)
+                right = add(kids[1], depth + 1)
+                records[me] = (feature, float(tests[0][0]), heaviest == 0, weight, depth, left,
+                               right, False)
+                return me
+            # multiway nominal: code <= 0.5 -> branch 0, else code <= 1.5 -> branch 1, ...
+            current, current_depth = me, depth
+            for b in range(count - 1):
+                left = add(kids[b], current_depth + 1)
+                if b == count - 2:
+                    right = add(kids[count - 1], current_depth + 1)
+                else:
+                    right = len(records)
+                    records.append(None)
+                records[current] = (feature, b + 0.5, heaviest <= b, weight, current_depth,
+                                    left, right, b > 0)
+                current, current_depth = right, current_depth + 1
+            return me
+
+        add(0, 0)
+        return records
+
 
 @njit(cache=True, nogil=True)
 def _leaf_probability(class_weight, k, laplace):
@@ -308,14 +341,49 @@ def _branch_of(kind, threshold, value, n_children):
 
 
 @njit(cache=True, nogil=True)
-def _class_probabilities(X, attribute, kind, threshold, child_start, n_children, children,
-                         class_weight, branch_weight, is_empty, laplace, out):
+def _route(walk, node, value, weight, stack_node, stack_weight, top):
+    """One step of C4.5's walk (J48's ``ClassifierTree.getProbs``) at test ``node``, the
+    example's share ``weight`` holding ``value`` for the tested column: a known value goes down
+    its branch; a missing or unseen one down every non-empty branch b, with weight
+    ``weight · branch_weight[b] / Σ branch_weight`` (nowhere when that sum is 0). Children are
+    pushed last first, so the walk pops them in pre-order (node order).
+
+    Returns ``(top, stops)``: the new stack top, and whether the share stops at this test
+    (its known value leads to a branch grown from no objects: it answers with this node's
+    class distribution).
+    """
+    start = walk.child_start[node]
+    count = walk.n_children[node]
+    branch = _branch_of(walk.kind[node], walk.threshold[node], value, count)
+    if branch >= 0:
+        child = walk.children[start + branch]
+        if walk.is_empty[child]:
+            return top, True
+        stack_node[top] = child
+        stack_weight[top] = weight
+        return top + 1, False
+    total = 0.0
+    for b in range(count):
+        total += walk.branch_weight[start + b]
+    if total > 0:
+        for b in range(count - 1, -1, -1):
+            child = walk.children[start + b]
+            if not walk.is_empty[child]:
+                stack_node[top] = child
+                stack_weight[top] = weight * walk.branch_weight[start + b] / total
+                top += 1
+    return top, False
+
+
+@njit(cache=True, nogil=True)
+def _class_probabilities(X, walk, class_weight, laplace, out):  # OUT out (n_rows, n_classes)
+    """Σ over the shares of each row's walk (:func:`_route`) of share · the class
+    distribution where it ends: a leaf's, or the tested node's when the share stops there."""
     n_classes = class_weight.shape[1]
-    n_nodes = attribute.shape[0]
+    n_nodes = walk.attribute.shape[0]
     stack_node = np.empty(n_nodes + 1, dtype=np.int64)
     stack_weight = np.empty(n_nodes + 1)
     for i in range(X.shape[0]):
-        top = 0
         stack_node[0] = 0
         stack_weight[0] = 1.0
         top = 1
@@ -323,32 +391,13 @@ def _class_probabilities(X, attribute, kind, threshold, child_start, n_children,
             top -= 1
             node = stack_node[top]
             weight = stack_weight[top]
-            if attribute[node] < 0:
+            stops = walk.attribute[node] < 0
+            if not stops:
+                top, stops = _route(walk, node, X[i, walk.attribute[node]], weight,
+                                    stack_node, stack_weight, top)
+            if stops:
                 for k in range(n_classes):
                     out[i, k] += weight * _leaf_probability(class_weight[node], k, laplace)
-                continue
-            start = child_start[node]
-            count = n_children[node]
-            branch = _branch_of(kind[node], threshold[node], X[i, attribute[node]], count)
-            if branch >= 0:
-                child = children[start + branch]
-                if is_empty[child]:
-                    for k in range(n_classes):
-                        out[i, k] += weight * _leaf_probability(class_weight[node], k, laplace)
-                else:
-                    stack_node[top] = child
-                    stack_weight[top] = weight
-                    top += 1
-                continue
-            total = 0.0
-            for b in range(count):
-                total += branch_weight[start + b]
-            for b in range(count):
-                child = children[start + b]
-                if not is_empty[child] and total > 0:
-                    stack_node[top] = child
-                    stack_weight[top] = weight * branch_weight[start + b] / total
-                    top += 1
 
 
 def predicted_class(probabilities: np.ndarray) -> np.ndarray:
@@ -363,4 +412,4 @@ def predicted_class(probabilities: np.ndarray) -> np.ndarray:
     return best
 
 
-__all__ = ["C45Tree", "predicted_class"]
+__all__ = ["C45Tree", "C45Walk", "predicted_class"]
