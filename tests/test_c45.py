@@ -312,3 +312,29 @@ def test_deep_chains_do_not_hit_the_recursion_limit():
         sys.setrecursionlimit(max(old, sys.getrecursionlimit()))
     assert model.get_depth() == depth >= 100
     assert text.count("\n") + 1 == 2 * (model.get_n_leaves() - 1)  # two lines per test
+
+
+def _weather(n=300, missing_every=10, seed=0):
+    """Three-valued nominal ``outlook`` and numeric ``temp``; the class is a rule of both."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"outlook": rng.choice(["sunny", "rain", "overcast"], n),
+                      "temp": rng.normal(20, 5, n)})
+    y = (((X.outlook == "sunny") & (X.temp > 20)) | (X.outlook == "overcast")).astype(int)
+    X.loc[::missing_every, "outlook"] = None
+    return X, y
+
+
+def test_binary_view_chain_links_hold_the_weights_of_their_branches():
+    """The binary view draws a multiway nominal test as a chain of code tests; each later
+    link holds the rows of the branches still ahead of it, so its class weights are theirs
+    (it held the whole test's before): every inner node's class weights are its children's."""
+    X, y = _weather()
+    model = C45Classifier().fit(X, y)
+    tree = model.tree_
+    assert model.c45_tree_.n_children[0] == 3  # a three-way test at the root
+    weights = np.asarray(tree.weighted_value).reshape(tree.node_count, -1)
+    chain = tree.children_right[0]
+    assert tree.feature[chain] == tree.feature[0]  # the chain's second link
+    for node in np.flatnonzero(tree.children_left >= 0):
+        children = weights[tree.children_left[node]] + weights[tree.children_right[node]]
+        np.testing.assert_allclose(weights[node], children, rtol=1e-12)

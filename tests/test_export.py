@@ -347,3 +347,53 @@ def test_forests_are_not_trees_to_the_exporters():
         export_text(forest)
     with pytest.raises(TypeError, match="forest must be a fitted forest"):
         forest_summary(forest.estimators_[0])
+
+
+def _c45_weather(n=300, seed=0):
+    """A C4.5 model's data: nominal ``outlook`` (some missing), numeric ``temp``."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"outlook": rng.choice(["sunny", "rain", "overcast"], n),
+                      "temp": rng.normal(20, 5, n)})
+    y = (((X.outlook == "sunny") & (X.temp > 20)) | (X.outlook == "overcast")).astype(int)
+    X.loc[::10, "outlook"] = None
+    return X, y
+
+
+def test_c45_nominal_tests_print_their_values():
+    """A C4.5 nominal test is drawn in ``tree_`` as code tests; the export names the values
+    each branch takes (``outlook = overcast``), not codes (``outlook <= 0.5``), in the tree and
+    in the rules, one value set per branch of the multiway test."""
+    X, y = _c45_weather()
+    model = treesmith.C45Classifier().fit(X, y)
+    text = export_text(model)
+    assert "outlook <=" not in text and "outlook >" not in text
+    for value in ("overcast", "rain", "sunny"):
+        assert re.search(rf"outlook = {value}\b", text), text
+    assert "outlook in {rain, sunny}" in text  # the chain's first link, right
+    rules = export_text(model, rules=True).splitlines()
+    assert sorted(line.split(" THEN ")[0] for line in rules if line.startswith("IF")) == sorted([
+        "IF (outlook in {overcast} or missing)", "IF outlook in {rain}",
+        "IF outlook in {sunny} AND (temp <= 19.971 or missing)",
+        "IF outlook in {sunny} AND temp > 19.971"])
+
+
+def test_c45_binary_nominal_rules_are_j48s_and_skip_unreachable_branches():
+    """With binary splits, C4.5 tests ``x = v``; the binary view draws it as code < v, = v, > v
+    with the "other values" subtree under both outer sides, one of which no value takes when v
+    is the first or last code. The tree text marks such a branch, the rules leave it out: one
+    rule per branch of J48's tree."""
+    from treesmith.c45.weka import j48_text
+
+    X, y = _c45_weather()
+    model = treesmith.C45Classifier(binary_splits=True).fit(X, y)
+    text = export_text(model)
+    assert "outlook <=" not in text
+    assert "(no value goes this way)" in text
+    rules = [line for line in export_text(model, rules=True).splitlines()
+             if line.startswith("IF")]
+    assert all("{}" not in rule for rule in rules)
+    n_j48_leaves = sum(line.count(": ") for line in j48_text(model).splitlines())
+    assert len(rules) == n_j48_leaves == 4
+    assert any(rule.startswith("IF outlook in {overcast} THEN") for rule in rules)

@@ -129,6 +129,7 @@ class TreeExporter:
                              f"{show_distribution!r}")
         self.show_distribution = show_distribution
         self._path_costs = None
+        self._nominal_bounds = None
         self._value_range = None
         self._heights = None
         self._colours = None
@@ -212,6 +213,37 @@ class TreeExporter:
             return set(range(max(left) + 1)) - left
         return set(range(len(categories))) - left
 
+    def is_nominal_threshold(self, node: int) -> bool:
+        """A ``code <= t`` test on a C4.5 nominal column: ``tree_`` draws C4.5's nominal
+        tests as thresholds on the category codes (``C45Tree.to_binary_tree``)."""
+        if self.c45_tree is None or self.categories is None or self.is_leaf(node):
+            return False
+        return self.categories[int(self.tree.feature[node])] is not None
+
+    def nominal_codes(self, feature: int, low: float, high: float) -> set:
+        """Codes c of C4.5 nominal column ``feature`` with low < c <= high."""
+        return {c for c in range(len(self.categories[feature])) if low < c <= high}
+
+    def nominal_bounds(self, node: int) -> tuple[float, float]:
+        """(low, high): the codes low < c <= high of the node's nominal column that the tests
+        above it leave (a chain of code tests draws one multiway C4.5 test)."""
+        if self._nominal_bounds is None:
+            tree = self.tree
+            bounds = {0: {}}
+            for current in range(tree.node_count):  # parents come first (pre-order)
+                state = bounds[current]
+                if self.is_leaf(current):
+                    continue
+                feature = int(tree.feature[current])
+                low, high = state.get(feature, (-np.inf, np.inf))
+                threshold = float(tree.threshold[current])
+                bounds[int(tree.children_left[current])] = {
+                    **state, feature: (low, min(high, threshold))}
+                bounds[int(tree.children_right[current])] = {
+                    **state, feature: (max(low, threshold), high)}
+            self._nominal_bounds = bounds
+        return self._nominal_bounds[node].get(int(self.tree.feature[node]), (-np.inf, np.inf))
+
     def condition(self, node: int, go_left: bool) -> str:
         """The test outcome leading to the left (``x <= t``) or right (``x > t``) child.
 
@@ -229,6 +261,17 @@ class TreeExporter:
         if np.isinf(threshold):
             present = go_left == (threshold > 0)
             return f"{name} is not missing" if present else f"{name} is missing"
+        if self.is_nominal_threshold(node):  # C4.5: the values the code test sends this way
+            low, high = self.nominal_bounds(node)
+            codes = (self.nominal_codes(int(self.tree.feature[node]), low,
+                                        min(high, threshold)) if go_left else
+                     self.nominal_codes(int(self.tree.feature[node]), max(low, threshold),
+                                        high))
+            if not codes:  # C4.5's binary view draws "x = v" with a side no value takes
+                return (f"{name} is missing" if self.missing_goes_left(node) == go_left
+                        else f"{name} in {{}} (no value goes this way)")
+            shown = self.category_set(int(self.tree.feature[node]), codes)
+            return f"{name} = {shown[1:-1]}" if len(codes) == 1 else f"{name} in {shown}"
         text = self.number(threshold)
         return f"{name} <= {text}" if go_left else f"{name} > {text}"
 
@@ -238,6 +281,9 @@ class TreeExporter:
             return ""
         if self.tree.is_categorical_split[node] and not self.categories_to(node, go_left):
             return ""  # the condition reads "is missing"
+        if self.is_nominal_threshold(node) and self.condition(node, go_left).endswith(
+                " is missing"):
+            return ""
         return " or missing"
 
     def missing_goes_left(self, node: int) -> bool:
@@ -435,6 +481,8 @@ class TextExporter(TreeExporter):
         if note:
             yield f"# {note}; a rule ending in a truncated branch is marked [truncated]"
         for leaf, conditions in self._leaf_conditions():
+            if conditions is None:  # a branch of C4.5's binary view that no value takes
+                continue
             body = " AND ".join(conditions) if conditions else "TRUE"
             rule = f"IF {body} THEN {self.prediction_text(leaf)}"
             cost = self.path_cost(leaf)
@@ -492,9 +540,11 @@ class TextExporter(TreeExporter):
             stack.append(("go", int(self.tree.children_right[node]), (feature, False, node)))
             stack.append(("go", int(self.tree.children_left[node]), (feature, True, node)))
 
-    def _conditions(self, order, state) -> list[str]:
+    def _conditions(self, order, state) -> list[str] | None:
         """One condition per feature: ``lo < x <= hi``, with ``or missing`` when every test on
-        the feature sends missing values the way the path goes, or ``x is (not) missing``."""
+        the feature sends missing values the way the path goes, or ``x is (not) missing``;
+        a C4.5 nominal column's code bounds as its values, ``x in {a, b}``. None when no
+        value reaches the leaf (a branch of C4.5's binary view of an ``x = v`` test)."""
         conditions = []
         for feature in order:
             low, high, missing, present, allowed = state[feature]
@@ -505,6 +555,11 @@ class TextExporter(TreeExporter):
             if allowed is not None and not allowed:  # no category: only missing values
                 conditions.append(f"{name} is missing")
                 continue
+            if allowed is None and self.c45_tree is not None and self.categories is not None \
+                    and self.categories[feature] is not None:  # C4.5 nominal: code bounds
+                allowed = self.nominal_codes(feature, low, high)
+                if not allowed and not missing:
+                    return None  # no value reaches the leaf (C4.5's binary view)
             if allowed is not None:
                 text = f"{name} in {self.category_set(feature, allowed)}"
             elif np.isfinite(low) and np.isfinite(high):

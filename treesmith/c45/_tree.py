@@ -305,7 +305,9 @@ class C45Tree:
                 else:
                     right = len(records)
                     records.append(None)
-                records[current] = (feature, b + 0.5, heaviest <= b, weight, current_depth,
+                # a later link holds the rows of branches b, b + 1, ...: their weights
+                rest = weight if b == 0 else self.class_weight[kids[b:]].sum(axis=0)
+                records[current] = (feature, b + 0.5, heaviest <= b, rest, current_depth,
                                     left, right, b > 0)
                 current, current_depth = right, current_depth + 1
             return me
