@@ -338,3 +338,73 @@ def test_binary_view_chain_links_hold_the_weights_of_their_branches():
     for node in np.flatnonzero(tree.children_left >= 0):
         children = weights[tree.children_left[node]] + weights[tree.children_right[node]]
         np.testing.assert_allclose(weights[node], children, rtol=1e-12)
+
+
+def _float32_nominal(n=400, seed=0):
+    """A nominal float32 column ``v`` (0.1, 0.2, 0.7 in float32) that decides the class with
+    a numeric column ``t``, and the same frame as float64 values read back from text."""
+    rng = np.random.default_rng(seed)
+    levels = np.array([0.1, 0.2, 0.7], dtype=np.float32)
+    X = pd.DataFrame({"v": rng.choice(levels, n), "t": rng.normal(size=n)})
+    y = ((X.v.to_numpy() == np.float32(0.2)) | (X.t.to_numpy() > 1)).astype(int)
+    as_text = X.astype({"v": np.float64})
+    as_text["v"] = [float(f"{v:.7g}") for v in as_text["v"]]  # 0.1, not 0.100000001490116
+    return X, y, as_text
+
+
+@pytest.mark.parametrize("as_category", [False, True])
+def test_float32_nominal_values_match_their_float64_text(as_category, tmp_path):
+    """A nominal column fitted as float32 stores float32 levels (0.10000000149011612); the
+    same values given as float64 (a CSV read back, ``astype(float)``) are the same nominal
+    values, compared in float32 (``category_precision_``), not unseen values spread over every
+    branch. Model files keep it; a file without it (an older version) matches exactly."""
+    import treesmith
+
+    X, y, as_text = _float32_nominal()
+    if as_category:
+        X = X.assign(v=X.v.astype("category"))
+    model = C45Classifier(categorical_features=["v"]).fit(X, y)
+    assert model.category_precision_ == ["float32", None]
+    expected = model.predict_proba(X)
+    np.testing.assert_array_equal(model.predict_proba(as_text), expected)
+    np.testing.assert_array_equal(model.predict_proba(as_text.to_numpy(dtype=object)),
+                                  expected)
+    treesmith.save(model, tmp_path / "c45.json")
+    loaded = treesmith.load(tmp_path / "c45.json")
+    np.testing.assert_array_equal(loaded.predict_proba(as_text), expected)
+    del loaded.category_precision_  # as a model of an older version: exact matching
+    unseen = loaded.predict_proba(as_text)
+    assert not np.array_equal(unseen, expected)  # every v unseen: spread over its branches
+    np.testing.assert_array_equal(loaded.predict_proba(X), expected)
+
+
+def test_float32_nominal_values_a_new_value_is_still_unseen():
+    """Rounding to the fitted precision does not make a new value seen: 0.3 is no level."""
+    X, y, as_text = _float32_nominal()
+    model = C45Classifier(categorical_features=["v"]).fit(X, y)
+    row = as_text.iloc[:1].copy()
+    row["v"] = 0.3
+    missing = row.copy()
+    missing["v"] = np.nan
+    np.testing.assert_array_equal(model.predict_proba(row), model.predict_proba(missing))
+
+
+def test_loaded_category_precision_is_checked(tmp_path):
+    """A model file whose precision does not hold its levels (or names no float type) is
+    refused on load."""
+    import json
+
+    import treesmith
+    from treesmith.io import ModelFileError
+
+    X, y, _ = _float32_nominal()
+    model = C45Classifier(categorical_features=["v"]).fit(X, y)
+    path = tmp_path / "c45.json"
+    treesmith.save(model, path)
+    document = json.loads(path.read_text())
+    text = json.dumps(document)
+    for bad in ('"float16"', '"float8"'):
+        broken = tmp_path / "broken.json"
+        broken.write_text(text.replace('"float32"', bad, 1))
+        with pytest.raises(ModelFileError, match="category_precision_"):
+            treesmith.load(broken)

@@ -12,6 +12,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_sample_weight, check_y_values
+from ..categorical import FLOAT_PRECISIONS, _missing, _object_array, fitted_precision
+from ..categorical import _codes as category_codes
 from . import _grow, _prune
 from ._tree import C45Tree, predicted_class
 
@@ -69,6 +71,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_, n_classes_, n_features_in_, feature_names_in_ (pandas input)
     categories_ : list, per column the nominal categories (None for numeric columns)
+    category_precision_ : list, per column the float precision ("float16", "float32" or
+        "float64") of a nominal column whose values are floats, None otherwise: at prediction
+        such a value is compared in the narrower of it and the column's (a float64 0.1 is the
+        value fitted from a float32 column's 0.1)
     c45_tree_ : C45Tree, the multiway tree as J48 builds it
     tree_ : treesmith Tree, the same tree rendered binary (for metrics, export, model files)
 
@@ -178,12 +184,14 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         n = len(columns[0]) if columns else 0
         X = np.empty((n, len(columns)), dtype=np.float64)
         categories = self.categories_ if not fitting else []
+        precisions = [] if fitting else None
         for j, column in enumerate(columns):
             nominal = self._nominal_[j]
             if nominal:
                 if fitting:
                     if str(getattr(column, "dtype", "")) == "category":
-                        levels = list(column.cat.categories)
+                        levels = [float(v) if isinstance(v, np.floating) else v
+                                  for v in column.cat.categories]
                     else:
                         values = [v for v in np.asarray(column, dtype=object)
                                   if not _is_missing(v)]
@@ -192,11 +200,16 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                         except TypeError:
                             levels = sorted(set(values), key=str)
                     categories.append(levels)
+                    precisions.append(fitted_precision(column, _object_array(levels)))
             elif fitting:
                 categories.append(None)
+                precisions.append(None)
+            if fitting:
+                self.category_precision_ = precisions  # read by _encode_values
             X[:, j] = self._encode_values(j, column, categories[j])
         if fitting:
             self.categories_ = categories
+            self.category_precision_ = precisions
         if self.missing_values == "error" and np.isnan(X).any():
             self._refuse_missing(int(np.flatnonzero(np.isnan(X).any(axis=0))[0]))
         return X
@@ -206,6 +219,14 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         (``levels`` its categories; NaN when missing or unseen), the number itself for a
         numeric column (NaN missing; infinity and non-numbers refused)."""
         if levels is not None:
+            precisions = getattr(self, "category_precision_", None)  # None: an older model
+            precision = None if precisions is None or j >= len(precisions) else precisions[j]
+            if precision is not None:  # floats compared in the narrower precision
+                column = values if hasattr(values, "dtype") else _object_array(
+                    np.asarray(values, dtype=object).ravel().tolist())
+                codes, _ = category_codes(column, _object_array(levels), _missing(column),
+                                          precision)
+                return codes
             lookup = {level: code for code, level in enumerate(levels)}
             return np.array([lookup.get(v, np.nan) if not _is_missing(v) else np.nan
                              for v in np.asarray(values, dtype=object).ravel()],
@@ -293,6 +314,16 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                         for levels in categories):
             raise ValueError(f"categories_ must list, for each of the {self.n_features_in_} "
                              "columns, None (numeric) or its category levels")
+        precisions = getattr(self, "category_precision_", None)  # absent before schema 4
+        if precisions is not None and not (
+                isinstance(precisions, list) and len(precisions) == self.n_features_in_
+                and all(p is None or (p in FLOAT_PRECISIONS and levels is not None and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and float(np.float64(v).astype(p)) == v for v in levels))
+                        for p, levels in zip(precisions, categories))):
+            raise ValueError(f"category_precision_ must list, for each of the "
+                             f"{self.n_features_in_} columns, None or the float precision "
+                             f"({', '.join(FLOAT_PRECISIONS)}) that holds its numeric levels")
         nominal = np.array([levels is not None for levels in categories], dtype=bool)
         tested = tree.attribute >= 0
         if np.any(nominal[tree.attribute[tested]] != (tree.kind[tested] != _grow.NUMERIC)):
