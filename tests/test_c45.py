@@ -1,6 +1,8 @@
 """C45Classifier without Weka: known answers, kernels against the naive references, C4.5's
 rules one by one, missing values, the binary view, scikit-learn conventions."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -352,6 +354,7 @@ def _float32_nominal(n=400, seed=0):
     return X, y, as_text
 
 
+@pytest.mark.filterwarnings("ignore::treesmith.datasets.UnseenLevelWarning")
 @pytest.mark.parametrize("as_category", [False, True])
 def test_float32_nominal_values_match_their_float64_text(as_category, tmp_path):
     """A nominal column fitted as float32 stores float32 levels (0.10000000149011612); the
@@ -378,6 +381,7 @@ def test_float32_nominal_values_match_their_float64_text(as_category, tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(X), expected)
 
 
+@pytest.mark.filterwarnings("ignore::treesmith.datasets.UnseenLevelWarning")
 def test_float32_nominal_values_a_new_value_is_still_unseen():
     """Rounding to the fitted precision does not make a new value seen: 0.3 is no level."""
     X, y, as_text = _float32_nominal()
@@ -408,3 +412,22 @@ def test_loaded_category_precision_is_checked(tmp_path):
         broken.write_text(text.replace('"float32"', bad, 1))
         with pytest.raises(ModelFileError, match="category_precision_"):
             treesmith.load(broken)
+
+
+def test_unseen_nominal_value_warns_and_is_treated_as_missing():
+    """A nominal value never seen in training is treated as missing (down every branch), as
+    J48 does, with an UnseenLevelWarning naming the column and the value, as the library's
+    other estimators warn; a missing value does not warn."""
+    from treesmith.datasets import UnseenLevelWarning
+
+    X, y, _ = _float32_nominal()
+    X = X.assign(v=X.v.map({np.float32(0.1): "a", np.float32(0.2): "b", np.float32(0.7): "c"}))
+    model = C45Classifier().fit(X, y)
+    new, missing = X.iloc[:2].copy(), X.iloc[:2].copy()
+    new["v"] = ["z", "a"]
+    missing["v"] = [None, "a"]
+    with pytest.warns(UnseenLevelWarning, match=r"column 'v' has 1 value\(s\) not seen .*'z'"):
+        unseen = model.predict_proba(new)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenLevelWarning)
+        np.testing.assert_array_equal(model.predict_proba(missing), unseen)

@@ -276,6 +276,7 @@ def test_complete_rows_give_the_figures_they_gave_on_tree_(seed):
         np.mean(np.diff(paths.indptr) - 1), abs=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::treesmith.datasets.UnseenLevelWarning")
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([NAN, -1.0, 0.0, 0.5, 1.0]),
                           st.sampled_from([None, "p", "q", "r", "unseen"]),

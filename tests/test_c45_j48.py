@@ -45,6 +45,7 @@ TEST_DATASETS = ("pima", "bupa", "heart", "vehicle", "housevotes", "tic-tac-toe"
                  "breast")
 
 
+@pytest.mark.filterwarnings("ignore::treesmith.datasets.UnseenLevelWarning")
 @pytest.mark.slow
 @pytest.mark.parametrize("name", TEST_DATASETS)
 def test_same_tree_as_j48(name):

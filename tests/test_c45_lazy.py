@@ -82,6 +82,7 @@ def test_hand_rows(batch, costs, groups, cost_model, expected):
     assert predictions is lazy.predictions and paid is lazy.costs
 
 
+@pytest.mark.filterwarnings("ignore::treesmith.datasets.UnseenLevelWarning")
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([np.nan, -1.0, 0.0, 0.5, 1.0]),
                           st.sampled_from([None, "p", "q", "r", "unseen"]),
@@ -96,6 +97,7 @@ def test_any_rows_of_the_hand_tree(rows, batch, cost_model):
                cost_model=cost_model)
 
 
+@pytest.mark.filterwarnings("ignore::treesmith.datasets.UnseenLevelWarning")
 def test_unseen_category_is_missing_as_in_predict():
     model = hand_model()
     frame = pd.DataFrame({"a": [0.0, 0.0], "b": ["new", "q"], "c": [0.0, 0.0],

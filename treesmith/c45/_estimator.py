@@ -185,6 +185,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         X = np.empty((n, len(columns)), dtype=np.float64)
         categories = self.categories_ if not fitting else []
         precisions = [] if fitting else None
+        unseen_report = []
         for j, column in enumerate(columns):
             nominal = self._nominal_[j]
             if nominal:
@@ -207,9 +208,19 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             if fitting:
                 self.category_precision_ = precisions  # read by _encode_values
             X[:, j] = self._encode_values(j, column, categories[j])
+            if nominal and not fitting:
+                unseen = np.isnan(X[:, j]) & ~_missing(column)
+                if unseen.any():
+                    unseen_report.append(self._unseen_report(j, column, unseen))
         if fitting:
             self.categories_ = categories
             self.category_precision_ = precisions
+        if not fitting and unseen_report:
+            from .._warnings import warn_at_user_code
+            from ..datasets import UnseenLevelWarning
+
+            warn_at_user_code("; ".join(unseen_report) + "; C4.5 treats them as missing "
+                              "values (down every branch, weighted).", UnseenLevelWarning)
         if self.missing_values == "error" and np.isnan(X).any():
             self._refuse_missing(int(np.flatnonzero(np.isnan(X).any(axis=0))[0]))
         return X
@@ -241,6 +252,20 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"column {self._column_name(j)} holds infinity; C4.5 "
                              f"needs finite values or NaN for missing.")
         return codes
+
+    def _unseen_report(self, j, column, unseen) -> str:
+        """Column ``j``'s values unseen in training, and its training values, for the
+        warning."""
+        values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
+        try:
+            values.sort()
+        except TypeError:
+            values.sort(key=str)
+        levels = self.categories_[j]
+        shown = ", ".join(repr(v) for v in values[:5]) + (" …" if len(values) > 5 else "")
+        known = ", ".join(repr(v) for v in levels[:8]) + (" …" if len(levels) > 8 else "")
+        return (f"column {self._column_name(j)} has {int(unseen.sum())} value(s) not seen at "
+                f"fit time: {shown} (training values: {known})")
 
     def _refuse_missing(self, j):
         raise ValueError(f"column {self._column_name(j)} has missing values and "
