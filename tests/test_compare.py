@@ -180,3 +180,20 @@ def test_sklearn_reference_is_scikit_learns_tree(iris):
     fitted = get_method("sklearn-cart").fit(X, y, FitContext(random_state=1))
     assert type(fitted).__module__.startswith("sklearn.tree")
     assert fitted.get_params()["random_state"] == 1
+
+
+def test_score_fit_counts_a_c45_trees_own_leaves_and_depth():
+    """A C4.5 tree with a multiway nominal test: its binary view ``tree_`` draws that test as
+    a chain (one more level, one more node per branch beyond two); the scores report C4.5's
+    own leaves and depth, as ``get_n_leaves``/``get_depth`` and J48 count them."""
+    from treesmith import C45Classifier
+    from treesmith.compare import score_fit
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"outlook": rng.choice(["sunny", "rain", "overcast"], 300),
+                      "temp": rng.normal(20, 5, 300)})
+    y = (((X.outlook == "sunny") & (X.temp > 20)) | (X.outlook == "overcast")).astype(int)
+    model = C45Classifier().fit(X, y)
+    scores = score_fit(model, X, y)
+    assert (scores["n_leaves"], scores["depth"]) == (4, 2)
+    assert (model.tree_.n_leaves, model.tree_.max_depth) == (4, 3)  # the chain's extra level

@@ -423,8 +423,8 @@ def fit(
             rows += [["R²", f"{r2_score(y_test, predicted):.4f}"],
                      ["RMSE", f"{math.sqrt(mean_squared_error(y_test, predicted)):.4g}"]]
         rows.append([cost_label, f"{expected_cost(estimator, X_test, costs):.3f}"])
-    rows += [["leaves", str(estimator.tree_.n_leaves)],
-             ["depth", str(estimator.tree_.max_depth)],
+    rows += [["leaves", str(estimator.get_n_leaves())],  # C4.5's own, not its binary view's
+             ["depth", str(estimator.get_depth())],
              ["fit time (s)", f"{fit_time:.3f}"]]
     split = (f"trained on {len(y_train)} rows, scored on {len(y_test)} held-out rows"
              if X_test is not None else f"trained on all {len(y_train)} rows (no test split)")

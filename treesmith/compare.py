@@ -327,8 +327,9 @@ def score_fit(estimator, X_test, y_test, feature_costs=None) -> dict:
         "accuracy": float(np.mean(predicted == np.asarray(y_test))),
         "roc_auc": roc_auc(y_test, proba, estimator.classes_),
         "expected_cost": expected_cost(estimator, X_test, feature_costs),
-        "n_leaves": int(estimator.tree_.n_leaves),
-        "depth": int(estimator.tree_.max_depth),
+        # the estimator's own counts: a C4.5 tree's, not its binary view's (larger)
+        "n_leaves": int(estimator.get_n_leaves()),
+        "depth": int(estimator.get_depth()),
     }
 
 
