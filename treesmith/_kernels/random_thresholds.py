@@ -65,7 +65,7 @@ from .categorical import CATEGORICAL_SPLIT, _clear_bits, _no_split, _set_bit
 from .decorators import internal_kernel, pointer_kernel
 from .random import draw_without_replacement, initial_state, marked_in_order, next_below
 from .split_rules import NO_SPLIT, beats, node_tie_scale
-from .splitting import compact_feature_histogram, scan_feature
+from .splitting import compact_feature_histogram, scan_feature, scan_two_rows
 from .histogram import has_unit_weights
 from .records import SCAN_WORK_ROWS
 from .stats import (
@@ -188,7 +188,7 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
         for s in range(n_stats):
             grouped[side, s] += hist_f[missing_row, s]
     # two non-missing rows and an empty missing row: the one cut between them
-    scan_feature(grouped, 2, 2, node, work, results, f)
+    scan_two_rows(grouped, 2, node, work, results, f)
     split = results[f]
     drawn_valid = split["bin_threshold"] != NO_SPLIT
     if drawn_valid and has_missing:
@@ -203,7 +203,7 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
     for s in range(n_stats):
         grouped[0, s] = grouped[0, s] + grouped[1, s] - (hist_f[missing_row, s])
         grouped[1, s] = hist_f[missing_row, s]
-    scan_feature(grouped, 1, 1, node, work, results, f)
+    scan_two_rows(grouped, 1, node, work, results, f)
     split["impurity_failed"] = split["impurity_failed"] or drawn_failed
     if split["bin_threshold"] != NO_SPLIT:
         if not drawn_valid or beats(split["score"], drawn_score, node_tie_scale(node)):
@@ -573,7 +573,7 @@ def _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, n
     is already the two-row histogram ``_score_drawn`` would build (its sums start at +0.0, so
     adding them to zeros changes no bit): it goes to the scan as it is."""
     if not has_missing:
-        scan_feature(sums, 2, 2, node, work, results, f)
+        scan_two_rows(sums, 2, node, work, results, f)
         chosen = np.int64(0) if results[f]["bin_threshold"] != NO_SPLIT else NO_SPLIT
     else:
         rows[0] = 0
