@@ -503,6 +503,35 @@ def _sum_statistics_by_side(X_binned, sample_idx, y_code, sample_weight, sample_
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _sum_classes_by_side(node_bins, labels, weights, n_classes, missing_bin, cut_bin,
+                         threshold_bin, next_bin, sums):
+    """The second pass of ``_drawn_cut_from_gathered`` for classes and weights gathered in
+    ``labels``, ``weights``: each sample's weight and count added to row 0 (bin <=
+    ``cut_bin``), 1 (above) or 2 (missing: the missing bin is above every other) of ``sums``
+    (zeroed first), the row computed, not branched on: on a cut drawn at random the branch
+    was mispredicted about every other sample, which made this pass 2.4x slower. The same
+    additions in the same order: the same sums, bit for bit. Returns the largest occupied
+    bin <= ``cut_bin`` and the next occupied bin (``threshold_bin``, ``next_bin`` on entry:
+    the node's smallest and largest bins)."""
+    for r in range(3):
+        for s in range(sums.shape[1]):
+            sums[r, s] = 0.0
+    low_bin = threshold_bin
+    high_bin = next_bin
+    for j in range(node_bins.shape[0]):
+        b = node_bins[j]
+        right = b > cut_bin
+        is_missing = b == missing_bin
+        r = np.int64(right) + np.int64(is_missing)
+        threshold_bin = max(threshold_bin, low_bin if right else b)
+        next_bin = min(next_bin, b if right and not is_missing else high_bin)
+        k = labels[j]
+        sums[r, weight_column(n_classes, k)] += weights[j]
+        sums[r, count_column(n_classes, k)] += 1.0
+    return threshold_bin, next_bin
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _sum_four_statistics_by_side(node_bins, stat_rows, missing_bin, cut_bin, threshold_bin,
                                  next_bin, sums):
     """The second pass of ``_drawn_cut_from_gathered`` for regression rows of four statistics
@@ -662,20 +691,11 @@ def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, wei
         return
     cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
     missing_left = next_below(state, 2) == 1 if has_missing else False
-    threshold_bin = low_bin  # the largest occupied bin <= cut_bin, and the next occupied one
-    next_bin = high_bin
-    n_stats = sums.shape[1]
+    # the largest occupied bin <= cut_bin, and the next occupied one
     if n_classes > 0:
-        for r in range(3):
-            for s in range(n_stats):
-                sums[r, s] = 0.0
-        for j in range(n):
-            b = node_bins[j]
-            r, threshold_bin, next_bin = _side_of(b, missing_bin, cut_bin, threshold_bin,
-                                                  next_bin)
-            k = labels[j]
-            sums[r, weight_column(n_classes, k)] += weights[j]
-            sums[r, count_column(n_classes, k)] += 1.0
+        threshold_bin, next_bin = _sum_classes_by_side(node_bins, labels, weights, n_classes,
+                                                       missing_bin, cut_bin, low_bin,
+                                                       high_bin, sums)
     else:
         threshold_bin, next_bin = _sum_four_statistics_by_side(
             node_bins, stat_rows, missing_bin, cut_bin, low_bin, high_bin, sums)
