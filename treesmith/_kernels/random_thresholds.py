@@ -188,7 +188,7 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
         for s in range(n_stats):
             grouped[side, s] += hist_f[missing_row, s]
     # two non-missing rows and an empty missing row: the one cut between them
-    scan_two_rows(grouped, 2, node, work, results, f)
+    scan_two_rows(grouped, np.int64(2), node, work, results, f)
     split = results[f]
     drawn_valid = split["bin_threshold"] != NO_SPLIT
     if drawn_valid and has_missing:
@@ -203,7 +203,7 @@ def _score_drawn(hist_f, rows, goes_left, m, missing_row, missing_left, node, wo
     for s in range(n_stats):
         grouped[0, s] = grouped[0, s] + grouped[1, s] - (hist_f[missing_row, s])
         grouped[1, s] = hist_f[missing_row, s]
-    scan_two_rows(grouped, 1, node, work, results, f)
+    scan_two_rows(grouped, np.int64(1), node, work, results, f)
     split["impurity_failed"] = split["impurity_failed"] or drawn_failed
     if split["bin_threshold"] != NO_SPLIT:
         if not drawn_valid or beats(split["score"], drawn_score, node_tie_scale(node)):
@@ -602,15 +602,15 @@ def _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, n
     is already the two-row histogram ``_score_drawn`` would build (its sums start at +0.0, so
     adding them to zeros changes no bit): it goes to the scan as it is."""
     if not has_missing:
-        scan_two_rows(sums, 2, node, work, results, f)
+        scan_two_rows(sums, np.int64(2), node, work, results, f)
         chosen = np.int64(0) if results[f]["bin_threshold"] != NO_SPLIT else NO_SPLIT
     else:
         rows[0] = 0
         rows[1] = 1
         goes_left[0] = True
         goes_left[1] = False
-        chosen = _score_drawn(sums, rows, goes_left, 2, 2, missing_left, node, work, results,
-                              f, grouped)
+        chosen = _score_drawn(sums, rows, goes_left, np.int64(2), np.int64(2), missing_left,
+                              node, work, results, f, grouped)
     split = results[f]
     if chosen == NON_MISSING_LEFT:
         split["bin_threshold"] = NON_MISSING_LEFT
@@ -674,7 +674,7 @@ def _drawn_cut_from_samples(data, f, start, end, missing_bin, values_f, state, n
                      results, f, grouped, rows, goes_left)
 
 
-@internal_kernel(reference_counted=False)
+@njit(cache=True, nogil=True, inline="always")
 def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, weights,
                              stat_rows, n_classes, f, missing_bin, values_f, state, node, work,
                              results, sums, grouped, rows, goes_left):

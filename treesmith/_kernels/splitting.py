@@ -803,7 +803,9 @@ def scan_two_rows(hist_f, n_bins_non_missing, node, work, results, f):
     values folded into its sides) or one occupied row and an occupied missing row 1 (the split
     "non-missing left, missing right"). On these the scan evaluates one candidate; this
     evaluates it with the same arithmetic in the same order, so it writes the same record, bit
-    for bit (``tests/test_splitting.py``). Any other histogram goes to ``scan_feature``.
+    for bit (``tests/test_splitting.py``). Any other histogram, and the rules whose numerator
+    is not the gain (``split_rules.rule_numerator``, whose code would double this kernel's
+    compilation), go to ``scan_feature``.
 
     The growth loop of a fit of extremely randomized trees scores one such histogram per
     (node, feature): the generic scan's set-up and bin walk were 7-16 % of the fit.
@@ -818,7 +820,7 @@ def scan_two_rows(hist_f, n_bins_non_missing, node, work, results, f):
     else:
         one_candidate = (n_bins_non_missing == 1 and n_missing > 0.0
                          and bin_count(hist_f, 0, n_classes) > 0.0)
-    if not one_candidate:
+    if not one_candidate or not numerator_is_gain(node.rule.code):
         scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
         return
     totals = node.totals
@@ -838,7 +840,6 @@ def scan_two_rows(hist_f, n_bins_non_missing, node, work, results, f):
             candidate_right[s] = missing_s
     h = node.impurity.h
     h_params = node.impurity.h_params
-    rule = node.rule
     split = results[f]
     split["score"] = -np.inf
     split["gain"] = -np.inf
@@ -896,16 +897,8 @@ def scan_two_rows(hist_f, n_bins_non_missing, node, work, results, f):
     gain = (node.weighted_parent_impurity - weight_left * impurity_left
             - weight_right * impurity_right) / node.total_weight
     split["impurity_failed"] = not gain < np.inf
-    if numerator_is_gain(rule.code):
-        score = gain
-    else:
-        totals_weight = stats_weight(totals, n_classes)
-        node_pairs = pairs_of(totals, n_classes) if n_classes > 0 else 0.0
-        score = rule_numerator(rule, gain, candidate_left, candidate_right, count_left,
-                               count_right, weight_left, weight_right, totals_weight,
-                               node_pairs, node.total_weight, n_classes)
-    if score > -np.inf:  # beats(score, -inf, scale): the scan's first candidate
-        split["score"] = score
+    if gain > -np.inf:  # beats(gain, -inf, scale): the scan's first candidate
+        split["score"] = gain
         split["gain"] = gain
         split["weight_left"] = weight_left
         split["bin_threshold"] = 0
