@@ -5,9 +5,10 @@ Geurts, Ernst & Wehenkel, "Extremely randomized trees" (Machine Learning, 2006),
 Extra-Trees splitting algorithm for numerical attributes: at a node, each examined feature a gets one cut-point a_c drawn uniformly in
 [min_S a, max_S a], the node's smallest and largest value of a, and the node takes the best of
 these drawn splits under the score. Here the score is the node's impurity and split rule,
-exactly as for a best split: the drawn cut is laid out as a two-row histogram and handed to
-the ordinary scan (``splitting.scan_feature``), so every criterion, rule, leaf-size limit
-and monotonic constraint applies unchanged.
+exactly as for a best split: the drawn cut is laid out as a two-row histogram and scored as
+the ordinary scan (``splitting.scan_feature``) scores it, so every criterion, rule, leaf-size
+limit and monotonic constraint applies unchanged (``splitting.scan_two_rows``: the scan's one
+candidate on such a histogram, the same arithmetic without its walk over bins).
 
 **The binned draw.** The engine sees bins, not values: a bin b of feature f has the value
 ``values[f, b]`` (``records.ThresholdDraw``; the distinct value of an exactly binned feature,
