@@ -25,6 +25,7 @@ from treesmith._kernels.splitting import (
     scan_small_node,
     scan_small_node_features,
     scan_small_node_serial,
+    scan_two_rows,
     scan_workspace,
 )
 from treesmith.criteria import Entropy, Gini
@@ -370,3 +371,76 @@ def test_scan_in_order_is_the_scan_of_the_rows_copied_in_that_order(kind):
         assert records[0] == records[1]
         n_checked += 1
     assert n_checked >= 15
+
+
+def _two_row_histograms(rng, n_stats, n_classes, weighted):
+    """Histograms of the drawn split (``scan_two_rows``): two occupied rows and an empty
+    missing row, one occupied row and an occupied missing row, and the cases that go to the
+    generic scan (an empty row, missing samples beside two rows)."""
+    def row(present):
+        if not present:
+            return np.zeros(n_stats)
+        if n_classes:
+            counts = rng.integers(0, 6, n_classes).astype(float)
+            counts[rng.integers(n_classes)] += 1.0
+            weights = counts * (rng.exponential(size=n_classes) if weighted else 1.0)
+            return np.concatenate([weights, counts])
+        n = float(rng.integers(1, 8))
+        y = rng.normal(size=int(n)) * 10
+        w = rng.exponential(size=int(n)) if weighted else np.ones(int(n))
+        return np.array([n, w.sum(), (w * y).sum(), (w * y * y).sum()])
+    return [np.vstack([row(True), row(True), row(False)]),
+            np.vstack([row(True), row(True)]),
+            np.vstack([row(True), row(False), row(False)]),
+            np.vstack([row(True), row(True), row(True)]),
+            np.vstack([row(False), row(True)])]
+
+
+@pytest.mark.parametrize("task", ["gini", "entropy", "squared_error", "poisson"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("min_samples_leaf, min_weight_leaf", [(1, 0.0), (3, 0.0), (1, 4.0)])
+def test_the_two_row_scan_writes_the_scans_record_bit_for_bit(task, weighted,
+                                                               min_samples_leaf,
+                                                               min_weight_leaf):
+    # scan_two_rows replaces scan_feature on the drawn split's histograms: the same record,
+    # bit for bit, on the one-candidate histograms and on those it hands to the scan
+    from treesmith._kernels.split_rules import RULE_GAIN_RATIO
+    from treesmith.criteria._base import resolve_criterion
+
+    criterion = resolve_criterion(task, "classification" if task in ("gini", "entropy")
+                                  else "regression")
+    n_classes = 3 if task in ("gini", "entropy") else 0
+    n_stats = 2 * n_classes if n_classes else 4
+    h = criterion.impurity_function()
+    impurity = Impurity(impurity_pointer(h), criterion.parameters())
+    rng = np.random.default_rng(len(task) + 10 * weighted + min_samples_leaf)
+    n_split = 0
+    for repeat in range(30):
+        for hist in _two_row_histograms(rng, n_stats, n_classes, weighted):
+            hist = np.ascontiguousarray(hist)
+            if task == "poisson":
+                hist[:, 2] = np.abs(hist[:, 2])
+            totals = hist.sum(axis=0)
+            if n_classes:
+                weight = totals[:n_classes].sum()
+                parent = weight * h(totals[:n_classes] / weight, criterion.parameters())
+            else:
+                weight = totals[1]
+                parent = weight * h(totals, criterion.parameters())
+            for code in (RULE_GAIN, RULE_GAIN_RATIO):
+                rule = SplitRule(code, np.zeros(1), np.zeros(1), 0, False, False)
+                node = NodeScan(n_classes, impurity, rule, min_samples_leaf, min_weight_leaf,
+                                float(parent), float(weight) * 1.5, totals)
+                n_rows = hist.shape[0] - 1
+                records = []
+                for scan in (scan_feature, scan_two_rows):
+                    out = np.zeros(1, dtype=SPLIT_DTYPE)
+                    work = scan_workspace(1, n_stats, n_classes)[0]
+                    if scan is scan_feature:
+                        scan(hist, n_rows, n_rows, node, work, out, 0)
+                    else:
+                        scan(hist, n_rows, node, work, out, 0)
+                    records.append(out)
+                assert records[1].tobytes() == records[0].tobytes(), (hist, code)
+                n_split += records[0]["bin_threshold"][0] != NO_SPLIT
+    assert n_split > 20
