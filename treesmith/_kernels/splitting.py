@@ -86,6 +86,59 @@ def _next_occupied(hist_f, bin_order, p, n_bins_non_missing, n_classes):
     return p if p < n_bins_non_missing else NO_SPLIT
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _children_weights_and_impurities(candidate_left, candidate_right, n_classes, proportions,
+                                     h, h_params, min_samples_leaf):
+    """(admitted, count_left, count_right, weight_left, impurity_left, weight_right,
+    impurity_right) of a candidate whose children hold the statistics rows
+    ``candidate_left`` / ``candidate_right``: admitted when both hold at least
+    ``min_samples_leaf`` samples (else the weights and impurities are 0). A
+    class's proportion is its weight over the child's, 0 for a class without samples.
+    Shared by ``scan_feature`` and ``scan_two_rows`` (the same arithmetic: the same bits);
+    inlined, and the counts and proportions written out: a call per candidate that passes a
+    row costs an NRT incref/decref pair per array, more than the sums."""
+    if n_classes > 0:
+        count_left = 0.0
+        count_right = 0.0
+        weight_left = 0.0
+        weight_right = 0.0
+        for k in range(n_classes):
+            count_left += candidate_left[count_column(n_classes, k)]
+            count_right += candidate_right[count_column(n_classes, k)]
+            if candidate_left[count_column(n_classes, k)] > 0.0:
+                weight_left += candidate_left[weight_column(n_classes, k)]
+            if candidate_right[count_column(n_classes, k)] > 0.0:
+                weight_right += candidate_right[weight_column(n_classes, k)]
+        if count_left < min_samples_leaf or count_right < min_samples_leaf:
+            return False, count_left, count_right, 0.0, 0.0, 0.0, 0.0
+        impurity_left = 0.0
+        if weight_left > 0.0:
+            for k in range(n_classes):
+                present = candidate_left[count_column(n_classes, k)] > 0.0
+                proportions[k] = (candidate_left[weight_column(n_classes, k)] / weight_left
+                                  if present else 0.0)
+            impurity_left = h(proportions, h_params)
+        impurity_right = 0.0
+        if weight_right > 0.0:
+            for k in range(n_classes):
+                present = candidate_right[count_column(n_classes, k)] > 0.0
+                proportions[k] = (candidate_right[weight_column(n_classes, k)] / weight_right
+                                  if present else 0.0)
+            impurity_right = h(proportions, h_params)
+        return (True, count_left, count_right, weight_left, impurity_left, weight_right,
+                impurity_right)
+    count_left = stats_count(candidate_left, n_classes)
+    count_right = stats_count(candidate_right, n_classes)
+    if count_left < min_samples_leaf or count_right < min_samples_leaf:
+        return False, count_left, count_right, 0.0, 0.0, 0.0, 0.0
+    weight_left = stats_weight(candidate_left, n_classes)
+    impurity_left = h(candidate_left, h_params)
+    weight_right = stats_weight(candidate_right, n_classes)
+    impurity_right = h(candidate_right, h_params)
+    return (True, count_left, count_right, weight_left, impurity_left, weight_right,
+            impurity_right)
+
+
 @pointer_kernel(reference_counted=False)
 def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f):
     """Best split of one feature from its histogram ``hist_f[bin, stat]`` under the node's rule.
@@ -203,45 +256,12 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
                 for s in range(n_stats):
                     candidate_left[s] = left[s] + missing[s]
                     candidate_right[s] = right[s]
-            if classification:
-                # stats_count and class_proportions written out: a call per candidate that
-                # passes a row costs an NRT incref/decref pair per array, more than the sums.
-                count_left = 0.0
-                count_right = 0.0
-                weight_left = 0.0
-                weight_right = 0.0
-                for k in range(n_classes):
-                    count_left += candidate_left[count_column(n_classes, k)]
-                    count_right += candidate_right[count_column(n_classes, k)]
-                    if candidate_left[count_column(n_classes, k)] > 0.0:
-                        weight_left += candidate_left[weight_column(n_classes, k)]
-                    if candidate_right[count_column(n_classes, k)] > 0.0:
-                        weight_right += candidate_right[weight_column(n_classes, k)]
-                if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
-                    continue
-                impurity_left = 0.0
-                if weight_left > 0.0:
-                    for k in range(n_classes):
-                        present = candidate_left[count_column(n_classes, k)] > 0.0
-                        proportions[k] = (candidate_left[weight_column(n_classes, k)]
-                                          / weight_left if present else 0.0)
-                    impurity_left = h(proportions, h_params)
-                impurity_right = 0.0
-                if weight_right > 0.0:
-                    for k in range(n_classes):
-                        present = candidate_right[count_column(n_classes, k)] > 0.0
-                        proportions[k] = (candidate_right[weight_column(n_classes, k)]
-                                          / weight_right if present else 0.0)
-                    impurity_right = h(proportions, h_params)
-            else:
-                count_left = stats_count(candidate_left, n_classes)
-                count_right = stats_count(candidate_right, n_classes)
-                if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
-                    continue
-                weight_left = stats_weight(candidate_left, n_classes)
-                impurity_left = h(candidate_left, h_params)
-                weight_right = stats_weight(candidate_right, n_classes)
-                impurity_right = h(candidate_right, h_params)
+            (admitted, count_left, count_right, weight_left, impurity_left, weight_right,
+             impurity_right) = _children_weights_and_impurities(
+                candidate_left, candidate_right, n_classes, proportions, h, h_params,
+                node.min_samples_leaf)
+            if not admitted:
+                continue
             if weight_left < node.min_weight_leaf or weight_right < node.min_weight_leaf:
                 continue
             if direction != 0 and not is_admissible(
@@ -848,43 +868,12 @@ def scan_two_rows(hist_f, n_bins_non_missing, node, work, results, f):
     split["next_bin"] = NO_SPLIT
     split["missing_go_left"] = False
     split["impurity_failed"] = False
-    if n_classes > 0:
-        count_left = 0.0
-        count_right = 0.0
-        weight_left = 0.0
-        weight_right = 0.0
-        for k in range(n_classes):
-            count_left += candidate_left[count_column(n_classes, k)]
-            count_right += candidate_right[count_column(n_classes, k)]
-            if candidate_left[count_column(n_classes, k)] > 0.0:
-                weight_left += candidate_left[weight_column(n_classes, k)]
-            if candidate_right[count_column(n_classes, k)] > 0.0:
-                weight_right += candidate_right[weight_column(n_classes, k)]
-        if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
-            return
-        impurity_left = 0.0
-        if weight_left > 0.0:
-            for k in range(n_classes):
-                present = candidate_left[count_column(n_classes, k)] > 0.0
-                proportions[k] = (candidate_left[weight_column(n_classes, k)] / weight_left
-                                  if present else 0.0)
-            impurity_left = h(proportions, h_params)
-        impurity_right = 0.0
-        if weight_right > 0.0:
-            for k in range(n_classes):
-                present = candidate_right[count_column(n_classes, k)] > 0.0
-                proportions[k] = (candidate_right[weight_column(n_classes, k)] / weight_right
-                                  if present else 0.0)
-            impurity_right = h(proportions, h_params)
-    else:
-        count_left = stats_count(candidate_left, n_classes)
-        count_right = stats_count(candidate_right, n_classes)
-        if count_left < node.min_samples_leaf or count_right < node.min_samples_leaf:
-            return
-        weight_left = stats_weight(candidate_left, n_classes)
-        impurity_left = h(candidate_left, h_params)
-        weight_right = stats_weight(candidate_right, n_classes)
-        impurity_right = h(candidate_right, h_params)
+    (admitted, count_left, count_right, weight_left, impurity_left, weight_right,
+     impurity_right) = _children_weights_and_impurities(
+        candidate_left, candidate_right, n_classes, proportions, h, h_params,
+        node.min_samples_leaf)
+    if not admitted:
+        return
     if weight_left < node.min_weight_leaf or weight_right < node.min_weight_leaf:
         return
     monotonicity = node.monotonicity
