@@ -1588,3 +1588,29 @@ def test_integers_beyond_float64_keep_exact_matching_beside_float_categories():
     categories[:] = [0.5, big, big + 1]
     codes, unseen = _codes(column, categories, _missing(column), "float64")
     assert codes.tolist() == [1.0, 2.0, 0.0, 2.0] and not unseen.any()
+
+
+@pytest.mark.parametrize("make", [DecisionTreeClassifier, "c45"])
+def test_an_integer_beside_float32_categories_keeps_its_exact_value(make):
+    """An object column holding float32 floats and the integer 16777217 (which float32 rounds
+    to 16777216) is fitted in float32 precision, but a cell equal to a category as it is takes
+    that category: the training frame predicts without an unseen-value warning, and each
+    category keeps its own branch (the integer used to be unseen at predict)."""
+    cells = [np.float32(0.5), 16777217, 3] * 6
+    X = pd.DataFrame({"c": pd.Series(cells, dtype=object)})
+    y = np.array([0, 1, 2] * 6)
+    if make == "c45":
+        from treesmith.c45 import C45Classifier
+
+        model = C45Classifier(categorical_features=[0], min_objects=1).fit(X, y)
+    else:
+        model = make(categorical_features=[0], random_state=0).fit(X, y)
+    assert model.category_precision_ == ["float32"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(model.predict(X), y)
+        np.testing.assert_array_equal(
+            model.predict(pd.DataFrame({"c": pd.Series([16777217, 0.5], dtype=object)})),
+            [1, 0])
+    with pytest.warns(UnseenLevelWarning):  # 16777216 is a new value, not the integer's
+        model.predict(pd.DataFrame({"c": pd.Series([16777215], dtype=object)}))

@@ -362,32 +362,40 @@ def _codes(column, categories: np.ndarray, missing: np.ndarray, precision=None):
     """Float codes of a column's cells in ``categories`` (NaN for missing and unseen cells)
     and the mask of unseen cells: a hash lookup through pandas when it is loaded (a category
     column's own codes remapped), else a dict lookup in Python. Floats are compared in the
-    narrower of the fitted ``precision`` and the column's."""
-    pandas = _pandas_if_loaded()
-    found = None
-    categories = _in_precision_of(column, categories, precision)
+    narrower of the fitted ``precision`` and the column's; a cell equal to a category as it
+    is takes that category first (an object column fitted with float32 floats beside the
+    integer 16777217 keeps the integer, which float32 would round to 16777216)."""
+    rounded_categories = _in_precision_of(column, categories, precision)
     cells = _cells_in_precision(column, precision)
+    found = _lookup(column, rounded_categories, cells, missing)
+    if rounded_categories is not categories or \
+            _narrower(precision, getattr(_float_dtype(column), "name", None)):
+        exact = _lookup(column, categories, _cells_in_precision(column, None), missing)
+        found = np.where(exact >= 0, exact, found)
+    codes = np.where(found >= 0, found, -1).astype(np.float64)
+    codes[(found < 0) | missing] = np.nan
+    return codes, (found < 0) & ~missing
+
+
+def _lookup(column, categories: np.ndarray, cells: np.ndarray, missing: np.ndarray):
+    """Position in ``categories`` of each cell (``cells``: the column's values, or a category
+    column's levels), -1 when absent."""
+    pandas = _pandas_if_loaded()
     if pandas is not None:
         try:
             index = pandas.Index(categories, dtype=object)
             if _is_category_column(column):
                 remap = index.get_indexer(cells)
                 raw = column.array.codes
-                found = np.where(raw >= 0, remap[np.maximum(raw, 0)], -1)
-            else:
-                found = index.get_indexer(cells)
+                return np.asarray(np.where(raw >= 0, remap[np.maximum(raw, 0)], -1))
+            return np.asarray(index.get_indexer(cells))
         except (TypeError, ValueError):  # pragma: no cover - values pandas cannot hash
-            found = None
-    if found is None:
-        lookup = {value: code for code, value in enumerate(categories.tolist())}.get
-        if _is_category_column(column):
-            cells = cells[np.maximum(column.array.codes, 0)]
-        found = np.array([-1 if m else lookup(v, -1)
-                          for v, m in zip(cells.tolist(), missing)], dtype=np.int64)
-    found = np.asarray(found)
-    codes = np.where(found >= 0, found, -1).astype(np.float64)
-    codes[(found < 0) | missing] = np.nan
-    return codes, (found < 0) & ~missing
+            pass
+    lookup = {value: code for code, value in enumerate(categories.tolist())}.get
+    if _is_category_column(column):
+        cells = cells[np.maximum(column.array.codes, 0)]
+    return np.array([-1 if m else lookup(v, -1) for v, m in zip(cells.tolist(), missing)],
+                    dtype=np.int64)
 
 
 def _numeric_at_fit_error(name, j: int) -> ValueError:
