@@ -1,6 +1,7 @@
 """Cost metrics and cost-aware prediction (treesmith.metrics, docs/methods.md §5)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -287,3 +288,59 @@ def test_predict_lazy_follows_c45_down_every_branch_of_a_missing_value():
         np.testing.assert_array_equal(lazy.predictions, model.predict(data))
         np.testing.assert_array_equal(lazy.probabilities, model.predict_proba(data))
         np.testing.assert_array_equal(lazy.costs, path_costs(model, data))
+
+
+def _objects(items) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    for k, item in enumerate(items):
+        out[k] = item
+    return out
+
+
+def _lazy_models():
+    """A tree, a forest and a C4.5 model on a frame with a nominal and a numeric column."""
+    from treesmith.c45 import C45Classifier
+    from treesmith.ensemble.forest import RandomForestClassifier
+
+    X = pd.DataFrame({"a": pd.Categorical(list("xyzxyz") * 3), "u": np.arange(18.0)})
+    y = np.array([0, 1, 2, 0, 1, 1] * 3)
+    return X, [treesmith.DecisionTreeClassifier(random_state=0).fit(X, y),
+               RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y),
+               C45Classifier(min_objects=1).fit(X, y)]
+
+
+@pytest.mark.parametrize("returned", [[1.0, 2.0], [], np.array([[1.0]]), {"a": 1}, {1.0}])
+def test_predict_lazy_says_get_feature_must_return_one_value(returned):
+    """A get_feature that returns a list, an array or a dict for one (row, feature) gets an
+    error naming the call and what came back (it was numpy's broadcast error or 'unhashable
+    type'), for trees, forests and C4.5 alike; a 0-d array is its one value."""
+    X, models = _lazy_models()
+    for model in models:
+        with pytest.raises(ValueError, match=r"get_feature\(0, \d\) must return one value "
+                                             r"\(a number, a category, or NaN/None"):
+            predict_lazy(model, lambda i, j: returned, 4)
+        with pytest.raises(ValueError, match=r"get_feature\(rows, \d\) (must return one "
+                                             r"value per row|returned \d+ values for 4)"):
+            predict_lazy(model, lambda rows, j: _objects([returned] * len(rows)), 4,
+                         batch=True)
+        expected = model.predict(X.iloc[:4])
+        got = predict_lazy(model, lambda i, j: np.array(X.iat[i, j], dtype=object), 4)
+        np.testing.assert_array_equal(got.predictions, expected)
+
+
+def test_predict_lazy_names_a_non_numeric_value_of_a_numeric_feature():
+    X, models = _lazy_models()
+    for model in models[:2]:
+        with pytest.raises(ValueError, match=r"get_feature returned 'abc' for feature 1, "
+                                             r"which is numeric"):
+            predict_lazy(model, lambda i, j: X.iat[i, j] if j == 0 else "abc", 4)
+
+
+@pytest.mark.parametrize("n_samples", [2.7, "5", None, -1])
+def test_predict_lazy_of_a_forest_checks_n_samples_too(n_samples):
+    """A forest took int(n_samples): 2.7 predicted 2 rows silently."""
+    X, models = _lazy_models()
+    with pytest.raises(ValueError, match=r"predict_lazy: n_samples must be an int >= 0"):
+        predict_lazy(models[1], lambda i, j: X.iat[i, j], n_samples)
+    with pytest.raises(ValueError, match=r"predict_lazy: batch must be a bool"):
+        predict_lazy(models[1], lambda i, j: X.iat[i, j], 3, batch="yes")

@@ -21,6 +21,7 @@ only when the example's path reaches a test on it, and reports the cost actually
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -247,14 +248,14 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
 
     Unpacks as ``predictions, costs = predict_lazy(...)``.
     """
+    check_parameter("n_samples", n_samples, [Interval(Integral, 0, None)], "predict_lazy")
+    check_parameter("batch", batch, ["boolean"], "predict_lazy")
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         from .ensemble.costs import forest_predict_lazy  # one request per feature and row
 
         return forest_predict_lazy(estimator, get_feature, n_samples, batch=batch,
                                    feature_costs=feature_costs, cost_groups=cost_groups)
     tree = _fitted_tree(estimator)
-    check_parameter("n_samples", n_samples, [Interval(Integral, 0, None)], "predict_lazy")
-    check_parameter("batch", batch, ["boolean"], "predict_lazy")
     n_samples = int(n_samples)
     n_features = _n_features(estimator, tree)
     costs, groups, model = _cost_setting(estimator, n_features, feature_costs, cost_groups,
@@ -332,22 +333,66 @@ def _request(get_feature, rows: np.ndarray, j: int, batch: bool,
              categories=None) -> np.ndarray:
     """Feature ``j`` of ``rows`` from ``get_feature``, as floats; a categorical feature's
     values (``categories``: its ``categorical.FittedColumn``) as category codes."""
-    dtype = np.float64 if categories is None else object
-    if batch:
-        values = np.asarray(get_feature(rows, j), dtype=dtype).ravel()
-        if values.shape[0] != rows.shape[0]:
-            raise ValueError(f"get_feature(rows, {j}) returned {values.shape[0]} values for "
-                             f"{rows.shape[0]} rows.")
-    else:
-        values = np.asarray([get_feature(int(i), j) for i in rows], dtype=dtype)
+    values = requested_values(get_feature, rows, j, batch)
     if categories is not None:
         from .categorical import codes_of
 
         values = codes_of(values, categories)
+    else:
+        try:
+            values = values.astype(np.float64)
+        except (TypeError, ValueError):
+            bad = next(v for v in values.tolist() if not _is_number_or_missing(v))
+            raise ValueError(f"get_feature returned {bad!r} for feature {j}, which is "
+                             "numeric: expected a number, or NaN/None for a missing "
+                             "value.") from None
     if np.any(np.isinf(values)):
         raise ValueError(f"get_feature returned an infinite value for feature {j}; use NaN "
                          f"for a missing value.")
     return values
+
+
+def _is_number_or_missing(value) -> bool:
+    try:
+        np.float64(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def requested_values(get_feature, rows: np.ndarray, j: int, batch: bool) -> np.ndarray:
+    """What ``get_feature`` gives for feature ``j`` of ``rows`` (one call with ``batch``, else
+    one per row), as a 1-D object array of one value per row, or a ``ValueError`` saying what
+    came back instead: a batch call must return one value per row, a single call one value (a
+    number, a category, or NaN/None), not a list, an array or a dict."""
+    if batch:
+        values = np.asarray(get_feature(rows, j), dtype=object).ravel()
+        if values.shape[0] != rows.shape[0]:
+            raise ValueError(f"get_feature(rows, {j}) returned {values.shape[0]} values for "
+                             f"{rows.shape[0]} rows.")
+        for value in values.tolist():
+            _check_one_value(value, f"get_feature(rows, {j}) must return one value per row")
+        return values
+    values = np.empty(rows.shape[0], dtype=object)
+    for k, row in enumerate(rows.tolist()):
+        value = get_feature(row, j)
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value[()]
+        _check_one_value(value, f"get_feature({row}, {j}) must return one value")
+        values[k] = value
+    return values
+
+
+def _check_one_value(value, context: str) -> None:
+    if isinstance(value, (np.ndarray, list, tuple, dict, set)) or \
+            not isinstance(value, Hashable):
+        raise ValueError(f"{context} (a number, a category, or NaN/None for "
+                         f"missing), got {type(value).__name__} {_short(value)}.")
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _leaf_predictions(estimator, tree, leaves: np.ndarray) -> np.ndarray:

@@ -68,14 +68,11 @@ def c45_predict_lazy(estimator, get_feature, n_samples: int, batch: bool, featur
 
 
 def _ask(get_feature, rows: np.ndarray, j: int, batch: bool) -> np.ndarray:
-    """Raw values of feature ``j`` for ``rows`` (one call, or one per row)."""
-    if not batch:
-        return np.array([get_feature(int(i), j) for i in rows], dtype=object)
-    values = np.asarray(get_feature(rows, j), dtype=object).ravel()
-    if values.shape[0] != rows.shape[0]:
-        raise ValueError(f"get_feature(rows, {j}) returned {values.shape[0]} values for "
-                         f"{rows.shape[0]} rows.")
-    return values
+    """Raw values of feature ``j`` for ``rows`` (one call, or one per row), checked to be one
+    value per row (``treesmith.metrics.requested_values``)."""
+    from ..metrics import requested_values
+
+    return requested_values(get_feature, rows, j, batch)
 
 
 @njit(cache=True, nogil=True)
