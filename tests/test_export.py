@@ -397,3 +397,22 @@ def test_c45_binary_nominal_rules_are_j48s_and_skip_unreachable_branches():
     n_j48_leaves = sum(line.count(": ") for line in j48_text(model).splitlines())
     assert len(rules) == n_j48_leaves == 4
     assert any(rule.startswith("IF outlook in {overcast} THEN") for rule in rules)
+
+
+def test_c45_binary_nominal_rule_reached_by_missing_values_only_says_so():
+    """``b = z`` with z the last code: the binary view's "code > z" side takes no value, but
+    the missing ones go there (the heavier "other values" branch). Its rule reads ``b is
+    missing``, as the tree text does, not ``(b in {} or missing)``; and every rule holds
+    exactly for the rows that reach its leaf."""
+    import pandas as pd
+
+    b = np.array(list("xyz") * 10)
+    X = pd.DataFrame({"b": pd.Categorical(b)})
+    model = treesmith.C45Classifier(binary_splits=True).fit(X, (b == "z").astype(int))
+    assert "b is missing" in export_text(model)
+    rules = [line.split(" THEN ")[0] for line in export_text(model, rules=True).splitlines()
+             if line.startswith("IF")]
+    assert rules == ["IF b in {x, y}", "IF b in {z}", "IF b is missing"]
+    rows = pd.DataFrame({"b": pd.Categorical(["x", "y", "z", None], categories=list("xyz"))})
+    leaves = model.tree_.apply(model._encode_column(0, rows["b"].to_numpy(dtype=object))[:, None])
+    assert leaves[0] == leaves[1] and len(set(leaves[1:].tolist())) == 3

@@ -558,8 +558,11 @@ class TextExporter(TreeExporter):
             if allowed is None and self.c45_tree is not None and self.categories is not None \
                     and self.categories[feature] is not None:  # C4.5 nominal: code bounds
                 allowed = self.nominal_codes(feature, low, high)
-                if not allowed and not missing:
-                    return None  # no value reaches the leaf (C4.5's binary view)
+                if not allowed:  # no value reaches the leaf (C4.5's binary view): at most
+                    if not missing:  # the missing ones, as the tree text says
+                        return None
+                    conditions.append(f"{name} is missing")
+                    continue
             if allowed is not None:
                 text = f"{name} in {self.category_set(feature, allowed)}"
             elif np.isfinite(low) and np.isfinite(high):
