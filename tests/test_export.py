@@ -416,3 +416,26 @@ def test_c45_binary_nominal_rule_reached_by_missing_values_only_says_so():
     rows = pd.DataFrame({"b": pd.Categorical(["x", "y", "z", None], categories=list("xyz"))})
     leaves = model.tree_.apply(model._encode_column(0, rows["b"].to_numpy(dtype=object))[:, None])
     assert leaves[0] == leaves[1] and len(set(leaves[1:].tolist())) == 3
+
+
+def test_c45_export_header_gives_the_models_own_size_then_the_drawings():
+    """The header gave the binary drawing's depth and nodes for a C4.5 model (depth 3, 11 nodes
+    for a three-way test above three numeric tests, whose C4.5 depth is 2 with 10 nodes, as
+    get_depth and compare report); it now gives C4.5's, then the drawing's, and a truncation
+    says its depth counts the drawing's levels."""
+    import pandas as pd
+
+    u = np.repeat([-1.0, 1.0], 30)
+    c = np.tile(list("pqr"), 20)
+    X = pd.DataFrame({"u": u, "c": pd.Categorical(c)})
+    code = pd.Categorical(c).codes
+    y = np.where(u < 0, code, (code + 1) % 3)
+    model = treesmith.C45Classifier(min_objects=1).fit(X, y)
+    assert (model.get_depth(), model.c45_tree_.node_count, model.tree_.max_depth) == (2, 10, 3)
+    header = export_text(model).splitlines()[0]
+    assert header.startswith("# 6 leaves, depth 2, 10 nodes (drawn as binary tests: depth 3, "
+                             "11 nodes)"), header
+    assert "showing depth <= 2 of 3 levels of the binary drawing" in export_text(
+        model, max_depth=2).splitlines()[0]
+    numeric = treesmith.C45Classifier(min_objects=1).fit(X[["u"]], u > 0)
+    assert export_text(numeric).startswith("# 2 leaves, depth 1, 3 nodes;")

@@ -399,8 +399,20 @@ class TreeExporter:
                 stack.append(int(self.tree.children_left[current]))
 
     def summary(self) -> str:
+        """Leaves, depth and nodes of the model: a C4.5 model's own (its ``get_n_leaves``,
+        ``get_depth``, as ``compare`` reports them), with the binary drawing's depth and nodes
+        beside them when its multiway tests make those larger."""
         tree = self.tree
-        return f"{tree.n_leaves} leaves, depth {tree.max_depth}, {tree.node_count} nodes"
+        drawn = f"{tree.n_leaves} leaves, depth {tree.max_depth}, {tree.node_count} nodes"
+        if self.c45_tree is None:
+            return drawn
+        own = (f"{self.c45_tree.n_leaves} leaves, depth {self.c45_tree.max_depth}, "
+               f"{self.c45_tree.node_count} nodes")
+        if (tree.max_depth, tree.node_count) == (self.c45_tree.max_depth,
+                                                 self.c45_tree.node_count):
+            return own
+        return (f"{own} (drawn as binary tests: depth {tree.max_depth}, {tree.node_count} "
+                "nodes)")
 
     def subtree_height(self, node: int) -> int:
         """Depth of the deepest leaf below ``node``, counted from it (heights of all nodes are
@@ -419,7 +431,8 @@ class TreeExporter:
         """Why the export stops above some leaves (None when it shows the whole tree)."""
         if self.max_depth is None or self.tree.max_depth <= self.max_depth:
             return None
-        return (f"showing depth <= {self.max_depth} of {self.tree.max_depth}; pass "
+        drawing = " levels of the binary drawing" if self.c45_tree is not None else ""
+        return (f"showing depth <= {self.max_depth} of {self.tree.max_depth}{drawing}; pass "
                 f"max_depth=None for the whole tree")
 
 
