@@ -1614,3 +1614,28 @@ def test_an_integer_beside_float32_categories_keeps_its_exact_value(make):
             [1, 0])
     with pytest.warns(UnseenLevelWarning):  # 16777216 is a new value, not the integer's
         model.predict(pd.DataFrame({"c": pd.Series([16777215], dtype=object)}))
+
+
+@pytest.mark.parametrize("make", [DecisionTreeClassifier, "c45"])
+def test_numpy_float32_cells_of_an_object_column_match_float64_fitted_categories(make):
+    """An object column of numpy float32 scalars (a list of them, a float32 array's objects): they are compared in float32, as the float32 column's cells are
+    (the float32 0.1 is the category 0.1 fitted from float64). They were unseen, warned about
+    and sent to the missing side; predict_lazy given such scalars matches them too."""
+    values = np.array([0.1, 0.2, 1.7, 100.1] * 5)
+    y = np.arange(values.shape[0]) % 4 % 3
+    X = pd.DataFrame({"c": values})
+    if make == "c45":
+        from treesmith.c45 import C45Classifier
+
+        model = C45Classifier(categorical_features=[0], min_objects=1).fit(X, y)
+    else:
+        model = make(categorical_features=[0], random_state=0).fit(X, y)
+    objects = pd.DataFrame({"c": pd.Series([np.float32(v) for v in values], dtype=object)})
+    assert isinstance(objects["c"].iloc[0], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(model.predict(objects), model.predict(X))
+        lazy = treesmith.predict_lazy(model, lambda i, j: np.float32(values[i]), 8)
+    np.testing.assert_array_equal(lazy.predictions, model.predict(X.iloc[:8]))
+    with pytest.warns(UnseenLevelWarning):  # another float32 value is still new
+        model.predict(pd.DataFrame({"c": pd.Series([np.float32(0.3)], dtype=object)}))

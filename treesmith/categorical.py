@@ -338,13 +338,22 @@ def _in_precision_of(column, categories: np.ndarray, precision=None) -> np.ndarr
     matches the float32 0.1 it becomes; the categories as they are otherwise, or when they
     are not all real numbers or two of them would round to the same value."""
     dtype = _float_dtype(column)
-    if dtype is None or not _narrower(dtype.name, precision) or categories.shape[0] == 0:
+    if dtype is None or not _narrower(dtype.name, precision):
         return categories
-    if not all(_is_real_number(value) for value in categories.tolist()):
-        return categories
-    rounded = np.asarray(categories.tolist(), dtype=np.float64).astype(dtype)
+    rounded = _categories_in(dtype, categories)
+    return categories if rounded is None else rounded
+
+
+def _categories_in(dtype, categories: np.ndarray):
+    """``categories`` rounded to the float ``dtype`` (as Python floats), None when they are
+    not all real numbers or two of them would round to the same value."""
+    if categories.shape[0] == 0 or not all(_is_real_number(value)
+                                           for value in categories.tolist()):
+        return None
+    with np.errstate(over="ignore"):
+        rounded = np.asarray(categories.tolist(), dtype=np.float64).astype(dtype)
     if np.unique(rounded).shape[0] != rounded.shape[0]:
-        return categories
+        return None
     return _object_array(rounded.tolist())
 
 
@@ -372,9 +381,38 @@ def _codes(column, categories: np.ndarray, missing: np.ndarray, precision=None):
             _narrower(precision, getattr(_float_dtype(column), "name", None)):
         exact = _lookup(column, categories, _cells_in_precision(column, None), missing)
         found = np.where(exact >= 0, exact, found)
+    found = _match_narrow_scalars(column, categories, precision, np.asarray(found), missing)
     codes = np.where(found >= 0, found, -1).astype(np.float64)
     codes[(found < 0) | missing] = np.nan
     return codes, (found < 0) & ~missing
+
+
+def _match_narrow_scalars(column, categories: np.ndarray, precision, found: np.ndarray,
+                          missing: np.ndarray) -> np.ndarray:
+    """``found`` with the unseen cells of an object column that are numpy float16/float32
+    scalars (a list of values taken from a float32 array) looked up in the narrower of their
+    own precision and the fitted one, as a float32 column's cells are, and as fit reads such
+    cells (:func:`fitted_precision`): the float32 0.1 is the category 0.1 fitted from
+    float64 values."""
+    if getattr(column, "dtype", None) != object or _is_category_column(column):
+        return found
+    unseen = np.flatnonzero((found < 0) & ~missing)
+    if unseen.size == 0:
+        return found
+    cells = np.asarray(column, dtype=object)
+    found = found.copy()
+    for scalar in (np.float16, np.float32):
+        dtype = np.dtype(scalar)
+        picks = [i for i in unseen.tolist() if isinstance(cells[i], scalar)]
+        if not picks or not _narrower(dtype.name, precision):
+            continue
+        rounded = _categories_in(dtype, categories)
+        if rounded is None:
+            continue
+        lookup = {value: code for code, value in enumerate(rounded.tolist())}
+        for i in picks:
+            found[i] = lookup.get(float(cells[i]), -1)
+    return found
 
 
 def _lookup(column, categories: np.ndarray, cells: np.ndarray, missing: np.ndarray):
