@@ -1639,3 +1639,22 @@ def test_numpy_float32_cells_of_an_object_column_match_float64_fitted_categories
     np.testing.assert_array_equal(lazy.predictions, model.predict(X.iloc[:8]))
     with pytest.warns(UnseenLevelWarning):  # another float32 value is still new
         model.predict(pd.DataFrame({"c": pd.Series([np.float32(0.3)], dtype=object)}))
+
+
+def test_a_float_cell_matches_the_integer_category_it_equals_exactly():
+    """Integer categories of an int64 column (2**60 and 2**60 + 1) held as numpy int64 were
+    compared with float cells in float64 by pandas' lookup: two identical cells 2.0**60 got
+    the codes 0 and 1. Python compares an int and a float exactly: both are 2**60."""
+    from treesmith.categorical import _codes, _missing
+
+    X = pd.DataFrame({"c": np.array([2**60, 2**60 + 1] * 6, dtype=np.int64)})
+    y = np.array([0, 1] * 6)
+    model = DecisionTreeClassifier(categorical_features=[0], random_state=0).fit(X, y)
+    for cells, expected in (([2.0**60, 2.0**60], [0, 0]), ([2.0**60] * 3, [0, 0, 0]),
+                            ([2.0**60, 2.0**61], [0, np.nan])):
+        cells = pd.Series(cells)
+        codes, unseen = _codes(cells, model.categories_[0], _missing(cells))
+        np.testing.assert_array_equal(codes, expected)
+        np.testing.assert_array_equal(unseen, np.isnan(expected))
+    np.testing.assert_array_equal(model.predict(pd.DataFrame({"c": [2.0**60] * 2})), [0, 0])
+    np.testing.assert_array_equal(model.predict(X), y)  # the integers keep their own codes

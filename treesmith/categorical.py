@@ -417,7 +417,12 @@ def _match_narrow_scalars(column, categories: np.ndarray, precision, found: np.n
 
 def _lookup(column, categories: np.ndarray, cells: np.ndarray, missing: np.ndarray):
     """Position in ``categories`` of each cell (``cells``: the column's values, or a category
-    column's levels), -1 when absent."""
+    column's levels), -1 when absent. Integer categories are looked up as Python ints, which
+    compare with floats exactly (a numpy int64 2**60 + 1 equals the float 2**60 in pandas'
+    lookup: both are rounded to float64)."""
+    if any(isinstance(value, np.integer) for value in categories.tolist()):
+        categories = _object_array([int(value) if isinstance(value, np.integer) else value
+                                    for value in categories.tolist()])
     pandas = _pandas_if_loaded()
     if pandas is not None:
         try:
