@@ -448,7 +448,7 @@ def test_export_one_tree_of_a_forest_with_category_names(saved_forest, tmp_path)
     last = max(i for i, tree in enumerate(model.estimators_) if 0 in tree.tree_.feature)
     member = treesmith.load(path).estimators_[last]  # a tree that splits on 'city'
     text = invoke("export", path, "--tree", last).stdout
-    heading = f"# tree {last} of the {n_trees} of a {type(model).__name__}\n"
+    heading = f"# tree {last} of the {n_trees} in this {type(model).__name__}\n"
     assert text == heading + treesmith.export_text(member)
     rules = invoke("export", path, "--tree", last, "--rules").stdout
     assert rules == heading + treesmith.export_text(member, rules=True)

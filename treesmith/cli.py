@@ -644,7 +644,7 @@ def export(
             _write_export(summary, out, "text")
             return
         if n_trees:
-            heading = f"# tree {tree} of the {n_trees} of a {forest}\n"
+            heading = f"# tree {tree} of the {n_trees} in this {forest}\n"
             picture = picture.with_name(f"{picture.stem}-tree{tree}.png")
     options = {"feature_costs": costs, "precision": precision, **depth_option}
     if format == "text":
