@@ -381,6 +381,25 @@ def test_float32_nominal_values_match_their_float64_text(as_category, tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(X), expected)
 
 
+@pytest.mark.parametrize("binary_splits", [False, True])
+def test_j48_text_and_arff_name_float32_nominal_values_as_the_exports_do(binary_splits,
+                                                                         tmp_path):
+    """j48_text printed a float32 nominal value as its float64 widening (v = 0.2000000029802
+    3224) while export_text prints v = 0.2; both now print the value in its fitted
+    precision, and write_arff labels the levels and cells the same way (the file J48 reads)."""
+    from treesmith.c45.weka import write_arff
+
+    X, y, _ = _float32_nominal()
+    model = C45Classifier(categorical_features=["v"], binary_splits=binary_splits).fit(X, y)
+    text = j48_text(model)
+    assert "v = 0.2" in text and "000" not in text.split("t <=")[0], text
+    write_arff(tmp_path / "d.arff", model, X, y)
+    arff = (tmp_path / "d.arff").read_text()
+    assert "@attribute 'v' {'0.1','0.2','0.7'}" in arff
+    first = arff.split("@data\n")[1].splitlines()[0]
+    assert first.split(",")[0] == f"'{float(X.v.iloc[0]):.7g}'"
+
+
 @pytest.mark.filterwarnings("ignore::treesmith.datasets.UnseenLevelWarning")
 def test_float32_nominal_values_a_new_value_is_still_unseen():
     """Rounding to the fitted precision does not make a new value seen: 0.3 is no level."""

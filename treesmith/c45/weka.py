@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..categorical import category_text
 from ._grow import NOMINAL, NOMINAL_BINARY, SMALL
 
 DEFAULT_JARS = ("/usr/share/java/weka.jar",)
@@ -109,9 +110,9 @@ def j48_text(model) -> str:
         for b in range(count):
             child = tree.children[start + b]
             if tree.kind[node] == NOMINAL:
-                test = f"{names[attribute]} = {model.categories_[attribute][b]}"
+                test = f"{names[attribute]} = {_nominal_label(model, attribute, b)}"
             elif tree.kind[node] == NOMINAL_BINARY:
-                value = model.categories_[attribute][int(tree.threshold[node])]
+                value = _nominal_label(model, attribute, int(tree.threshold[node]))
                 test = f"{names[attribute]} {'=' if b == 0 else '!='} {value}"
             else:
                 # J48's C45Split prints 6 decimals, BinC45Split (-B) Java's full double
@@ -131,6 +132,15 @@ def j48_text(model) -> str:
     return "\n".join(lines)
 
 
+def _nominal_label(model, j: int, code: int) -> str:
+    """The text of nominal column ``j``'s value ``code``: a float category in the precision it
+    was fitted in (the float32 0.1 reads 0.1, as the column showed it, not
+    0.10000000149011612), as the exports print it; the ARFF file holds the same labels."""
+    precisions = getattr(model, "category_precision_", None)
+    precision = precisions[j] if precisions is not None else None
+    return category_text(model.categories_[j][code], precision)
+
+
 # -- ARFF files and J48 runs -------------------------------------------------------------------
 def _arff_value(value) -> str:
     text = str(value)
@@ -148,7 +158,8 @@ def write_arff(path, model, X, y) -> None:
     for j, name in enumerate(names):
         levels = model.categories_[j]
         kind = "numeric" if levels is None else \
-            "{" + ",".join(_arff_value(v) for v in levels) + "}"
+            "{" + ",".join(_arff_value(_nominal_label(model, j, code))
+                           for code in range(len(levels))) + "}"
         lines.append(f"@attribute {_arff_value(name)} {kind}")
     lines.append("@attribute class {" + ",".join(_arff_value(c) for c in model.classes_) + "}")
     lines += ["", "@data"]
@@ -162,7 +173,7 @@ def write_arff(path, model, X, y) -> None:
             elif model.categories_[j] is None:
                 cells.append(repr(float(value)))
             else:
-                cells.append(_arff_value(model.categories_[j][int(value)]))
+                cells.append(_arff_value(_nominal_label(model, j, int(value))))
         cells.append(_arff_value(y[i]))
         lines.append(",".join(cells))
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
