@@ -450,3 +450,25 @@ def test_unseen_nominal_value_warns_and_is_treated_as_missing():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnseenLevelWarning)
         np.testing.assert_array_equal(model.predict_proba(missing), unseen)
+
+
+def test_missing_values_error_names_an_unseen_value_as_unseen_not_missing():
+    """With missing_values='error' a nominal value unseen in training was refused as "has
+    missing values" (after a warning that C4.5 would treat it as missing): the error now
+    names the column, the value and the training values, in predict and predict_lazy; a
+    missing value is still refused as missing."""
+    from treesmith import predict_lazy
+
+    X = pd.DataFrame({"c": pd.Categorical(list("ab") * 10), "u": np.arange(20.0)})
+    model = C45Classifier(missing_values="error").fit(X, [0, 1] * 10)
+    unseen = r"column 'c' has 1 value\(s\) not seen at fit time: 'zz' \(training values: 'a', " \
+             r"'b'\); with missing_values='error' C4\.5 refuses them"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=unseen):
+            model.predict(pd.DataFrame({"c": ["zz"], "u": [1.0]}))
+        with pytest.raises(ValueError, match=unseen):
+            predict_lazy(model, lambda i, j: "zz" if j == 0 else 1.0, 1)
+    with pytest.raises(ValueError, match=r"column 'c' has missing values and "
+                                         r"missing_values='error'"):
+        model.predict(pd.DataFrame({"c": [None], "u": [1.0]}))

@@ -211,6 +211,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             if nominal and not fitting:
                 unseen = np.isnan(X[:, j]) & ~_missing(column)
                 if unseen.any():
+                    if self.missing_values == "error":  # not "has missing values"
+                        raise ValueError(self._unseen_report(j, column, unseen) + "; with "
+                                         "missing_values='error' C4.5 refuses them (it would "
+                                         "treat them as missing values).")
                     unseen_report.append(self._unseen_report(j, column, unseen))
         if fitting:
             self.categories_ = categories
@@ -278,6 +282,12 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "c45_tree_")
         codes = self._encode_values(j, values, self.categories_[j])
         if self.missing_values == "error" and np.isnan(codes).any():
+            values = _object_array(np.asarray(values, dtype=object).ravel().tolist())
+            unseen = np.isnan(codes) & ~_missing(values)
+            if unseen.any():
+                raise ValueError(self._unseen_report(j, values, unseen) + "; with "
+                                 "missing_values='error' C4.5 refuses them (it would treat "
+                                 "them as missing values).")
             self._refuse_missing(j)
         return codes
 
