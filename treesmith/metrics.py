@@ -362,16 +362,20 @@ def _is_number_or_missing(value) -> bool:
 
 def requested_values(get_feature, rows: np.ndarray, j: int, batch: bool) -> np.ndarray:
     """What ``get_feature`` gives for feature ``j`` of ``rows`` (one call with ``batch``, else
-    one per row), as a 1-D object array of one value per row, or a ``ValueError`` saying what
+    one per row), as a 1-D array of one value per row, or a ``ValueError`` saying what
     came back instead: a batch call must return one value per row, a single call one value (a
     number, a category, or NaN/None), not a list, an array or a dict."""
     if batch:
-        values = np.asarray(get_feature(rows, j), dtype=object).ravel()
+        returned = get_feature(rows, j)
+        values = (returned if isinstance(returned, np.ndarray)
+                  else np.asarray(returned, dtype=object)).ravel()
         if values.shape[0] != rows.shape[0]:
             raise ValueError(f"get_feature(rows, {j}) returned {values.shape[0]} values for "
                              f"{rows.shape[0]} rows.")
-        for value in values.tolist():
-            _check_one_value(value, f"get_feature(rows, {j}) must return one value per row")
+        if values.dtype == object:  # a numeric array needs no check, value by value
+            for value in values.tolist():
+                _check_one_value(value, f"get_feature(rows, {j}) must return one value per "
+                                        "row")
         return values
     values = np.empty(rows.shape[0], dtype=object)
     for k, row in enumerate(rows.tolist()):
