@@ -1658,3 +1658,29 @@ def test_a_float_cell_matches_the_integer_category_it_equals_exactly():
         np.testing.assert_array_equal(unseen, np.isnan(expected))
     np.testing.assert_array_equal(model.predict(pd.DataFrame({"c": [2.0**60] * 2})), [0, 0])
     np.testing.assert_array_equal(model.predict(X), y)  # the integers keep their own codes
+
+
+@pytest.mark.parametrize("make", [DecisionTreeClassifier, "c45"])
+@pytest.mark.parametrize("cells", [[np.float32(0.5), 2**1030, 3],
+                                   [np.float16(0.5), -(2**2000), 2**64]])
+def test_integers_beyond_float64_beside_numpy_floats(make, cells):
+    """An object column holding a numpy float and an integer beyond float64: sorting its
+    categories raised OverflowError (numpy converts the int to compare); they sort as Python
+    numbers, the integer is matched exactly, and an unseen huge integer is warned about."""
+    X = pd.DataFrame({"c": pd.Series(cells * 4, dtype=object)})
+    y = np.array([0, 1, 2] * 4)
+    if make == "c45":
+        from treesmith.c45 import C45Classifier
+
+        model = C45Classifier(categorical_features=[0], min_objects=1).fit(X, y)
+    else:
+        model = make(categorical_features=[0], random_state=0).fit(X, y)
+    from treesmith.categorical import _python_number
+
+    assert [_python_number(v) for v in model.categories_[0]] == sorted(
+        _python_number(v) for v in cells)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(model.predict(X), y)
+    with pytest.warns(UnseenLevelWarning):
+        model.predict(pd.DataFrame({"c": pd.Series([np.float32(0.5), 2**1031], dtype=object)}))

@@ -252,8 +252,11 @@ def _observed_categories(column, missing: np.ndarray, name: str, j: int,
         if len(unique) <= MAX_CATEGORIES:
             try:
                 unique.sort()
-            except TypeError:
-                unique.sort(key=lambda v: (type(v).__name__, str(v)))
+            except (TypeError, OverflowError):  # a numpy float beside an int beyond float64
+                try:
+                    unique.sort(key=_python_number)
+                except (TypeError, OverflowError):
+                    unique.sort(key=lambda v: (type(v).__name__, str(v)))
         found = _object_array(unique)
     if found.shape[0] > MAX_CATEGORIES:
         raise ValueError(
@@ -262,6 +265,12 @@ def _observed_categories(column, missing: np.ndarray, name: str, j: int,
             "(e.g. into 'other'), encode the column as numbers, or leave it out of "
             "categorical_features.")
     return found
+
+
+def _python_number(value):
+    """A numpy number as the Python number it holds (Python compares a float with any int
+    exactly; a numpy float raises OverflowError beside an int beyond float64)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _float_dtype(column):
@@ -350,8 +359,11 @@ def _categories_in(dtype, categories: np.ndarray):
     if categories.shape[0] == 0 or not all(_is_real_number(value)
                                            for value in categories.tolist()):
         return None
-    with np.errstate(over="ignore"):
-        rounded = np.asarray(categories.tolist(), dtype=np.float64).astype(dtype)
+    try:
+        with np.errstate(over="ignore"):
+            rounded = np.asarray(categories.tolist(), dtype=np.float64).astype(dtype)
+    except OverflowError:  # an integer beyond float64: compared exactly
+        return None
     if np.unique(rounded).shape[0] != rounded.shape[0]:
         return None
     return _object_array(rounded.tolist())
@@ -377,14 +389,31 @@ def _codes(column, categories: np.ndarray, missing: np.ndarray, precision=None):
     rounded_categories = _in_precision_of(column, categories, precision)
     cells = _cells_in_precision(column, precision)
     found = _lookup(column, rounded_categories, cells, missing)
-    if rounded_categories is not categories or \
-            _narrower(precision, getattr(_float_dtype(column), "name", None)):
+    if _narrower(precision, getattr(_float_dtype(column), "name", None)) and \
+            not _representable(categories, precision):  # else the rounded lookup is exact
         exact = _lookup(column, categories, _cells_in_precision(column, None), missing)
         found = np.where(exact >= 0, exact, found)
     found = _match_narrow_scalars(column, categories, precision, np.asarray(found), missing)
     codes = np.where(found >= 0, found, -1).astype(np.float64)
     codes[(found < 0) | missing] = np.nan
     return codes, (found < 0) & ~missing
+
+
+def _representable(categories: np.ndarray, precision) -> bool:
+    """Whether every category is a value of the float dtype ``precision`` (a cell equal to
+    it is then found by rounding the cell to it): not an integer such as 16777217 beside
+    float32 categories."""
+    dtype = np.dtype(precision)
+    with np.errstate(over="ignore"):
+        for value in categories.tolist():
+            if not _is_real_number(value):
+                continue
+            try:
+                if float(np.float64(value).astype(dtype)) != value:
+                    return False
+            except OverflowError:  # an integer beyond float64
+                return False
+    return True
 
 
 def _match_narrow_scalars(column, categories: np.ndarray, precision, found: np.ndarray,
@@ -531,7 +560,7 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None, precisi
             values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
             try:
                 values.sort()
-            except TypeError:
+            except (TypeError, OverflowError):
                 values.sort(key=str)
             precision = None if precisions is None else precisions[j]
             shown = ", ".join(_category_repr(v, None) for v in values[:_SHOWN])

@@ -12,7 +12,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_sample_weight, check_y_values
-from ..categorical import FLOAT_PRECISIONS, _missing, _object_array, fitted_precision
+from ..categorical import (FLOAT_PRECISIONS, _missing, _object_array, _python_number,
+                           fitted_precision)
 from ..categorical import _codes as category_codes
 from . import _grow, _prune
 from ._tree import C45Tree, predicted_class
@@ -198,8 +199,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                                   if not _is_missing(v)]
                         try:
                             levels = sorted(set(values))
-                        except TypeError:
-                            levels = sorted(set(values), key=str)
+                        except (TypeError, OverflowError):  # numpy float, int beyond float64
+                            try:
+                                levels = sorted(set(values), key=_python_number)
+                            except (TypeError, OverflowError):
+                                levels = sorted(set(values), key=str)
                     categories.append(levels)
                     precisions.append(fitted_precision(column, _object_array(levels)))
             elif fitting:
@@ -263,7 +267,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
         try:
             values.sort()
-        except TypeError:
+        except (TypeError, OverflowError):
             values.sort(key=str)
         levels = self.categories_[j]
         shown = ", ".join(repr(v) for v in values[:5]) + (" …" if len(values) > 5 else "")
