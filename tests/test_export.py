@@ -382,8 +382,9 @@ def test_c45_nominal_tests_print_their_values():
 def test_c45_binary_nominal_rules_are_j48s_and_skip_unreachable_branches():
     """With binary splits, C4.5 tests ``x = v``; the binary view draws it as code < v, = v, > v
     with the "other values" subtree under both outer sides, one of which no value takes when v
-    is the first or last code. The tree text marks such a branch, the rules leave it out: one
-    rule per branch of J48's tree."""
+    is the first or last code (here v is the first code, overcast). The tree text marks such a
+    branch, the rules leave it out: one rule per branch of J48's tree. (With v a middle code both
+    copies are reachable and the rules list that subtree's leaves twice.)"""
     from treesmith.c45.weka import j48_text
 
     X, y = _c45_weather()
