@@ -87,6 +87,18 @@ def _next_occupied(hist_f, bin_order, p, n_bins_non_missing, n_classes):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _child_class_impurity(child, weight, n_classes, proportions, h, h_params):
+    """h of a child's class proportions (a class's weight over ``weight``, 0 for a class
+    without samples), 0 for a child of weight 0; ``proportions`` is scratch."""
+    if not weight > 0.0:
+        return 0.0
+    for k in range(n_classes):
+        present = child[count_column(n_classes, k)] > 0.0
+        proportions[k] = child[weight_column(n_classes, k)] / weight if present else 0.0
+    return h(proportions, h_params)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _children_weights_and_impurities(candidate_left, candidate_right, n_classes, proportions,
                                      h, h_params, min_samples_leaf):
     """(admitted, count_left, count_right, weight_left, impurity_left, weight_right,
@@ -111,20 +123,10 @@ def _children_weights_and_impurities(candidate_left, candidate_right, n_classes,
                 weight_right += candidate_right[weight_column(n_classes, k)]
         if count_left < min_samples_leaf or count_right < min_samples_leaf:
             return False, count_left, count_right, 0.0, 0.0, 0.0, 0.0
-        impurity_left = 0.0
-        if weight_left > 0.0:
-            for k in range(n_classes):
-                present = candidate_left[count_column(n_classes, k)] > 0.0
-                proportions[k] = (candidate_left[weight_column(n_classes, k)] / weight_left
-                                  if present else 0.0)
-            impurity_left = h(proportions, h_params)
-        impurity_right = 0.0
-        if weight_right > 0.0:
-            for k in range(n_classes):
-                present = candidate_right[count_column(n_classes, k)] > 0.0
-                proportions[k] = (candidate_right[weight_column(n_classes, k)] / weight_right
-                                  if present else 0.0)
-            impurity_right = h(proportions, h_params)
+        impurity_left = _child_class_impurity(candidate_left, weight_left, n_classes,
+                                              proportions, h, h_params)
+        impurity_right = _child_class_impurity(candidate_right, weight_right, n_classes,
+                                               proportions, h, h_params)
         return (True, count_left, count_right, weight_left, impurity_left, weight_right,
                 impurity_right)
     count_left = stats_count(candidate_left, n_classes)
