@@ -99,16 +99,20 @@ def _child_class_impurity(child, weight, n_classes, proportions, h, h_params):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _children_weights_and_impurities(candidate_left, candidate_right, n_classes, proportions,
-                                     h, h_params, min_samples_leaf):
+def _admissible_children(candidate_left, candidate_right, node, direction, proportions, h,
+                         h_params):
     """(admitted, count_left, count_right, weight_left, impurity_left, weight_right,
     impurity_right) of a candidate whose children hold the statistics rows
     ``candidate_left`` / ``candidate_right``: admitted when both hold at least
-    ``min_samples_leaf`` samples (else the weights and impurities are 0). A
-    class's proportion is its weight over the child's, 0 for a class without samples.
+    ``node.min_samples_leaf`` samples and ``node.min_weight_leaf`` weight and, for a feature
+    of monotonic ``direction`` (not 0), their values respect it and the node's bounds
+    (else the weights and impurities may be 0). A class's proportion is its weight over the
+    child's, 0 for a class without samples.
     Shared by ``scan_feature`` and ``scan_two_rows`` (the same arithmetic: the same bits);
     inlined, and the counts and proportions written out: a call per candidate that passes a
     row costs an NRT incref/decref pair per array, more than the sums."""
+    n_classes = node.n_classes
+    min_samples_leaf = node.min_samples_leaf
     if n_classes > 0:
         count_left = 0.0
         count_right = 0.0
@@ -127,17 +131,22 @@ def _children_weights_and_impurities(candidate_left, candidate_right, n_classes,
                                               proportions, h, h_params)
         impurity_right = _child_class_impurity(candidate_right, weight_right, n_classes,
                                                proportions, h, h_params)
-        return (True, count_left, count_right, weight_left, impurity_left, weight_right,
-                impurity_right)
-    count_left = stats_count(candidate_left, n_classes)
-    count_right = stats_count(candidate_right, n_classes)
-    if count_left < min_samples_leaf or count_right < min_samples_leaf:
-        return False, count_left, count_right, 0.0, 0.0, 0.0, 0.0
-    weight_left = stats_weight(candidate_left, n_classes)
-    impurity_left = h(candidate_left, h_params)
-    weight_right = stats_weight(candidate_right, n_classes)
-    impurity_right = h(candidate_right, h_params)
-    return (True, count_left, count_right, weight_left, impurity_left, weight_right,
+    else:
+        count_left = stats_count(candidate_left, n_classes)
+        count_right = stats_count(candidate_right, n_classes)
+        if count_left < min_samples_leaf or count_right < min_samples_leaf:
+            return False, count_left, count_right, 0.0, 0.0, 0.0, 0.0
+        weight_left = stats_weight(candidate_left, n_classes)
+        impurity_left = h(candidate_left, h_params)
+        weight_right = stats_weight(candidate_right, n_classes)
+        impurity_right = h(candidate_right, h_params)
+    admitted = not (weight_left < node.min_weight_leaf or weight_right < node.min_weight_leaf)
+    if admitted and direction != 0:
+        monotonicity = node.monotonicity
+        admitted = is_admissible(node_value(candidate_left, n_classes),
+                                 node_value(candidate_right, n_classes), direction,
+                                 monotonicity.lower, monotonicity.upper)
+    return (admitted, count_left, count_right, weight_left, impurity_left, weight_right,
             impurity_right)
 
 
@@ -259,16 +268,9 @@ def scan_feature(hist_f, n_bins_non_missing, missing_bin, node, work, results, f
                     candidate_left[s] = left[s] + missing[s]
                     candidate_right[s] = right[s]
             (admitted, count_left, count_right, weight_left, impurity_left, weight_right,
-             impurity_right) = _children_weights_and_impurities(
-                candidate_left, candidate_right, n_classes, proportions, h, h_params,
-                node.min_samples_leaf)
+             impurity_right) = _admissible_children(candidate_left, candidate_right, node,
+                                                    direction, proportions, h, h_params)
             if not admitted:
-                continue
-            if weight_left < node.min_weight_leaf or weight_right < node.min_weight_leaf:
-                continue
-            if direction != 0 and not is_admissible(
-                    node_value(candidate_left, n_classes), node_value(candidate_right, n_classes),
-                    direction, monotonicity.lower, monotonicity.upper):
                 continue
             gain = (weighted_parent_impurity - weight_left * impurity_left
                     - weight_right * impurity_right) / total_weight
@@ -870,20 +872,13 @@ def scan_two_rows(hist_f, n_bins_non_missing, node, work, results, f):
     split["next_bin"] = NO_SPLIT
     split["missing_go_left"] = False
     split["impurity_failed"] = False
-    (admitted, count_left, count_right, weight_left, impurity_left, weight_right,
-     impurity_right) = _children_weights_and_impurities(
-        candidate_left, candidate_right, n_classes, proportions, h, h_params,
-        node.min_samples_leaf)
-    if not admitted:
-        return
-    if weight_left < node.min_weight_leaf or weight_right < node.min_weight_leaf:
-        return
     monotonicity = node.monotonicity
     direction = (monotonicity.direction[f] if monotonicity.direction.shape[0] > 0
                  else np.int64(0))
-    if direction != 0 and not is_admissible(
-            node_value(candidate_left, n_classes), node_value(candidate_right, n_classes),
-            direction, monotonicity.lower, monotonicity.upper):
+    (admitted, count_left, count_right, weight_left, impurity_left, weight_right,
+     impurity_right) = _admissible_children(candidate_left, candidate_right, node, direction,
+                                            proportions, h, h_params)
+    if not admitted:
         return
     gain = (node.weighted_parent_impurity - weight_left * impurity_left
             - weight_right * impurity_right) / node.total_weight
