@@ -84,18 +84,6 @@ NON_MISSING_LEFT = np.int64(-2)
 _DRAW_SALT = np.int64(0x5EED7A1E)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _bin_count(hist_f, b, n_classes):
-    """``stats.bin_count``, inlined into the loops over bins: a call per bin that passes the
-    histogram took an atomic incref/decref pair on it in a counting caller."""
-    if n_classes > 0:
-        count = 0.0
-        for k in range(n_classes):
-            count += hist_f[b, count_column(n_classes, k)]
-        return count
-    return hist_f[b, REGRESSION_COUNT]
-
-
 @internal_kernel(reference_counted=False)
 def node_key(seed, totals, n_classes):
     """The part of a node's generator seed that all its features share: splitmix64 steps over
@@ -363,7 +351,7 @@ def _occupied_rows(hist_f, n_bins_non_missing, node, results, f, rows, state):
     n_classes = node.n_classes
     m = 0
     for b in range(n_bins_non_missing):
-        if _bin_count(hist_f, b, n_classes) > 0.0:
+        if bin_count(hist_f, b, n_classes) > 0.0:
             rows[m] = b
             m += 1
     split = results[f]
@@ -830,7 +818,7 @@ def _is_constant_non_missing(has_histogram, hist, data, start, end, bins, f):
         occupied = 0
         hist_f = hist[f]
         for b in range(bins.n_bins_non_missing[f]):
-            if _bin_count(hist_f, b, data.n_classes) > 0.0:
+            if bin_count(hist_f, b, data.n_classes) > 0.0:
                 occupied += 1
                 if occupied > 1:
                     return False
