@@ -250,13 +250,7 @@ def _observed_categories(column, missing: np.ndarray, name: str, j: int,
         else:
             unique = list(dict.fromkeys(np.asarray(values).tolist()))
         if len(unique) <= MAX_CATEGORIES:
-            try:
-                unique.sort()
-            except (TypeError, OverflowError):  # a numpy float beside an int beyond float64
-                try:
-                    unique.sort(key=_python_number)
-                except (TypeError, OverflowError):
-                    unique.sort(key=lambda v: (type(v).__name__, str(v)))
+            sort_categories(unique)
         found = _object_array(unique)
     if found.shape[0] > MAX_CATEGORIES:
         raise ValueError(
@@ -265,6 +259,34 @@ def _observed_categories(column, missing: np.ndarray, name: str, j: int,
             "(e.g. into 'other'), encode the column as numbers, or leave it out of "
             "categorical_features.")
     return found
+
+
+def sort_categories(values: list) -> None:
+    """Sort observed categories in place: by value, numbers as the Python numbers they hold
+    (a numpy float beside an int beyond float64 would raise OverflowError), and by type name
+    then text when the values do not compare (text beside numbers)."""
+    try:
+        values.sort()
+    except (TypeError, OverflowError):
+        try:
+            values.sort(key=_python_number)
+        except (TypeError, OverflowError):
+            values.sort(key=lambda v: (type(v).__name__, str(v)))
+
+
+def unseen_report(name: str, column, unseen: np.ndarray, categories, precision=None,
+                  noun: str = "categories") -> str:
+    """One column's part of the warning about values unseen at fit: the column, how many
+    cells, some of the values and some of the training categories (in their fitted
+    ``precision``), called ``noun`` ("values" for C4.5's nominal values)."""
+    values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
+    sort_categories(values)
+    categories = list(categories)
+    shown = ", ".join(_category_repr(v, None) for v in values[:_SHOWN])
+    known = ", ".join(_category_repr(v, precision) for v in categories[:8])
+    return (f"column {name} has {int(unseen.sum())} value(s) not seen at fit time: "
+            f"{shown}{' …' if len(values) > _SHOWN else ''} (training {noun}: {known}"
+            f"{' …' if len(categories) > 8 else ''})")
 
 
 def _python_number(value):
@@ -517,7 +539,7 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None, precisi
         encoded = np.empty(X.shape, dtype=np.float64)
     else:
         encoded = {}
-    unseen_report = []
+    unseen_parts = []
     for j, found in enumerate(categories):
         if polars_frame and found is None and (fit_mask is None or not fit_mask[j]):
             continue  # a numeric polars column stays as it is
@@ -557,27 +579,18 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None, precisi
                                    None if precisions is None else precisions[j])
         if warn_unseen and unseen is not None and unseen.any():
             name = names[j] if names is not None else f"x{j}"
-            values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
-            try:
-                values.sort()
-            except (TypeError, OverflowError):
-                values.sort(key=str)
-            precision = None if precisions is None else precisions[j]
-            shown = ", ".join(_category_repr(v, None) for v in values[:_SHOWN])
-            known = ", ".join(_category_repr(v, precision) for v in found.tolist()[:8])
-            unseen_report.append(
-                f"column {str(name)!r} has {int(unseen.sum())} value(s) not seen at fit time: "
-                f"{shown}{' …' if len(values) > _SHOWN else ''} (training categories: {known}"
-                f"{' …' if len(found) > 8 else ''})")
+            unseen_parts.append(unseen_report(
+                repr(str(name)), column, unseen, found.tolist(),
+                None if precisions is None else precisions[j]))
         if frame or polars_frame:
             encoded[j] = codes
         else:
             encoded[:, j] = codes
-    if unseen_report:
+    if unseen_parts:
         from ._warnings import warn_at_user_code
         from .datasets import UnseenLevelWarning
 
-        warn_at_user_code("; ".join(unseen_report) + "; they are treated as missing values "
+        warn_at_user_code("; ".join(unseen_parts) + "; they are treated as missing values "
                           "(each split's missing-value side).", UnseenLevelWarning)
     if polars_frame:  # the codes replace their columns; names and order stay
         from ._compat import optional_import

@@ -12,8 +12,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_sample_weight, check_y_values
-from ..categorical import (FLOAT_PRECISIONS, _missing, _object_array, _python_number,
-                           fitted_precision)
+from ..categorical import (FLOAT_PRECISIONS, _missing, _object_array, fitted_precision,
+                           sort_categories, unseen_report)
 from ..categorical import _codes as category_codes
 from . import _grow, _prune
 from ._tree import C45Tree, predicted_class
@@ -186,7 +186,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         X = np.empty((n, len(columns)), dtype=np.float64)
         categories = self.categories_ if not fitting else []
         precisions = [] if fitting else None
-        unseen_report = []
+        unseen_parts = []
         for j, column in enumerate(columns):
             nominal = self._nominal_[j]
             if nominal:
@@ -195,51 +195,49 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                         levels = [float(v) if isinstance(v, np.floating) else v
                                   for v in column.cat.categories]
                     else:
-                        values = [v for v in np.asarray(column, dtype=object)
-                                  if not _is_missing(v)]
-                        try:
-                            levels = sorted(set(values))
-                        except (TypeError, OverflowError):  # numpy float, int beyond float64
-                            try:
-                                levels = sorted(set(values), key=_python_number)
-                            except (TypeError, OverflowError):
-                                levels = sorted(set(values), key=str)
+                        levels = list({v for v in np.asarray(column, dtype=object)
+                                       if not _is_missing(v)})
+                        sort_categories(levels)
                     categories.append(levels)
                     precisions.append(fitted_precision(column, _object_array(levels)))
             elif fitting:
                 categories.append(None)
                 precisions.append(None)
-            if fitting:
-                self.category_precision_ = precisions  # read by _encode_values
-            X[:, j] = self._encode_values(j, column, categories[j])
+            precision = (precisions[j] if fitting
+                         else self._fitted_precision(j))
+            X[:, j] = self._encode_values(j, column, categories[j], precision)
             if nominal and not fitting:
                 unseen = np.isnan(X[:, j]) & ~_missing(column)
                 if unseen.any():
                     if self.missing_values == "error":  # not "has missing values"
-                        raise ValueError(self._unseen_report(j, column, unseen) + "; with "
-                                         "missing_values='error' C4.5 refuses them (it would "
-                                         "treat them as missing values).")
-                    unseen_report.append(self._unseen_report(j, column, unseen))
+                        self._refuse_unseen(j, column, unseen)
+                    unseen_parts.append(unseen_report(self._column_name(j), column, unseen,
+                                                      categories[j], precision, "values"))
         if fitting:
             self.categories_ = categories
             self.category_precision_ = precisions
-        if not fitting and unseen_report:
+        if not fitting and unseen_parts:
             from .._warnings import warn_at_user_code
             from ..datasets import UnseenLevelWarning
 
-            warn_at_user_code("; ".join(unseen_report) + "; C4.5 treats them as missing "
+            warn_at_user_code("; ".join(unseen_parts) + "; C4.5 treats them as missing "
                               "values (down every branch, weighted).", UnseenLevelWarning)
         if self.missing_values == "error" and np.isnan(X).any():
             self._refuse_missing(int(np.flatnonzero(np.isnan(X).any(axis=0))[0]))
         return X
 
-    def _encode_values(self, j, values, levels):
+    def _fitted_precision(self, j):
+        """Column ``j``'s fitted float precision (``category_precision_``), None for a model
+        saved before it existed."""
+        precisions = getattr(self, "category_precision_", None)
+        return None if precisions is None or j >= len(precisions) else precisions[j]
+
+    def _encode_values(self, j, values, levels, precision):
         """Float64 codes of column ``j``'s ``values``: the category code of a nominal value
-        (``levels`` its categories; NaN when missing or unseen), the number itself for a
-        numeric column (NaN missing; infinity and non-numbers refused)."""
+        (``levels`` its categories, floats matched in the narrower of ``precision`` and the
+        values'; NaN when missing or unseen), the number itself for a numeric column (NaN
+        missing; infinity and non-numbers refused)."""
         if levels is not None:
-            precisions = getattr(self, "category_precision_", None)  # None: an older model
-            precision = None if precisions is None or j >= len(precisions) else precisions[j]
             if precision is not None:  # floats compared in the narrower precision
                 column = values if hasattr(values, "dtype") else _object_array(
                     np.asarray(values, dtype=object).ravel().tolist())
@@ -261,19 +259,14 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                              f"needs finite values or NaN for missing.")
         return codes
 
-    def _unseen_report(self, j, column, unseen) -> str:
-        """Column ``j``'s values unseen in training, and its training values, for the
-        warning."""
-        values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
-        try:
-            values.sort()
-        except (TypeError, OverflowError):
-            values.sort(key=str)
-        levels = self.categories_[j]
-        shown = ", ".join(repr(v) for v in values[:5]) + (" …" if len(values) > 5 else "")
-        known = ", ".join(repr(v) for v in levels[:8]) + (" …" if len(levels) > 8 else "")
-        return (f"column {self._column_name(j)} has {int(unseen.sum())} value(s) not seen at "
-                f"fit time: {shown} (training values: {known})")
+    def _refuse_unseen(self, j, values, unseen):
+        """With missing_values='error': column ``j``'s values unseen at fit are refused, named
+        (C4.5 would treat them as missing values)."""
+        raise ValueError(unseen_report(self._column_name(j), values, unseen,
+                                       self.categories_[j], self._fitted_precision(j),
+                                       "values")
+                         + "; with missing_values='error' C4.5 refuses them (it would treat "
+                         "them as missing values).")
 
     def _refuse_missing(self, j):
         raise ValueError(f"column {self._column_name(j)} has missing values and "
@@ -284,14 +277,12 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         """Feature ``j``'s raw ``values`` (1-D) encoded as :meth:`predict` encodes them: for
         code that reads features one at a time (``treesmith.predict_lazy``)."""
         check_is_fitted(self, "c45_tree_")
-        codes = self._encode_values(j, values, self.categories_[j])
+        codes = self._encode_values(j, values, self.categories_[j], self._fitted_precision(j))
         if self.missing_values == "error" and np.isnan(codes).any():
             values = _object_array(np.asarray(values, dtype=object).ravel().tolist())
             unseen = np.isnan(codes) & ~_missing(values)
             if unseen.any():
-                raise ValueError(self._unseen_report(j, values, unseen) + "; with "
-                                 "missing_values='error' C4.5 refuses them (it would treat "
-                                 "them as missing values).")
+                self._refuse_unseen(j, values, unseen)
             self._refuse_missing(j)
         return codes
 
