@@ -404,6 +404,29 @@ def test_a_huge_int_max_samples_does_not_allocate_one_index_per_draw():
     assert peak < 64 * 2**20
 
 
+def test_beyond_multinomial_draws_the_counts_come_from_their_distribution():
+    """max_samples=10**12 on 50 rows: 10**12 draws one by one would run for hours. Beyond
+    MULTINOMIAL_DRAWS the counts are one Multinomial(n_draws, 1/n each) draw of the seed's
+    RandomState, so every count is near n_draws / n and they sum to n_draws exactly."""
+    n_samples, n_draws = 50, 10**12
+    counts = bootstrap_counts(7, n_samples, n_draws)
+    expected = np.random.RandomState(7).multinomial(n_draws, np.full(n_samples, 1 / n_samples))
+    np.testing.assert_array_equal(counts, expected)
+    assert counts.sum() == n_draws
+    mean = n_draws / n_samples
+    assert np.all(np.abs(counts - mean) < 6 * np.sqrt(mean))
+    # at the boundary the draws are still scikit-learn's, one by one
+    small = forest_module.MULTINOMIAL_DRAWS
+    assert bootstrap_counts(7, 3, small).sum() == small
+    X, y = make_classification(50, 4, random_state=0)
+    forest = RandomForestClassifier(2, max_samples=n_draws, random_state=0).fit(X, y)
+    for member in forest.estimators_:
+        weights = bootstrap_counts(member.random_state, n_samples, n_draws)
+        alone = DecisionTreeClassifier(max_features="sqrt", random_state=member.random_state)
+        alone.fit(X, y, sample_weight=weights)
+        np.testing.assert_array_equal(member.tree_.threshold, alone.tree_.threshold)
+
+
 @pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
 def test_ccp_alpha_prunes_every_tree_as_the_single_tree_does(Forest):
     """scikit-learn's forests take ccp_alpha: each tree is grown, then pruned by minimal
