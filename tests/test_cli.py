@@ -500,3 +500,42 @@ def test_a_single_tree_is_tree_0_of_1(iris_model):
     assert result.exit_code == 2
     assert "--tree 1 is out of range: this DecisionTreeClassifier is a single tree, --tree 0" \
         in result.stderr
+
+
+def test_export_shows_the_model_files_metadata_costs_as_fit_reported_them(tmp_path):
+    """`treesmith export` ignored the metadata feature_costs of any model with fitted
+    feature_costs_ (every treesmith tree has them, unit costs by default), so a model saved
+    from Python with the data's costs in its metadata was exported without them. The
+    metadata's costs (those `fit --costs` reports its expected cost with) now win; a model
+    fitted with other costs says so on stderr."""
+    X, y = treesmith.load_dataset("sklearn:iris").X, treesmith.load_dataset("sklearn:iris").y
+    costs = [1.0, 2.0, 10.0, 5.0]
+    unit = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    io.save(unit, tmp_path / "unit.json", metadata={"feature_costs": costs})
+    result = invoke("export", tmp_path / "unit.json")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == treesmith.export_text(unit, feature_costs=costs)
+    assert "[cost 10]" in result.stdout and "note" not in result.stderr
+
+    other = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0,
+                                             feature_costs=[3.0, 3.0, 3.0, 3.0]).fit(X, y)
+    io.save(other, tmp_path / "other.json", metadata={"feature_costs": costs})
+    result = invoke("export", tmp_path / "other.json")
+    assert result.exit_code == 0, result.output
+    assert "[cost 3]" not in result.stdout and "[cost 10]" in result.stdout
+    assert "metadata feature_costs" in result.stderr
+    io.save(other, tmp_path / "plain.json")  # no metadata costs: the fitted ones
+    assert "[cost 3]" in invoke("export", tmp_path / "plain.json").stdout
+
+    forest = treesmith.RandomForestClassifier(n_estimators=2, max_depth=2,
+                                              random_state=0).fit(X, y)
+    io.save(forest, tmp_path / "forest.json", metadata={"feature_costs": costs})
+    result = invoke("export", tmp_path / "forest.json")
+    assert result.exit_code == 0, result.output
+    assert "max cost" in result.stdout
+
+    for bad in (["1", 2, 3, 4], [1, 2, 3], [1, 2, -3, 4], {"a": 1}):
+        io.save(unit, tmp_path / "bad.json", metadata={"feature_costs": bad})
+        result = invoke("export", tmp_path / "bad.json")
+        assert result.exit_code == 2
+        assert "metadata feature_costs must be a list of 4 finite numbers" in result.stderr
