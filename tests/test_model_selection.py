@@ -345,6 +345,8 @@ def test_surface_csv_and_plot(wine_instances, tmp_path):
     ({"ccp_alpha": Exact(), "pruning": PessimisticRay()}, "only one exact axis"),
     ({"max_depth": "3"}, "must be a list"),
     ({"max_depth": Range(1, 2, 1000), "min_samples_leaf": Range(1, 2, 1001)}, "grid points"),
+    # listed before the grid's size was checked: 8 GB and a killed process
+    ({"min_impurity_decrease": Range(0, 1, 10**9)}, "is a Range of 1000000000 points"),
     ({"min_samples_leaf": [1, -4]}, None),
 ])
 def test_bad_spaces_fail_before_any_fit(wine_instances, space, message):

@@ -220,7 +220,7 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     the earlier point of the grid. Everything that can be checked without fitting — the space,
     the parameter names and values, the instances, the scheduler — is checked first.
     """
-    search = check_space(space)
+    search = check_space(space, MAX_GRID_POINTS)
     if search.n_grid_points > MAX_GRID_POINTS:
         raise ValueError(f"space has {search.n_grid_points} grid points; at most "
                          f"{MAX_GRID_POINTS} (use fewer values, or Range with refine=).")
