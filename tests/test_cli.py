@@ -289,6 +289,10 @@ def test_errors_are_one_line_with_exit_code_2(args, message):
 
 def test_bad_model_files_and_formats(iris_model, tmp_path):
     path, _ = iris_model
+    header_only = tmp_path / "header.csv"  # predict reported scikit-learn's "0 sample(s)"
+    header_only.write_text(",".join(f"x{j}" for j in range(4)) + "\n")
+    result = invoke("predict", path, header_only)
+    assert result.exit_code == 2 and "has no data rows" in result.stderr
     broken = tmp_path / "broken.json"
     broken.write_text(path.read_text()[:200])
     result = invoke("export", broken)

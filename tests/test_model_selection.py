@@ -399,7 +399,9 @@ def test_bad_options_are_named(wine_instances):
                             ({"eta": 0.1}, "eta applies to scoring='explainability'"),
                             ({"backend": "spark"}, "backend must be one of"),
                             ({"refine": 1}, "refine needs at least one Range"),
-                            ({"batch_size": 0}, "batch_size must be")]:
+                            ({"batch_size": 0}, "batch_size must be"),
+                            ({"n_jobs": 0}, "n_jobs must be None or a nonzero int"),
+                            ({"n_jobs": 1.5}, "n_jobs must be None or a nonzero int")]:
         with pytest.raises(ValueError, match=message):
             learn_parameters(estimator, {"max_depth": [2]}, wine_instances, **kwargs)
     with pytest.raises(ValueError, match="needs a classifier"):

@@ -570,6 +570,8 @@ def _prediction_frame(data: str, target: str | None, explicit_target: str | None
             raise CLIError(f"cannot read CSV file {data!r}: {error}") from None
         if explicit_target is not None and explicit_target not in frame.columns:
             raise CLIError(f"target column {explicit_target!r} is not in {data!r}")
+        if frame.shape[0] == 0:
+            raise CLIError(f"CSV file {data!r} has no data rows")
         if target is not None and target in frame.columns:
             return frame.drop(columns=[target]), frame[target].to_numpy()
         return frame, None
