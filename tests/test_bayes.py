@@ -702,3 +702,23 @@ def test_posterior_sample_visits_the_trees_of_depth_2_with_their_exact_probabili
                                 for key, p in zip(exact, posterior))
     assert total_variation < 0.03
     assert model.map_log_posterior_ == pytest.approx(log_posterior.max(), abs=1e-9)
+
+
+def test_cost_metrics_of_a_posterior_average_are_refused_not_those_of_the_best_tree(iris):
+    """expected_cost, max_cost and expected_depth reported the best tree's costs for a model
+    whose predictions average its whole posterior sample (predict_lazy already refused)."""
+    from treesmith.metrics import expected_cost, expected_depth, max_cost, predict_lazy
+
+    X, y = iris
+    model = BayesianTreeClassifier(**{**FAST, "averaging": "posterior"}).fit(X, y)
+    asked = []
+    for measure in (lambda: expected_cost(model, X), lambda: max_cost(model, X),
+                    lambda: max_cost(model), lambda: expected_depth(model, X),
+                    lambda: predict_lazy(model, lambda row, j: asked.append(j) or X[row, j], 3)):
+        with pytest.raises(ValueError, match=r"averaging='posterior'\) predicts with every "
+                                             r"tree .*set_params\(averaging='map'\)"):
+            measure()
+    assert asked == []  # refused before any feature value is requested
+    model.set_params(averaging="map")
+    assert expected_cost(model, X) == pytest.approx(
+        expected_cost(BayesianTreeClassifier(**FAST).fit(X, y), X))

@@ -42,10 +42,20 @@ _LEAF = -1
 
 
 def _fitted_tree(estimator):
+    """``estimator.tree_``, the one tree its predictions walk; a ValueError when it has none,
+    or when its predictions average many trees (a Bayesian tree with averaging='posterior',
+    whose ``tree_`` is only its best tree: that tree's costs are not its predictions')."""
     tree = getattr(estimator, "tree_", None)
     if tree is None:
         raise ValueError(f"estimator must be a fitted tree with a tree_ attribute, got "
                          f"{type(estimator).__name__}.")
+    if getattr(estimator, "posterior_sample_", None) is not None and \
+            getattr(estimator, "averaging", "map") != "map":
+        raise ValueError(
+            f"{type(estimator).__name__}(averaging='posterior') predicts with every tree of "
+            "its posterior sample, so the costs of its best tree (tree_) are not what its "
+            "predictions cost; for the best tree's costs and predictions, "
+            "set_params(averaging='map') (no refit needed).")
     return tree
 
 
@@ -195,6 +205,8 @@ def expected_depth(estimator, X, sample_weight=None) -> float:
         if depth.shape[0] == 0:
             raise ValueError("X has no rows: the expected depth is undefined.")
         return float(depth @ _normalised_weight(sample_weight, depth.shape[0]))
+    if getattr(estimator, "tree_", None) is not None:
+        _fitted_tree(estimator)  # not a posterior average of many trees
     paths = sp.csr_matrix(estimator.decision_path(X))
     if paths.shape[0] == 0:
         raise ValueError("X has no rows: the expected depth is undefined.")
