@@ -543,3 +543,15 @@ def test_export_shows_the_model_files_metadata_costs_as_fit_reported_them(tmp_pa
         result = invoke("export", tmp_path / "bad.json")
         assert result.exit_code == 2
         assert "metadata feature_costs must be a list of 4 finite numbers" in result.stderr
+
+
+def test_a_class_with_one_example_is_named_for_the_test_split(tmp_path):
+    """scikit-learn's 'The least populated classes in y have only 1 member...' came through,
+    without saying what to do at the command line."""
+    path = tmp_path / "single.csv"
+    rows = [f"{k / 10},{k % 3},{'z' if k == 0 else k % 2}" for k in range(20)]
+    path.write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    result = invoke("fit", path)
+    assert result.exit_code == 2
+    assert "class 'z' has a single example" in result.stderr and "--test-size 0" in result.stderr
+    assert invoke("fit", path, "--test-size", "0").exit_code == 0

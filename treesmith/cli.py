@@ -388,6 +388,13 @@ def fit(
     if test_size > 0:
         from sklearn.model_selection import train_test_split
 
+        if classification:
+            labels, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
+            if counts.min() < 2:
+                rare = str(labels[np.argmin(counts)])
+                raise CLIError(f"class {rare!r} has a single example, too few for a "
+                               "stratified test split: drop its row, or fit on all rows with "
+                               "--test-size 0")
         X_train, X_test, y_train, y_test = train_test_split(
             X, y, test_size=test_size, random_state=seed,
             stratify=y if classification else None)
