@@ -722,3 +722,21 @@ def test_cost_metrics_of_a_posterior_average_are_refused_not_those_of_the_best_t
     model.set_params(averaging="map")
     assert expected_cost(model, X) == pytest.approx(
         expected_cost(BayesianTreeClassifier(**FAST).fit(X, y), X))
+
+
+@pytest.mark.parametrize("weight", [1e200, 1e307])
+def test_sample_weights_too_large_for_float64_are_refused_not_rescaled(weight):
+    """Frequency weights: 1e307 each was rescaled to a sum below 1 (a root-only posterior),
+    and 1e200 made the regressor's leaf statistics overflow (NaN log posteriors, the root)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = 3 * X[:, 0] + 0.1 * rng.normal(size=60)
+    weights = np.full(60, weight)
+    with pytest.raises(ValueError, match="sample_weight"):
+        BayesianTreeRegressor(**FAST).fit(X, y, sample_weight=weights)
+    if weight == 1e307:
+        with pytest.raises(ValueError, match="sample_weight sums to infinity"):
+            BayesianTreeClassifier(**FAST).fit(X, y > 0, sample_weight=weights)
+    else:  # counts as large as 6e201 are fine for the Dirichlet likelihood
+        assert BayesianTreeClassifier(**FAST).fit(X, y > 0, sample_weight=weights) \
+            .tree_.node_count > 1

@@ -567,7 +567,9 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
         self.classes_, y_code = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         self.n_outputs_ = 1
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        # frequency weights: rescaling an overflowing sum (as the other trees may) would
+        # change the posterior, so it is an error here
+        sample_weight = check_sample_weight(sample_weight, X.shape[0], rescale=False)
         self.dirichlet_ = self._dirichlet(self.n_classes_)
         self.criterion_ = resolve_criterion("gini", "classification")  # impurity of tree_
         # one class: every tree predicts it with probability 1, so the root alone
@@ -689,7 +691,7 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D for BayesianTreeRegressor, got shape {y.shape}.")
         self.n_outputs_ = 1
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0], rescale=False)
         self._check_prior_parameters()
         positive = sample_weight > 0
         total = float(sample_weight.sum())
@@ -699,9 +701,21 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         if not np.isfinite(squares):  # the leaves' sums of squares would be inf or NaN
             raise ValueError(f"y is too large for BayesianTreeRegressor: its weighted sum of "
                              f"squared deviations overflows float64 (largest |y| "
-                             f"{float(np.abs(y).max()):.3g}); divide y by a constant.")
+                             f"{float(np.abs(y).max()):.3g}, sum of sample_weight "
+                             f"{total:.3g}); divide y (or sample_weight) by a constant.")
         variance = squares / total
         self.mu_bar_ = mean if self.mu_bar is None else float(self.mu_bar)
+        with np.errstate(over="ignore", invalid="ignore"):
+            spread = float(np.dot(sample_weight, np.abs(y - self.mu_bar_)))
+            largest = max(total, spread)
+            overflows = not np.isfinite(largest * largest)
+        if overflows:  # a leaf's (sum w y')^2 / sum w: the chain compared NaN and infinities
+            raise ValueError(
+                f"sample_weight and y are too large for BayesianTreeRegressor: a leaf's "
+                f"squared weighted sums overflow float64 (sum of sample_weight {total:.3g}, "
+                f"weighted sum of |y - mu_bar| {spread:.3g}; both must stay below 1e154); "
+                "divide sample_weight or y by a constant (the weights are frequency weights: "
+                "smaller ones also make the data less decisive).")
         nu = float(self.nu)
         if self.lam is None:
             from scipy.stats import chi2
