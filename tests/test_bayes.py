@@ -46,6 +46,7 @@ def fitted(iris):
     ({"a": 0.0}, "a must be a float > 0"),
     ({"a": [1.0, -1.0, 1.0]}, "a must be a float > 0"),
     ({"a": [1.0, 1.0]}, "n_classes=3"),
+    ({"a": 1e308}, "a must sum to a finite float"),  # A = 3e308: every probability was 0
     ({"n_iter": 0}, "n_iter must be an int >= 1"),
     ({"n_iter": 2.5}, "n_iter"),
     ({"n_chains": 0}, "n_chains must be an int"),
@@ -67,6 +68,23 @@ def test_bad_parameters_raise_errors_naming_them(iris, params, message):
     with pytest.raises(ValueError) as error:
         BayesianTreeClassifier(**{**FAST, **params}).fit(X, y)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("estimator", [BayesianTreeClassifier, BayesianTreeRegressor])
+def test_chains_that_cannot_fit_in_memory_are_refused_naming_n_iter_and_n_chains(
+        iris, estimator, monkeypatch):
+    """n_iter=10**12 failed with numba's "Allocation failed" inside the sampler, and
+    n_chains=10**9 (one iteration each) had the process killed for lack of memory."""
+    import treesmith.grower
+
+    X, y = iris
+    for params in ({"n_iter": 10**12}, {"n_chains": 10**9, "n_iter": 1}):
+        with pytest.raises(ValueError, match=r"n_iter=.* n_chains=.* need about .* more "
+                                             r"than the .* available; lower n_iter or n_chains"):
+            estimator(**{**FAST, **params}).fit(X, y)
+    monkeypatch.setattr(treesmith.grower, "available_memory_bytes", lambda: 2**30)
+    with pytest.raises(ValueError, match="n_iter=100000000 "):
+        estimator(**{**FAST, "n_iter": 10**8}).fit(X, y)
 
 
 def test_one_class_gives_the_single_leaf_tree(iris):
@@ -627,3 +645,98 @@ def test_category_sets_with_uint16_bins():
     assert model.bin_mapper_.missing_values_bin_idx_ == 300
     assert model.tree_.is_categorical_split.any()
     assert model.score(X, y) > 0.85
+
+
+def _exact_subtrees(X, y, w, rows, depth, sigma, phi, a, max_depth, n_classes):
+    """(preorder key, log prior, log likelihood) of every subtree at a node, written from the
+    documented prior alone (docs/methods.md §7), independently of the kernel's oracle:
+    p(split at depth d) = sigma (1 + d)^-phi (0 without a usable feature or at max_depth),
+    the feature uniform over the usable ones, the threshold over the node's values but the
+    largest; a leaf's Dirichlet(a)-multinomial marginal likelihood."""
+    from scipy.special import gammaln
+
+    p = sigma * (1 + depth) ** (-phi) if depth < max_depth else 0.0
+    usable = [j for j in range(X.shape[1]) if np.unique(X[rows, j]).shape[0] >= 2]
+    counts = np.array([w[rows][y[rows] == k].sum() for k in range(n_classes)])
+    log_likelihood = (gammaln(n_classes * a) - n_classes * gammaln(a)
+                      + gammaln(counts + a).sum() - gammaln(counts.sum() + n_classes * a))
+    yield ((-2, -1),), (np.log1p(-p) if usable and p > 0 else 0.0), log_likelihood
+    if not usable or p == 0:
+        return
+    for j in usable:
+        values = np.unique(X[rows, j])
+        for v in values[:-1]:
+            key = (j, int(np.searchsorted(np.unique(X[:, j]), v)))
+            log_rule = np.log(p) - np.log(len(usable)) - np.log(values.shape[0] - 1)
+            children = [list(_exact_subtrees(X, y, w, side, depth + 1, sigma, phi, a,
+                                             max_depth, n_classes))
+                        for side in (rows[X[rows, j] <= v], rows[X[rows, j] > v])]
+            for left_key, left_prior, left_lik in children[0]:
+                for right_key, right_prior, right_lik in children[1]:
+                    yield ((key,) + left_key + right_key, log_rule + left_prior + right_prior,
+                           left_lik + right_lik)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_posterior_sample_visits_the_trees_of_depth_2_with_their_exact_probabilities(weighted):
+    """The estimator's recorded chain states against a brute-force posterior over all trees of
+    depth <= 2 on 3 features and 3 classes (112 trees unweighted)."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(10, 3)).astype(float)
+    y = rng.integers(0, 3, 10)
+    w = rng.integers(0, 3, 10).astype(float) if weighted else np.ones(10)
+    w[0] = 0.0 if weighted else 1.0
+    sigma, phi, a = 0.9, 1.5, 2.0
+    exact = {key: prior + likelihood for key, prior, likelihood in _exact_subtrees(
+        X, y, w, np.flatnonzero(w > 0), 0, sigma, phi, a, 2, 3)}
+    log_posterior = np.array(list(exact.values()))
+    posterior = np.exp(log_posterior - log_posterior.max())
+    posterior /= posterior.sum()
+    model = BayesianTreeClassifier(sigma=sigma, phi=phi, a=a, max_depth=2, max_leaves=None,
+                                   n_iter=100_000, n_chains=4, burn_in=0.05,
+                                   averaging="posterior", random_state=0).fit(X, y, w)
+    sample = model.posterior_sample_
+    visited = dict(zip(sample.keys(), sample.weights / sample.weights.sum()))
+    assert set(visited) <= set(exact)  # no tree outside the prior's support
+    total_variation = 0.5 * sum(abs(visited.get(key, 0.0) - p)
+                                for key, p in zip(exact, posterior))
+    assert total_variation < 0.03
+    assert model.map_log_posterior_ == pytest.approx(log_posterior.max(), abs=1e-9)
+
+
+def test_cost_metrics_of_a_posterior_average_are_refused_not_those_of_the_best_tree(iris):
+    """expected_cost, max_cost and expected_depth reported the best tree's costs for a model
+    whose predictions average its whole posterior sample (predict_lazy already refused)."""
+    from treesmith.metrics import expected_cost, expected_depth, max_cost, predict_lazy
+
+    X, y = iris
+    model = BayesianTreeClassifier(**{**FAST, "averaging": "posterior"}).fit(X, y)
+    asked = []
+    for measure in (lambda: expected_cost(model, X), lambda: max_cost(model, X),
+                    lambda: max_cost(model), lambda: expected_depth(model, X),
+                    lambda: predict_lazy(model, lambda row, j: asked.append(j) or X[row, j], 3)):
+        with pytest.raises(ValueError, match=r"averaging='posterior'\) predicts with every "
+                                             r"tree .*set_params\(averaging='map'\)"):
+            measure()
+    assert asked == []  # refused before any feature value is requested
+    model.set_params(averaging="map")
+    assert expected_cost(model, X) == pytest.approx(
+        expected_cost(BayesianTreeClassifier(**FAST).fit(X, y), X))
+
+
+@pytest.mark.parametrize("weight", [1e200, 1e307])
+def test_sample_weights_too_large_for_float64_are_refused_not_rescaled(weight):
+    """Frequency weights: 1e307 each was rescaled to a sum below 1 (a root-only posterior),
+    and 1e200 made the regressor's leaf statistics overflow (NaN log posteriors, the root)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = 3 * X[:, 0] + 0.1 * rng.normal(size=60)
+    weights = np.full(60, weight)
+    with pytest.raises(ValueError, match="sample_weight"):
+        BayesianTreeRegressor(**FAST).fit(X, y, sample_weight=weights)
+    if weight == 1e307:
+        with pytest.raises(ValueError, match="sample_weight sums to infinity"):
+            BayesianTreeClassifier(**FAST).fit(X, y > 0, sample_weight=weights)
+    else:  # counts as large as 6e201 are fine for the Dirichlet likelihood
+        assert BayesianTreeClassifier(**FAST).fit(X, y > 0, sample_weight=weights) \
+            .tree_.node_count > 1

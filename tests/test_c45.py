@@ -472,3 +472,20 @@ def test_missing_values_error_names_an_unseen_value_as_unseen_not_missing():
     with pytest.raises(ValueError, match=r"column 'c' has missing values and "
                                          r"missing_values='error'"):
         model.predict(pd.DataFrame({"c": [None], "u": [1.0]}))
+
+
+def test_feature_names_present_at_fit_or_predict_only_are_warned_about_as_in_scikit_learn():
+    """The other estimators warn (scikit-learn's wording); C4.5 said nothing."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+    y = (frame["a"] > 0).astype(int)
+    named = C45Classifier().fit(frame, y)
+    with pytest.warns(UserWarning, match="X does not have valid feature names, but "
+                                         "C45Classifier was fitted with feature names"):
+        named.predict(frame.to_numpy())
+    unnamed = C45Classifier().fit(frame.to_numpy(), y)
+    with pytest.warns(UserWarning, match="X has feature names, but C45Classifier was fitted "
+                                         "without feature names"):
+        unnamed.predict(frame)

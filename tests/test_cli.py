@@ -289,6 +289,10 @@ def test_errors_are_one_line_with_exit_code_2(args, message):
 
 def test_bad_model_files_and_formats(iris_model, tmp_path):
     path, _ = iris_model
+    header_only = tmp_path / "header.csv"  # predict reported scikit-learn's "0 sample(s)"
+    header_only.write_text(",".join(f"x{j}" for j in range(4)) + "\n")
+    result = invoke("predict", path, header_only)
+    assert result.exit_code == 2 and "has no data rows" in result.stderr
     broken = tmp_path / "broken.json"
     broken.write_text(path.read_text()[:200])
     result = invoke("export", broken)
@@ -500,3 +504,54 @@ def test_a_single_tree_is_tree_0_of_1(iris_model):
     assert result.exit_code == 2
     assert "--tree 1 is out of range: this DecisionTreeClassifier is a single tree, --tree 0" \
         in result.stderr
+
+
+def test_export_shows_the_model_files_metadata_costs_as_fit_reported_them(tmp_path):
+    """`treesmith export` ignored the metadata feature_costs of any model with fitted
+    feature_costs_ (every treesmith tree has them, unit costs by default), so a model saved
+    from Python with the data's costs in its metadata was exported without them. The
+    metadata's costs (those `fit --costs` reports its expected cost with) now win; a model
+    fitted with other costs says so on stderr."""
+    X, y = treesmith.load_dataset("sklearn:iris").X, treesmith.load_dataset("sklearn:iris").y
+    costs = [1.0, 2.0, 10.0, 5.0]
+    unit = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    io.save(unit, tmp_path / "unit.json", metadata={"feature_costs": costs})
+    result = invoke("export", tmp_path / "unit.json")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == treesmith.export_text(unit, feature_costs=costs)
+    assert "[cost 10]" in result.stdout and "note" not in result.stderr
+
+    other = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0,
+                                             feature_costs=[3.0, 3.0, 3.0, 3.0]).fit(X, y)
+    io.save(other, tmp_path / "other.json", metadata={"feature_costs": costs})
+    result = invoke("export", tmp_path / "other.json")
+    assert result.exit_code == 0, result.output
+    assert "[cost 3]" not in result.stdout and "[cost 10]" in result.stdout
+    assert "metadata feature_costs" in result.stderr
+    io.save(other, tmp_path / "plain.json")  # no metadata costs: the fitted ones
+    assert "[cost 3]" in invoke("export", tmp_path / "plain.json").stdout
+
+    forest = treesmith.RandomForestClassifier(n_estimators=2, max_depth=2,
+                                              random_state=0).fit(X, y)
+    io.save(forest, tmp_path / "forest.json", metadata={"feature_costs": costs})
+    result = invoke("export", tmp_path / "forest.json")
+    assert result.exit_code == 0, result.output
+    assert "max cost" in result.stdout
+
+    for bad in (["1", 2, 3, 4], [1, 2, 3], [1, 2, -3, 4], {"a": 1}):
+        io.save(unit, tmp_path / "bad.json", metadata={"feature_costs": bad})
+        result = invoke("export", tmp_path / "bad.json")
+        assert result.exit_code == 2
+        assert "metadata feature_costs must be a list of 4 finite numbers" in result.stderr
+
+
+def test_a_class_with_one_example_is_named_for_the_test_split(tmp_path):
+    """scikit-learn's 'The least populated classes in y have only 1 member...' came through,
+    without saying what to do at the command line."""
+    path = tmp_path / "single.csv"
+    rows = [f"{k / 10},{k % 3},{'z' if k == 0 else k % 2}" for k in range(20)]
+    path.write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    result = invoke("fit", path)
+    assert result.exit_code == 2
+    assert "class 'z' has a single example" in result.stderr and "--test-size 0" in result.stderr
+    assert invoke("fit", path, "--test-size", "0").exit_code == 0

@@ -10,6 +10,7 @@ from sklearn.ensemble import RandomForestClassifier as SklearnForest
 from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import treesmith
 from treesmith import DecisionTreeClassifier, DecisionTreeRegressor, metrics
 from treesmith.ensemble import RandomForestClassifier, RandomForestRegressor
 import treesmith.ensemble.forest as forest_module
@@ -517,3 +518,20 @@ def test_members_are_clones_of_the_template_with_their_seed():
         assert member.feature_costs == costs and member.feature_costs is not costs
         assert member.criterion is not forest.estimator_.criterion
     assert forest.estimators_[0].feature_costs is not forest.estimators_[1].feature_costs
+
+
+@pytest.mark.parametrize("forest", ["RandomForestClassifier", "RandomForestRegressor",
+                                    "ExtraTreesClassifier"])
+def test_a_bootstrap_sample_without_positive_weight_is_a_clear_error(forest):
+    """One positive weight among 120 rows: most bootstrap samples draw only rows of weight 0,
+    and the growth kernel failed with numpy's 'negative dimensions not allowed'."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(120, 3)), np.arange(120) % 2
+    weight = np.zeros(120)
+    weight[0] = 1.0
+    model = getattr(treesmith, forest)(n_estimators=10, bootstrap=True, random_state=0)
+    with pytest.raises(ValueError, match=r"holds no row of positive weight: only 1 of the 120 "
+                                         r"rows have a positive sample_weight"):
+        model.fit(X, y, sample_weight=weight)
+    weight[:60] = 1.0  # zeros among enough positive rows are fine
+    model.fit(X, y, sample_weight=weight)

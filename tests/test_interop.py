@@ -339,6 +339,23 @@ def test_values_float32_cannot_separate_are_warned_about():
                                       as_float32.predict(X.astype(np.float32)))
 
 
+def test_quantile_binned_values_float32_cannot_separate_are_warned_about():
+    """400 distinct values 1e8 + k (quantile bins, whose training values are not kept) are 8
+    apart in float32: the converted tree predicted otherwise on training rows, silently."""
+    x = 1e8 + np.arange(400.0)
+    X = np.c_[x, np.zeros_like(x)]
+    y = (np.arange(400) // 3) % 2
+    model = treesmith.DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert not model.bin_mapper_.is_exact_[0]
+    with pytest.warns(treesmith.Float32ThresholdWarning, match=r"'x0'"):
+        converted = model.to_sklearn()
+    assert (converted.predict(X) != model.predict(X)).any()  # what the warning is about
+    spread = treesmith.DecisionTreeClassifier(random_state=0).fit(np.c_[x - 1e8, x * 0], y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", treesmith.Float32ThresholdWarning)
+        spread.to_sklearn()  # the same bins where float32 separates them: no warning
+
+
 @pytest.mark.parametrize("task", ["classification", "regression"])
 def test_onnx_outputs_of_converted_forests_equal_treesmith(cancer, diabetes, task):
     """Complete rows only: skl2onnx 1.20 does not route NaN as scikit-learn's own forests do

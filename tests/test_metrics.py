@@ -1,5 +1,7 @@
 """Cost metrics and cost-aware prediction (treesmith.metrics, docs/methods.md §5)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -344,3 +346,45 @@ def test_predict_lazy_of_a_forest_checks_n_samples_too(n_samples):
         predict_lazy(models[1], lambda i, j: X.iat[i, j], n_samples)
     with pytest.raises(ValueError, match=r"predict_lazy: batch must be a bool"):
         predict_lazy(models[1], lambda i, j: X.iat[i, j], 3, batch="yes")
+
+
+# -- unseen categories in a lazy prediction --------------------------------------------------
+def _lazy_unseen_estimators():
+    from treesmith.ensemble.greedy_tree import GreedyTreeClassifier
+
+    return [treesmith.DecisionTreeClassifier(random_state=0),
+            treesmith.DecisionTreeRegressor(random_state=0),
+            treesmith.RandomForestClassifier(n_estimators=4, random_state=0),
+            treesmith.ExtraTreesRegressor(n_estimators=3, random_state=0),
+            treesmith.BudgetForestClassifier(budget=5, random_state=0),
+            treesmith.BayesianTreeClassifier(n_iter=200, n_chains=1, random_state=0),
+            GreedyTreeClassifier(), treesmith.C45Classifier()]
+
+
+@pytest.mark.parametrize("estimator", _lazy_unseen_estimators(),
+                         ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("batch", [False, True])
+def test_predict_lazy_warns_once_about_unseen_categories_as_predict_does(estimator, batch):
+    rng = np.random.default_rng(0)
+    city = rng.choice(["Lyon", "Nice", "Paris"], 120)
+    x = rng.normal(size=120)
+    X = pd.DataFrame({"city": pd.Categorical(city), "x": x})
+    y = ((city == "Nice") ^ (x > 0)).astype(int)
+    estimator.fit(X, y)
+    new = pd.DataFrame({"city": ["Lyon", "Rome", "Oslo", "Rome", np.nan],
+                        "x": [0.1, -0.2, 1.0, 0.5, 0.0]})
+    get = (lambda rows, j: new.iloc[rows, j].to_numpy()) if batch else \
+        (lambda row, j: new.iloc[row, j])
+    with pytest.warns(treesmith.UnseenLevelWarning) as caught:
+        result = treesmith.predict_lazy(estimator, get, len(new), batch=batch)
+    unseen = [w for w in caught if issubclass(w.category, treesmith.UnseenLevelWarning)]
+    assert len(unseen) == 1  # once per call, not per row or tree
+    message = str(unseen[0].message)
+    assert "column 'city' has 3 value(s) not seen at fit time: 'Oslo', 'Rome'" in message
+    assert "'Lyon'" in message and "missing" in message
+    with pytest.warns(treesmith.UnseenLevelWarning):
+        expected = estimator.predict(new)
+    np.testing.assert_array_equal(result.predictions, expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # known categories and NaN: no warning
+        treesmith.predict_lazy(estimator, get, 1, batch=batch)

@@ -345,6 +345,8 @@ def test_surface_csv_and_plot(wine_instances, tmp_path):
     ({"ccp_alpha": Exact(), "pruning": PessimisticRay()}, "only one exact axis"),
     ({"max_depth": "3"}, "must be a list"),
     ({"max_depth": Range(1, 2, 1000), "min_samples_leaf": Range(1, 2, 1001)}, "grid points"),
+    # listed before the grid's size was checked: 8 GB and a killed process
+    ({"min_impurity_decrease": Range(0, 1, 10**9)}, "is a Range of 1000000000 points"),
     ({"min_samples_leaf": [1, -4]}, None),
 ])
 def test_bad_spaces_fail_before_any_fit(wine_instances, space, message):
@@ -397,7 +399,9 @@ def test_bad_options_are_named(wine_instances):
                             ({"eta": 0.1}, "eta applies to scoring='explainability'"),
                             ({"backend": "spark"}, "backend must be one of"),
                             ({"refine": 1}, "refine needs at least one Range"),
-                            ({"batch_size": 0}, "batch_size must be")]:
+                            ({"batch_size": 0}, "batch_size must be"),
+                            ({"n_jobs": 0}, "n_jobs must be None or a nonzero int"),
+                            ({"n_jobs": 1.5}, "n_jobs must be None or a nonzero int")]:
         with pytest.raises(ValueError, match=message):
             learn_parameters(estimator, {"max_depth": [2]}, wine_instances, **kwargs)
     with pytest.raises(ValueError, match="needs a classifier"):

@@ -56,6 +56,13 @@ def test_tune_help_has_examples():
     (["sklearn:iris", "--grid", "alpha=1,2"], "no parameter 'alpha'"),
     (["sklearn:iris", "--param", "criterion=tsallis", "--grid", "beta=1:3:0.5"], "beta"),
     (["sklearn:iris", "sklearn:diabetes", "--grid", "max_depth=1,2"], "mix classification"),
+    # the second item replaced the first, and the grid the fixed value, without a word
+    (["sklearn:iris", "--grid", "max_depth=1,2", "--grid", "max_depth=3"],
+     "searches 'max_depth' twice"),
+    (["sklearn:iris", "--param", "criterion=tsallis", "--grid", "alpha=1,2",
+      "criterion__alpha=3"], "searches 'criterion__alpha' twice"),
+    (["sklearn:iris", "--param", "max_depth=3", "--grid", "max_depth=1,2"],
+     "'max_depth' is both fixed (--param) and searched"),
     (["sklearn:iris", "--grid", "max_depth=1,2", "--scheduler", "tcp://127.0.0.1:9"],
      "no dask scheduler answers"),
 ])

@@ -6,6 +6,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import treesmith
 from treesmith.metrics import expected_cost
@@ -180,3 +181,24 @@ def test_coalesce_rows_with_text_and_category_columns():
     assert model.is_categorical_.tolist() == [True, False]
     with pytest.raises(ValueError, match="multi-output targets are not supported"):
         coalesce(X, np.column_stack([y, y]))
+
+
+@parametrize_with_checks([KMeansBinarizer()])
+def test_binarizer_passes_scikit_learns_estimator_checks(estimator, check):
+    """It had no such test and failed 9 of them: complex and sparse input, a column-count
+    mismatch's and empty input's wording, an object array of numbers (one level per value)."""
+    check(estimator)
+
+
+def test_a_numpy_object_array_of_numbers_is_binned_as_documented():
+    """numpy input has no categorical column unless listed: an object array of numbers gave
+    one indicator per distinct value (100 here) instead of k-means bins."""
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    as_floats = KMeansBinarizer(random_state=0).fit(X)
+    as_objects = KMeansBinarizer(random_state=0).fit(X.astype(object))
+    assert list(as_objects.get_feature_names_out()) == list(as_floats.get_feature_names_out())
+    np.testing.assert_array_equal(as_objects.transform(X.astype(object)), as_floats.transform(X))
+    text = np.array([["a"], ["b"]] * 5, dtype=object)
+    with pytest.raises(ValueError, match="column 'x0' is not numeric .*list it in categorical="):
+        KMeansBinarizer().fit(text)
+    assert KMeansBinarizer(categorical=[0]).fit(text).get_feature_names_out().tolist() == ["x0=b"]

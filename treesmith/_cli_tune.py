@@ -159,7 +159,13 @@ def tune(
         name, separator, spec = item.partition("=")
         if not separator or not name:
             raise CLIError(f"--grid items must look like NAME=SPEC, got {item!r}")
-        space[resolve_name(name, estimator)] = parse_grid_value(name, spec, _parse_number)
+        resolved = resolve_name(name, estimator)
+        if resolved in space:  # the later values replaced the earlier ones without a word
+            raise CLIError(f"--grid searches {resolved!r} twice ({item!r}); give all its "
+                           "values in one item")
+        if resolved in fixed or name in fixed:
+            raise CLIError(f"{resolved!r} is both fixed (--param) and searched (--grid {item})")
+        space[resolved] = parse_grid_value(name, spec, _parse_number)
     splitter = (StratifiedKFold if classification else KFold)(cv, shuffle=True,
                                                               random_state=seed)
     instances = [(d.X, d.y, splitter) for d in loaded]

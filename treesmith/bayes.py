@@ -195,6 +195,9 @@ class BaseBayesianTree(BaseDecisionTree):
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
         (sigma, phi, n_iter, n_chains, burn_in, max_leaves,
          max_depth) = self._check_sampler_parameters(sample_idx.shape[0])
+        if not trivial:
+            _check_chain_memory(n_iter, n_chains, sample_idx.shape[0], max_leaves,
+                                2 * leaf_parameters.shape[0] + 2)
         random_state = check_random_state_parameter(self.random_state)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
                                      n_categories=category_counts(
@@ -372,6 +375,33 @@ class BaseBayesianTree(BaseDecisionTree):
                              "prune tree_ with treesmith.prune instead.")
 
 
+def chain_memory_bytes(n_iter: int, n_chains: int, n_samples: int, max_leaves: int,
+                       stats_width: int) -> int:
+    """An estimate of the memory the chains keep until fit returns: per chain its three
+    traces (n_iter float64 / int64 each, copied once when stacked), its current and best trees
+    (2 max_leaves - 1 nodes of six int64, ``stats_width`` float64 statistics and a 256-bit
+    category set) and its rows' bookkeeping (three int64 per sample)."""
+    nodes = 2 * max_leaves - 1
+    per_chain = 2 * 3 * 8 * n_iter + 2 * nodes * (6 * 8 + 8 * stats_width + 32) + 24 * n_samples
+    return n_chains * per_chain
+
+
+def _check_chain_memory(n_iter, n_chains, n_samples, max_leaves, stats_width):
+    """A ValueError naming n_iter and n_chains when the chains would need more memory than the
+    system has available, instead of an allocation failure deep in the sampler (or the
+    process being killed)."""
+    from .grower import _format_bytes, available_memory_bytes
+
+    needed = chain_memory_bytes(n_iter, n_chains, n_samples, max_leaves, stats_width)
+    available = available_memory_bytes()
+    if available is not None and needed > available:
+        raise ValueError(
+            f"n_iter={n_iter} iterations in each of n_chains={n_chains} chains need about "
+            f"{_format_bytes(needed)} (each chain keeps its traces, 24 bytes per iteration, "
+            f"and its trees), more than the {_format_bytes(available)} of memory available; "
+            "lower n_iter or n_chains.")
+
+
 def _is_count(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
 
@@ -521,7 +551,13 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
             raise ValueError(
                 f"a must be a float > 0 or an array of n_classes={n_classes} floats > 0 (the "
                 f"Dirichlet concentration of the leaves), got {self.a!r}.")
-        return np.ascontiguousarray(np.broadcast_to(a, (n_classes,)), dtype=np.float64)
+        a = np.ascontiguousarray(np.broadcast_to(a, (n_classes,)), dtype=np.float64)
+        with np.errstate(over="ignore"):
+            total = a.sum()
+        if not np.isfinite(total):  # A = sum a_k: the leaves' (n_k + a_k) / (n + A) would be 0
+            raise ValueError(f"a must sum to a finite float (A = sum of the Dirichlet "
+                             f"concentrations over {n_classes} classes), got {self.a!r}.")
+        return a
 
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
@@ -531,7 +567,9 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
         self.classes_, y_code = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         self.n_outputs_ = 1
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        # frequency weights: rescaling an overflowing sum (as the other trees may) would
+        # change the posterior, so it is an error here
+        sample_weight = check_sample_weight(sample_weight, X.shape[0], rescale=False)
         self.dirichlet_ = self._dirichlet(self.n_classes_)
         self.criterion_ = resolve_criterion("gini", "classification")  # impurity of tree_
         # one class: every tree predicts it with probability 1, so the root alone
@@ -653,7 +691,7 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D for BayesianTreeRegressor, got shape {y.shape}.")
         self.n_outputs_ = 1
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0], rescale=False)
         self._check_prior_parameters()
         positive = sample_weight > 0
         total = float(sample_weight.sum())
@@ -663,9 +701,21 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         if not np.isfinite(squares):  # the leaves' sums of squares would be inf or NaN
             raise ValueError(f"y is too large for BayesianTreeRegressor: its weighted sum of "
                              f"squared deviations overflows float64 (largest |y| "
-                             f"{float(np.abs(y).max()):.3g}); divide y by a constant.")
+                             f"{float(np.abs(y).max()):.3g}, sum of sample_weight "
+                             f"{total:.3g}); divide y (or sample_weight) by a constant.")
         variance = squares / total
         self.mu_bar_ = mean if self.mu_bar is None else float(self.mu_bar)
+        with np.errstate(over="ignore", invalid="ignore"):
+            spread = float(np.dot(sample_weight, np.abs(y - self.mu_bar_)))
+            largest = max(total, spread)
+            overflows = not np.isfinite(largest * largest)
+        if overflows:  # a leaf's (sum w y')^2 / sum w: the chain compared NaN and infinities
+            raise ValueError(
+                f"sample_weight and y are too large for BayesianTreeRegressor: a leaf's "
+                f"squared weighted sums overflow float64 (sum of sample_weight {total:.3g}, "
+                f"weighted sum of |y - mu_bar| {spread:.3g}; both must stay below 1e154); "
+                "divide sample_weight or y by a constant (the weights are frequency weights: "
+                "smaller ones also make the data less decisive).")
         nu = float(self.nu)
         if self.lam is None:
             from scipy.stats import chi2

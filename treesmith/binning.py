@@ -30,9 +30,15 @@ def as_float_array(X) -> np.ndarray:
     """X as a float32 or float64 array, converted (to float64) only when needed; a column
     that does not convert is named (BinMapper bins numbers and category codes)."""
     names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+    if type(X).__module__.split(".")[:2] == ["scipy", "sparse"]:
+        raise TypeError("Sparse data was passed for X, but dense data is required (BinMapper "
+                        "bins dense columns). Use X.toarray() to convert it.")
     X = np.asarray(X)
     if X.dtype in FLOAT_INPUT_DTYPES:
         return X
+    if X.dtype.kind == "c":  # astype would drop the imaginary parts with a mere warning
+        raise ValueError("Complex data not supported: X holds complex numbers; BinMapper bins "
+                         "real numbers.")
     try:
         return X.astype(np.float64)
     except (TypeError, ValueError) as error:
@@ -154,6 +160,11 @@ class BinMapper(TransformerMixin, BaseEstimator):
                 "raise max_bins, or treat the column as numeric.")
         return counts.astype(np.int64)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN is a missing value: the last bin
+        return tags
+
     def _validate_params(self):
         if self.max_bins is not None and (
             isinstance(self.max_bins, bool)
@@ -185,9 +196,19 @@ class BinMapper(TransformerMixin, BaseEstimator):
             if weight.shape != (X.shape[0],):
                 raise ValueError(f"sample_weight must have one weight per row of X "
                                  f"({X.shape[0]}), got shape {weight.shape}.")
+            if not np.any(weight > 0):
+                raise ValueError("sample_weight is zero (or negative) for every row: BinMapper "
+                                 "needs rows of positive weight to place its bin edges.")
             if not np.all(weight > 0):
                 X = X[weight > 0]
         n_samples, n_features = X.shape
+        if n_features == 0:
+            raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum "
+                             "of 1 is required.")
+        if n_samples == 0:
+            raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
+                             "of 1 is required: BinMapper needs rows of positive weight to "
+                             "place its bin edges.")
         exact_only = self.max_bins is None
         limit = MAX_BINS_LIMIT if exact_only else int(self.max_bins)
         n_categories = self._check_categories(n_features, limit, feature_names)
@@ -280,10 +301,14 @@ class BinMapper(TransformerMixin, BaseEstimator):
         """Bin ``X`` into a Fortran-ordered uint8 (uint16 above 255 bins) array."""
         check_is_fitted(self, "bin_thresholds_")
         X = as_float_array(X)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}. Reshape your data with "
+                             "X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one "
+                             "sample.")
+        if X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[-1] if X.ndim else 0} features, but BinMapper was fitted with "
-                f"{self.n_features_in_} features."
+                f"X has {X.shape[-1] if X.ndim else 0} features, but BinMapper is expecting "
+                f"{self.n_features_in_} features as input."
             )
         check_no_infinity(X, feature_names)
         return self._map(X)

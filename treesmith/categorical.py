@@ -590,8 +590,7 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None, precisi
         from ._warnings import warn_at_user_code
         from .datasets import UnseenLevelWarning
 
-        warn_at_user_code("; ".join(unseen_parts) + "; they are treated as missing values "
-                          "(each split's missing-value side).", UnseenLevelWarning)
+        warn_at_user_code("; ".join(unseen_parts) + UNSEEN_AS_MISSING, UnseenLevelWarning)
     if polars_frame:  # the codes replace their columns; names and order stay
         from ._compat import optional_import
 
@@ -813,6 +812,10 @@ def category_counts(categories):
     return np.array([0 if c is None else len(c) for c in categories], dtype=np.int64)
 
 
+#: How the trees (not C4.5) treat a category unseen at fit, ending the warning about it.
+UNSEEN_AS_MISSING = "; they are treated as missing values (each split's missing-value side)."
+
+
 class FittedColumn(NamedTuple):
     """What a fitted estimator knows of one categorical column: its ``categories`` and the
     float ``precision`` they were fitted in (None: not floats, or an older model)."""
@@ -821,14 +824,53 @@ class FittedColumn(NamedTuple):
     precision: str | None
 
 
-def codes_of(values, column: FittedColumn) -> np.ndarray:
+def codes_of(values, column: FittedColumn, unseen: UnseenValues | None = None,
+             j: int = 0) -> np.ndarray:
     """Float codes of one categorical column's raw ``values`` (NaN: missing or unseen), for
     code that reads features one at a time (``treesmith.predict_lazy``). The values come as
-    objects (Python floats are float64): compared in the column's fitted precision."""
+    objects (Python floats are float64): compared in the column's fitted precision. The
+    values unseen at fit are added to ``unseen`` as column ``j``'s, for one warning per call."""
     values = _object_array(np.asarray(values, dtype=object).ravel().tolist())
-    codes, _ = _codes(values, np.asarray(column.categories, dtype=object), _missing(values),
-                      column.precision)
+    codes, unseen_mask = _codes(values, np.asarray(column.categories, dtype=object),
+                                _missing(values), column.precision)
+    if unseen is not None:
+        unseen.add(j, values, unseen_mask, column)
     return codes
+
+
+class UnseenValues:
+    """The values unseen at fit that a lazy prediction (``treesmith.predict_lazy``) requested,
+    gathered column by column and reported in one :class:`UnseenLevelWarning` at the end of
+    the call, worded as ``predict``'s (column, number of cells, values, training categories).
+    Only requested cells are seen: a row whose path never tests a column is not reported."""
+
+    def __init__(self, estimator, noun: str = "categories", column_name=None):
+        names = getattr(estimator, "feature_names_in_", None)
+        self._column_name = column_name or (
+            lambda j: repr(str(names[j]) if names is not None else f"x{j}"))
+        self._noun = noun
+        self._found: dict[int, tuple[list, FittedColumn]] = {}
+
+    def add(self, j: int, values, unseen_mask: np.ndarray, column: FittedColumn) -> None:
+        """Record column ``j``'s ``values`` where ``unseen_mask`` is set."""
+        if np.any(unseen_mask):
+            cells = self._found.setdefault(j, ([], column))[0]
+            cells.extend(np.asarray(values, dtype=object)[unseen_mask].tolist())
+
+    def warn(self, ending: str) -> None:
+        """Issue the warning (nothing when no unseen value was requested)."""
+        if not self._found:
+            return
+        parts = []
+        for j in sorted(self._found):
+            cells, column = self._found[j]
+            parts.append(unseen_report(self._column_name(j), _object_array(cells),
+                                       np.ones(len(cells), dtype=bool), column.categories,
+                                       column.precision, self._noun))
+        from ._warnings import warn_at_user_code
+        from .datasets import UnseenLevelWarning
+
+        warn_at_user_code("; ".join(parts) + ending, UnseenLevelWarning)
 
 
 def fitted_categories(estimator, j: int):

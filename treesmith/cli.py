@@ -388,6 +388,13 @@ def fit(
     if test_size > 0:
         from sklearn.model_selection import train_test_split
 
+        if classification:
+            labels, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
+            if counts.min() < 2:
+                rare = str(labels[np.argmin(counts)])
+                raise CLIError(f"class {rare!r} has a single example, too few for a "
+                               "stratified test split: drop its row, or fit on all rows with "
+                               "--test-size 0")
         X_train, X_test, y_train, y_test = train_test_split(
             X, y, test_size=test_size, random_state=seed,
             stratify=y if classification else None)
@@ -570,6 +577,8 @@ def _prediction_frame(data: str, target: str | None, explicit_target: str | None
             raise CLIError(f"cannot read CSV file {data!r}: {error}") from None
         if explicit_target is not None and explicit_target not in frame.columns:
             raise CLIError(f"target column {explicit_target!r} is not in {data!r}")
+        if frame.shape[0] == 0:
+            raise CLIError(f"CSV file {data!r} has no data rows")
         if target is not None and target in frame.columns:
             return frame.drop(columns=[target]), frame[target].to_numpy()
         return frame, None
@@ -632,8 +641,7 @@ def export(
         raise CLIError(f"--format must be text, dot, png or json, got {format!r}")
     depth_option = _export_depth(max_depth)
     estimator, metadata = io.load(model, return_metadata=True)
-    costs = metadata.get("feature_costs") if getattr(estimator, "feature_costs_", None) is None \
-        else None
+    costs = _export_costs(estimator, metadata)
     heading, picture = "", Path(model).with_suffix(".png")
     n_trees = len(getattr(estimator, "estimators_", None) or ())
     if n_trees or tree is not None:
@@ -664,6 +672,41 @@ def export(
         console.print(f"tree picture written to {path}", markup=False)
         return
     _write_export(text, out, format)
+
+
+def _export_costs(estimator, metadata: dict):
+    """The feature costs an export shows: the model file's metadata ``feature_costs`` when it
+    has them (the dataset's acquisition costs that `treesmith fit --costs/--cost` reported
+    its expected cost with, and `fit --show-tree` showed), else None (the exporters then show
+    the fitted ``feature_costs_`` unless all are 1). A model whose fitted costs (those that
+    steered its growth) differ from the metadata's is exported with the metadata's, and a
+    note on stderr says so."""
+    costs = metadata.get("feature_costs")
+    if costs is None:
+        return None
+    n_features = _n_model_features(estimator)
+    if not (isinstance(costs, list) and len(costs) == n_features and all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c)
+            and c >= 0 for c in costs)):
+        raise CLIError(f"the model file's metadata feature_costs must be a list of "
+                       f"{n_features} finite numbers >= 0 (one per feature), got "
+                       f"{json.dumps(costs)[:80]}")
+    costs = np.asarray(costs, dtype=np.float64)
+    fitted = getattr(estimator, "feature_costs_", None)
+    if fitted is not None and not np.all(np.asarray(fitted) == 1) and not np.array_equal(
+            np.asarray(fitted, dtype=np.float64), costs):
+        error_console.print("treesmith: note: the costs shown are the model file's metadata "
+                            "feature_costs (the data's costs at `treesmith fit`), not the "
+                            "different feature_costs_ the model was fitted with",
+                            markup=False, soft_wrap=True)
+    return costs
+
+
+def _n_model_features(estimator) -> int:
+    n_features = getattr(estimator, "n_features_in_", None)
+    if n_features is None:  # a forest saved without it: its first tree's
+        n_features = estimator.estimators_[0].n_features_in_
+    return int(n_features)
 
 
 def _write_export(text: str, out, format: str) -> None:

@@ -39,8 +39,12 @@ float32 instead, so both training values go their way. Two training values that 
 tell apart (e.g. 0.03833367306762126 and 0.038333673067621254, both 0.038333673 in float32) can
 go to different sides in treesmith but not in scikit-learn: ``to_sklearn`` then warns
 (``Float32ThresholdWarning``), naming the feature; fitting on ``X.astype(np.float32)`` avoids
-it. Otherwise the predictions on the training data, and on any data but values within a float32
-step of a threshold, are identical. (treesmith itself compares a float32 input in float32's own
+it. Where the feature was binned by quantiles (more distinct values than ``max_bins``), the
+training values next to t are not kept: ``to_sklearn`` warns when float32 cannot tell t from a
+neighbouring bin edge of its feature (the values between them are then within a float32 step of
+t), but values within a float32 step of t may also exist without it. Otherwise the predictions
+on the training data, and on any data but values within a float32 step of a threshold, are
+identical. (treesmith itself compares a float32 input in float32's own
 values, so a float32 copy of the data can route a value equal to float32(t) > t differently
 from the float64 original.)
 
@@ -214,7 +218,13 @@ def float32_thresholds(tree, bin_mapper=None):
     numeric = np.flatnonzero((tree.children_left != TREE_LEAF) & np.isfinite(tree.threshold))
     for f in np.unique(tree.feature[numeric]):
         values = bin_mapper.bin_values_[f]
-        if values is None or values.shape[0] < 2:
+        if values is None:  # quantile bins: the training values next to t are not kept
+            count = _coarse_quantile_splits(tree, numeric[tree.feature[numeric] == f],
+                                            bin_mapper.bin_thresholds_[f])
+            if count:
+                inseparable[int(f)] = count
+            continue
+        if values.shape[0] < 2:
             continue
         nodes = numeric[tree.feature[numeric] == f]
         t = tree.threshold[nodes]
@@ -229,6 +239,23 @@ def float32_thresholds(tree, bin_mapper=None):
         if np.any(wrong & ~fixable):
             inseparable[int(f)] = int(np.sum(wrong & ~fixable))
     return threshold, inseparable
+
+
+def _coarse_quantile_splits(tree, nodes, edges) -> int:
+    """How many of ``nodes`` (splits of one quantile-binned feature, whose thresholds are bin
+    edges) float32 cannot tell from a neighbouring edge of that feature: the training values
+    of the bins around such a threshold, between those edges, then lie within a float32 step
+    of it and may be sent to the other side (a warning sign, not a proof: the values
+    themselves are not kept)."""
+    if edges.shape[0] < 2:
+        return 0
+    t = tree.threshold[nodes]
+    at = np.clip(np.searchsorted(edges, t), 0, edges.shape[0] - 1)
+    rounded = edges.astype(np.float32)
+    below = (at > 0) & (rounded[np.maximum(at - 1, 0)] == t.astype(np.float32))
+    above = (at < edges.shape[0] - 1) & (
+        rounded[np.minimum(at + 1, edges.shape[0] - 1)] == t.astype(np.float32))
+    return int(np.sum(below | above))
 
 
 def _warn_inseparable(inseparable: dict, model, n_trees: int = 1) -> None:

@@ -28,7 +28,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from .categorical import fitted_categories
+from .categorical import UNSEEN_AS_MISSING, UnseenValues, fitted_categories
 from ._validation import Interval, check_parameter, check_sample_weight
 from .costs import (
     check_cost_model,
@@ -42,10 +42,20 @@ _LEAF = -1
 
 
 def _fitted_tree(estimator):
+    """``estimator.tree_``, the one tree its predictions walk; a ValueError when it has none,
+    or when its predictions average many trees (a Bayesian tree with averaging='posterior',
+    whose ``tree_`` is only its best tree: that tree's costs are not its predictions')."""
     tree = getattr(estimator, "tree_", None)
     if tree is None:
         raise ValueError(f"estimator must be a fitted tree with a tree_ attribute, got "
                          f"{type(estimator).__name__}.")
+    if getattr(estimator, "posterior_sample_", None) is not None and \
+            getattr(estimator, "averaging", "map") != "map":
+        raise ValueError(
+            f"{type(estimator).__name__}(averaging='posterior') predicts with every tree of "
+            "its posterior sample, so the costs of its best tree (tree_) are not what its "
+            "predictions cost; for the best tree's costs and predictions, "
+            "set_params(averaging='map') (no refit needed).")
     return tree
 
 
@@ -195,6 +205,8 @@ def expected_depth(estimator, X, sample_weight=None) -> float:
         if depth.shape[0] == 0:
             raise ValueError("X has no rows: the expected depth is undefined.")
         return float(depth @ _normalised_weight(sample_weight, depth.shape[0]))
+    if getattr(estimator, "tree_", None) is not None:
+        _fitted_tree(estimator)  # not a posterior average of many trees
     paths = sp.csr_matrix(estimator.decision_path(X))
     if paths.shape[0] == 0:
         raise ValueError("X has no rows: the expected depth is undefined.")
@@ -265,6 +277,7 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
 
         return c45_predict_lazy(estimator, get_feature, n_samples, batch, costs, groups, model)
     group_cost = group_costs(costs, groups)
+    unseen = UnseenValues(estimator)
     left = np.asarray(tree.children_left)
     right = np.asarray(tree.children_right)
     feature = np.asarray(tree.feature)
@@ -294,7 +307,7 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
         new = rows[~asked[j][rows]]
         if new.size:
             known[j][new] = _request(get_feature, new, j, batch,
-                                     fitted_categories(estimator, j))
+                                     fitted_categories(estimator, j), unseen)
             asked[j][new] = True
             n_requests += new.size
         if model == "per_test":
@@ -310,6 +323,7 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
         rows_at[int(left[node])] = rows[go_left]
         rows_at[int(right[node])] = rows[~go_left]
 
+    unseen.warn(UNSEEN_AS_MISSING)  # once per call, as predict warns
     return LazyPrediction(_leaf_predictions(estimator, tree, leaves), paid_cost, leaves,
                           n_requests)
 
@@ -330,14 +344,15 @@ def _missing_go_left(tree) -> np.ndarray:
 
 
 def _request(get_feature, rows: np.ndarray, j: int, batch: bool,
-             categories=None) -> np.ndarray:
+             categories=None, unseen=None) -> np.ndarray:
     """Feature ``j`` of ``rows`` from ``get_feature``, as floats; a categorical feature's
-    values (``categories``: its ``categorical.FittedColumn``) as category codes."""
+    values (``categories``: its ``categorical.FittedColumn``) as category codes, those unseen
+    at fit recorded in ``unseen`` (a ``categorical.UnseenValues``)."""
     values = requested_values(get_feature, rows, j, batch)
     if categories is not None:
         from .categorical import codes_of
 
-        values = codes_of(values, categories)
+        values = codes_of(values, categories, unseen, j)
     else:
         try:
             values = values.astype(np.float64)

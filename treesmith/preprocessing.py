@@ -96,6 +96,11 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
         self.drop_binary = drop_binary
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing value gives NaN indicators
+        return tags
+
     # -- fitting --------------------------------------------------------------------------
     def fit(self, X, y=None):
         """Learn the bins and levels of every column of ``X``."""
@@ -127,11 +132,20 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
             columns = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
             dtypes = list(X.dtypes)
         else:
+            if type(X).__module__.split(".")[:2] == ["scipy", "sparse"]:
+                raise TypeError("Sparse data was passed for X, but dense data is required "
+                                "(KMeansBinarizer bins dense columns). Use X.toarray().")
             array = np.asarray(X)
             if array.ndim != 2:
-                raise ValueError(f"X must be 2-D, got shape {array.shape}.")
+                raise ValueError(f"X must be 2-D, got shape {array.shape}. Reshape your data "
+                                 "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) "
+                                 "for one sample.")
             names, columns = None, [array[:, j] for j in range(array.shape[1])]
-            dtypes = [array.dtype] * array.shape[1]
+            # numpy input has no column types: no column is categorical unless listed in
+            # ``categorical`` (an object array of numbers is binned, not one level per value)
+            dtypes = [np.dtype(np.float64)] * array.shape[1]
+        if any(column.dtype.kind == "c" for column in columns):
+            raise ValueError("Complex data not supported: X holds complex numbers.")
         if reset:
             self.n_features_in_ = len(columns)
             if names is not None:
@@ -141,13 +155,17 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
             self._dtypes = dtypes
         else:
             if len(columns) != self.n_features_in_:
-                raise ValueError(f"X has {len(columns)} columns, but KMeansBinarizer was fitted "
-                                 f"with {self.n_features_in_}.")
+                raise ValueError(f"X has {len(columns)} features, but KMeansBinarizer is "
+                                 f"expecting {self.n_features_in_} features as input (it was "
+                                 f"fitted with {self.n_features_in_}).")
             fitted = getattr(self, "feature_names_in_", None)
             if fitted is not None and names is not None and list(fitted) != names:
                 raise ValueError("X's column names differ from those seen in fit.")
         if not columns or columns[0].shape[0] == 0:
-            raise ValueError("X must have at least one row and one column.")
+            shape = (columns[0].shape[0] if columns else np.shape(X)[0], len(columns))
+            raise ValueError(f"Found array with {shape[0]} sample(s) and {shape[1]} feature(s) "
+                             f"(shape={shape}) while a minimum of 1 is required: X must have "
+                             "at least one row and one column.")
         return columns, names
 
     def _source_names(self, names, columns):
@@ -180,11 +198,12 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
                                     [f"{name}={level}" for level in levels])
         try:
             values = present.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"column {name!r} is not numeric; list it in categorical=.") \
-                from None
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"column {name!r} is not numeric ({error}); list it in "
+                              "categorical=.") from None
         if not np.all(np.isfinite(values)):
-            raise ValueError(f"column {name!r} has infinite values.")
+            raise ValueError(f"column {name!r} has infinite values (NaN is a missing value; "
+                             "replace infinity by NaN or a large finite number).")
         distinct = np.unique(values)
         if distinct.size <= self.n_bins:
             return self._indicators(name, "value", distinct.tolist(),

@@ -417,6 +417,12 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                 and list(names) != list(fitted_names):
             raise ValueError("The feature names of X differ from those seen in fit "
                              f"({list(fitted_names)}).")
+        if (fitted_names is None) != (names is None):  # scikit-learn's two warnings
+            warnings.warn(
+                "X does not have valid feature names, but C45Classifier was fitted with "
+                "feature names" if names is None else
+                "X has feature names, but C45Classifier was fitted without feature names",
+                UserWarning, stacklevel=3)
         return self._encode(columns, fitting=False)
 
     def predict_proba(self, X):

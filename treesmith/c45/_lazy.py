@@ -26,9 +26,11 @@ def c45_predict_lazy(estimator, get_feature, n_samples: int, batch: bool, featur
     """:class:`treesmith.metrics.LazyPrediction` of ``n_samples`` examples whose values come
     from ``get_feature(row, j)`` (or ``get_feature(rows, j)`` with ``batch``), raw as the
     estimator's ``predict`` takes them."""
+    from ..categorical import UnseenValues
     from ..metrics import LazyPrediction
 
     tree = estimator.c45_tree_
+    unseen = UnseenValues(estimator, "values", estimator._column_name)
     encoded = np.full((n_samples, tree.n_features), np.nan)
     asked = np.zeros((n_samples, tree.n_features), dtype=bool)
     paid = np.zeros((n_samples, int(feature_group.max()) + 1), dtype=bool) \
@@ -43,7 +45,9 @@ def c45_predict_lazy(estimator, get_feature, n_samples: int, batch: bool, featur
         j = int(tree.attribute[node])
         new = rows[~asked[rows, j]]
         if new.size:
-            encoded[new, j] = estimator._encode_column(j, _ask(get_feature, new, j, batch))
+            values = _ask(get_feature, new, j, batch)
+            encoded[new, j] = estimator._encode_column(j, values)
+            _record_unseen(estimator, unseen, j, values, encoded[new, j])
             asked[new, j] = True
             n_requests += new.size
         if paid is None:
@@ -61,10 +65,24 @@ def c45_predict_lazy(estimator, get_feature, n_samples: int, batch: bool, featur
             child = int(tree.children[start + b])
             if not tree.is_empty[child]:
                 rows_at[child] = rows[(branch == b) | spreads]
+    unseen.warn("; C4.5 treats them as missing values (down every branch, weighted).")
     probabilities = estimator._proba_of_encoded(encoded)
     return LazyPrediction(estimator._predict_encoded(encoded), paid_cost,
                           np.asarray(estimator.tree_.apply(encoded), dtype=np.int64),
                           n_requests, probabilities)
+
+
+def _record_unseen(estimator, unseen, j: int, values, codes) -> None:
+    """Add to ``unseen`` the values of nominal column ``j`` that fit never saw (NaN codes of
+    values that are not missing), for the one warning ``predict`` would give."""
+    categories = estimator.categories_[j]
+    if categories is None or not np.isnan(codes).any():
+        return
+    from ..categorical import FittedColumn, _missing, _object_array
+
+    values = _object_array(np.asarray(values, dtype=object).ravel().tolist())
+    unseen.add(j, values, np.isnan(codes) & ~_missing(values),
+               FittedColumn(categories, estimator._fitted_precision(j)))
 
 
 def _ask(get_feature, rows: np.ndarray, j: int, batch: bool) -> np.ndarray:

@@ -113,7 +113,7 @@ def forest_predict_lazy(forest, get_feature, n_samples: int, *, batch: bool = Fa
     ``batch=True``, ``get_feature(rows, j)``; NaN = missing). Returns its ``LazyPrediction``
     with ``leaves`` of shape (n_samples, n_trees).
     """
-    from ..categorical import fitted_categories
+    from ..categorical import UNSEEN_AS_MISSING, UnseenValues, fitted_categories
     from ..metrics import LazyPrediction, _goes_left, _missing_go_left, _request
 
     n_samples = int(n_samples)
@@ -127,6 +127,7 @@ def forest_predict_lazy(forest, get_feature, n_samples: int, *, batch: bool = Fa
     trees = [member.tree_ for member in members(forest)]
     leaves = np.empty((n_samples, len(trees)), dtype=np.int64)
     n_requests = 0
+    unseen = UnseenValues(forest)  # values asked once per row, reported once per call
     for t, tree in enumerate(trees):
         left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
         feature, threshold = np.asarray(tree.feature), np.asarray(tree.threshold)
@@ -143,7 +144,7 @@ def forest_predict_lazy(forest, get_feature, n_samples: int, *, batch: bool = Fa
             new = rows[~asked[rows, j]]
             if new.size:
                 known[new, j] = _request(get_feature, new, j, batch,
-                                         fitted_categories(forest, j))
+                                         fitted_categories(forest, j), unseen)
                 asked[new, j] = True
                 n_requests += new.size
             paid[rows, groups[j]] = True
@@ -151,5 +152,6 @@ def forest_predict_lazy(forest, get_feature, n_samples: int, *, batch: bool = Fa
             go_left = _goes_left(tree, node, values, threshold, missing_left)
             rows_at[int(left[node])] = rows[go_left]
             rows_at[int(right[node])] = rows[~go_left]
+    unseen.warn(UNSEEN_AS_MISSING)
     predictions = forest._predict_from_leaves(leaves)
     return LazyPrediction(predictions, paid.astype(np.float64) @ group_cost, leaves, n_requests)

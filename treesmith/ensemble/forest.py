@@ -197,6 +197,15 @@ class TreeJob:
             weight *= subsample_class_weight(self.y_code, counts, self.n_classes)[self.y_code]
         return weight
 
+    def _no_weight_message(self) -> str:
+        """Why a tree cannot grow when its bootstrap sample drew only rows of weight 0."""
+        n_positive = int(np.count_nonzero(self.sample_weight > 0))
+        return (f"a tree's bootstrap sample of {self.n_draws} draws holds no row of positive "
+                f"weight: only {n_positive} of the {self.sample_weight.shape[0]} rows have a "
+                "positive sample_weight (the draws are over all rows, as in scikit-learn). "
+                "Give more rows a positive weight, drop the rows of weight 0, raise "
+                "max_samples, or fit with bootstrap=False.")
+
     def rules_for(self, weight) -> StoppingRules:
         """The stopping rules of a tree grown with the sample weights ``weight``: the weight
         limits (``min_weight_fraction_leaf`` / ``_split`` times the total) are fractions of
@@ -227,6 +236,8 @@ class TreeJob:
         ``gather_rows``, on a copy of its drawn rows only (``gather_rows``)."""
         with numba_threads(self.threads_per_tree):
             weight = self.weights(seed)
+            if not np.any(weight > 0):
+                raise ValueError(self._no_weight_message())
             if not self.gather_rows:
                 return self.grow_on(seed, self.X_binned, self.y_code, weight, slice(None))
             rows = np.flatnonzero(weight > 0)

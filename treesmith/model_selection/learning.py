@@ -220,7 +220,7 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     the earlier point of the grid. Everything that can be checked without fitting — the space,
     the parameter names and values, the instances, the scheduler — is checked first.
     """
-    search = check_space(space)
+    search = check_space(space, MAX_GRID_POINTS)
     if search.n_grid_points > MAX_GRID_POINTS:
         raise ValueError(f"space has {search.n_grid_points} grid points; at most "
                          f"{MAX_GRID_POINTS} (use fewer values, or Range with refine=).")
@@ -238,6 +238,10 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     for name, value in (("inner_threads", inner_threads), ("batch_size", batch_size)):
         if value is not None:
             _check_count(name, value, 1)
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
+                               or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None or a nonzero int (-1: every core this process "
+                         f"may use), got {n_jobs!r}.")
     if not (isinstance(scheduler_timeout, (int, float)) and scheduler_timeout > 0):
         raise ValueError(f"scheduler_timeout must be a number of seconds > 0, got "
                          f"{scheduler_timeout!r}.")

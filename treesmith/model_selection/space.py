@@ -134,8 +134,10 @@ def _scalar(value):
     return value
 
 
-def check_space(space) -> SearchSpace:
-    """Validate a user's space (see the module docstring); ``ValueError`` naming the problem."""
+def check_space(space, max_points: int | None = None) -> SearchSpace:
+    """Validate a user's space (see the module docstring); ``ValueError`` naming the problem.
+    ``max_points``: the most grid points allowed, checked before a :class:`Range` axis is
+    built (``Range(0, 1, 10**9)`` would take gigabytes to list)."""
     if not isinstance(space, dict):
         raise TypeError(f"space must be a dict {{parameter: values}}, got {type(space).__name__}.")
     if not space:
@@ -154,6 +156,10 @@ def check_space(space) -> SearchSpace:
             exact_name, exact = name, spec
             continue
         if isinstance(spec, Range):
+            if max_points is not None and spec.n_points > max_points:
+                raise ValueError(f"space[{name!r}] is a Range of {spec.n_points} points; the "
+                                 f"whole grid may have at most {max_points} (use fewer points, "
+                                 "and refine= to zoom in around the best one).")
             values = spec.values()
             ranges.append(spec)
         else:
