@@ -489,3 +489,27 @@ def test_feature_names_present_at_fit_or_predict_only_are_warned_about_as_in_sci
     with pytest.warns(UserWarning, match="X has feature names, but C45Classifier was fitted "
                                          "without feature names"):
         unnamed.predict(frame)
+
+
+def test_feature_names_are_string_column_names_only_as_in_scikit_learn():
+    """A frame with integer column names has no feature names (scikit-learn's rule), so a
+    numpy X at predict is not warned about; C4.5 stored '0', '1' and warned. Mixed string and
+    integer names are refused as scikit-learn refuses them."""
+    import warnings
+
+    import pandas as pd
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 2)))
+    y = (frame[0] > 0).astype(int)
+    model = C45Classifier().fit(frame, y)
+    assert not hasattr(model, "feature_names_in_")
+    assert not hasattr(SklearnTree().fit(frame, y), "feature_names_in_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(model.predict(frame.to_numpy()), model.predict(frame))
+    mixed = frame.set_axis(["a", 1], axis=1)
+    with pytest.raises(TypeError, match="Feature names are only supported if all input "
+                                        "features have string names"):
+        C45Classifier().fit(mixed, y)

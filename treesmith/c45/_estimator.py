@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
 from .._validation import check_sample_weight, check_y_values
 from ..categorical import (FLOAT_PRECISIONS, _missing, _object_array, fitted_precision,
@@ -295,8 +295,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         """Grow and prune the tree on X, y (J48's ``buildClassifier``)."""
         self._check_params()
         columns, names = self._columns(X)
-        if names is not None:
-            self.feature_names_in_ = names
+        feature_names = _get_feature_names(X)  # scikit-learn's: string column names only
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         shape = (len(columns[0]) if columns else np.shape(X)[0], len(columns))
@@ -408,7 +409,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     # -- prediction ---------------------------------------------------------------------------
     def _encode_predict(self, X):
         check_is_fitted(self, "c45_tree_")
-        columns, names = self._columns(X)
+        columns, _ = self._columns(X)
+        names = _get_feature_names(X)
         fitted_names = getattr(self, "feature_names_in_", None)
         if len(columns) != self.n_features_in_:
             raise ValueError(f"X has {len(columns)} features, but C45Classifier is expecting "
