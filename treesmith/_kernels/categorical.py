@@ -53,7 +53,7 @@ import numpy as np
 from numba import njit
 
 from .decorators import internal_kernel, pointer_kernel
-from .lanes import CHUNK, LANES, lane_dots, lane_min_max, padded_length, row_combinations
+from .lanes import CHUNK, LANES, lane_min_max, lane_row_dots, padded_length, row_combinations
 from .records import SCAN_WORK_ROWS, SPLIT_DTYPE, Monotonicity, NodeScan
 from .split_rules import (
     NO_SPLIT,
@@ -390,10 +390,15 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     u = small[3 * matrix_size + k_classes:3 * matrix_size + 2 * k_classes]
     coefficient = small[3 * matrix_size + 2 * k_classes:3 * matrix_size + 3 * k_classes]
     total = 0.0
+    # row n_free holds the products x_j z_j of the dot products until it holds the keys:
+    # formed once, not once per row (lane_row_dots: the bits of lane_dots)
+    products = rows[n_free * width:k_classes * width]
     # each class's weight over the categories of weight > 0: sum_j (w_j / w_j) w_k,j
+    for j in range(m):
+        products[j] = inverse_weights[j] * weights[j]
     n_columns = class_weights.shape[1]
-    lane_dots(inverse_weights, weights, class_weights.reshape(k_classes * n_columns), k_classes,
-              n_columns, m, class_total)
+    lane_row_dots(products, class_weights.reshape(k_classes * n_columns), k_classes,
+                  n_columns, m, class_total)
     for a in range(k_classes):
         total += class_total[a]
     if not total > 0.0:
@@ -409,9 +414,15 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
         for j in range(m, width):
             centred[j] = 0.0
     for a in range(n_free):  # C' (categories of weight 0 add 0), rows padded to ``stride``
-        # C'[a, c] = sum_j (d_a,j w_j) d_c,j for c >= a, mirrored
-        lane_dots(rows[a * width:(a + 1) * width], weights, rows[a * width:], n_free - a,
-                  width, m, covariance[a * stride + a:(a + 1) * stride])
+        # C'[a, c] = sum_j (d_a,j w_j) d_c,j for c >= a, mirrored; over the padded width:
+        # the padding's products are +0.0, which change no lane sum (never -0.0, from +0.0)
+        centred = rows[a * width:(a + 1) * width]
+        for j in range(m):
+            products[j] = centred[j] * weights[j]
+        for j in range(m, width):
+            products[j] = 0.0
+        lane_row_dots(products, rows[a * width:], n_free - a, width, width,
+                      covariance[a * stride + a:(a + 1) * stride])
         for c in range(a + 1, n_free):
             covariance[c * stride + a] = covariance[a * stride + c]
         for c in range(n_free, stride):
