@@ -13,7 +13,11 @@ and additions, never fused: the same bits everywhere.
   sums, lane l summing the products of the entries j = l (mod ``LANES``) in increasing j,
   then the lanes added pairwise (lane l + lane l + half, halving until one is left). About
   four times faster than a scalar loop with four running sums at 255 entries: several
-  independent vector chains hide the addition latency.
+  independent vector chains hide the addition latency. Four rows are summed in one pass over
+  x and z, which are loaded, and multiplied, once for them. ``lane_row_dots``: the same
+  sums of x_j r_j, for a caller that forms the products x_j z_j once for several calls
+  (the same bits). Entries padded with +0.0 in x and r change no sum: a lane starts at +0.0
+  and is then never -0.0, and s + 0.0 = s for every other s.
 * ``row_combinations``: out[a, :] = sum_b c[a, b] rows[b, :] (a matrix product), each entry
   summed in increasing b: no sum crosses the vector, which holds 32 or 16 columns, and four
   rows a are summed at once (independent chains of additions).
@@ -182,25 +186,39 @@ def _dots_codegen(context, builder, x, z, rows, n_rows, width, n, out):
     return context.get_dummy_value()
 
 
-def _lane_dots_codegen(context, builder, signature, args):
-    x_type, z_type, rows_type, n_rows_type, width_type, n_type, out_type = signature.args
-    x = context.make_array(x_type)(context, builder, args[0]).data
-    z = context.make_array(z_type)(context, builder, args[1]).data
-    rows = context.make_array(rows_type)(context, builder, args[2]).data
-    n_rows = context.cast(builder, args[3], n_rows_type, types.intp)
-    width = context.cast(builder, args[4], width_type, types.intp)
-    n = context.cast(builder, args[5], n_type, types.intp)
-    out = context.make_array(out_type)(context, builder, args[6]).data
-    return _dots_codegen(context, builder, x, z, rows, n_rows, width, n, out)
+def _dots_of(with_z):
+    """The codegen of ``lane_dots`` (``with_z``: arguments x, z, rows, n_rows, width, n, out)
+    or of ``lane_row_dots`` (x, rows, n_rows, width, n, out)."""
+    n_inputs = 3 if with_z else 2
+
+    def codegen(context, builder, signature, args):
+        array_types = signature.args[:n_inputs] + signature.args[-1:]
+        arrays = [context.make_array(array_type)(context, builder, value).data
+                  for array_type, value in zip(array_types, args[:n_inputs] + args[-1:])]
+        n_rows, width, n = [context.cast(builder, value, count_type, types.intp)
+                            for count_type, value in zip(signature.args[n_inputs:-1],
+                                                         args[n_inputs:-1])]
+        x, rows, out = arrays[0], arrays[n_inputs - 1], arrays[-1]
+        z = arrays[1] if with_z else None
+        return _dots_codegen(context, builder, x, z, rows, n_rows, width, n, out)
+
+    return codegen
+
+
+def _dots_signature(arrays, counts):
+    """void(arrays..., counts..., out) when the arrays (out last) are contiguous float vectors
+    and the counts integers, else None (no match)."""
+    if not (all(_is_contiguous_float_vector(array) for array in arrays)
+            and all(isinstance(count, types.Integer) for count in counts)):
+        return None
+    return types.void(*arrays[:-1], *counts, arrays[-1])
 
 
 @intrinsic
 def _lane_dots(typingctx, x, z, rows, n_rows, width, n, out):
     """The compiled ``lane_dots``."""
-    if not (all(_is_contiguous_float_vector(array) for array in (x, z, rows, out))
-            and all(isinstance(count, types.Integer) for count in (n_rows, width, n))):
-        return None
-    return types.void(x, z, rows, n_rows, width, n, out), _lane_dots_codegen
+    signature = _dots_signature((x, z, rows, out), (n_rows, width, n))
+    return None if signature is None else (signature, _dots_of(with_z=True))
 
 
 def lane_row_dots_reference(x, rows, n_rows, width, n, out):
@@ -209,24 +227,11 @@ def lane_row_dots_reference(x, rows, n_rows, width, n, out):
         out[i] = lane_dot_reference(x, rows[i * width:], n)
 
 
-def _lane_row_dots_codegen(context, builder, signature, args):
-    x_type, rows_type, n_rows_type, width_type, n_type, out_type = signature.args
-    x = context.make_array(x_type)(context, builder, args[0]).data
-    rows = context.make_array(rows_type)(context, builder, args[1]).data
-    n_rows = context.cast(builder, args[2], n_rows_type, types.intp)
-    width = context.cast(builder, args[3], width_type, types.intp)
-    n = context.cast(builder, args[4], n_type, types.intp)
-    out = context.make_array(out_type)(context, builder, args[5]).data
-    return _dots_codegen(context, builder, x, None, rows, n_rows, width, n, out)
-
-
 @intrinsic
 def _lane_row_dots(typingctx, x, rows, n_rows, width, n, out):
     """The compiled ``lane_row_dots``."""
-    if not (all(_is_contiguous_float_vector(array) for array in (x, rows, out))
-            and all(isinstance(count, types.Integer) for count in (n_rows, width, n))):
-        return None
-    return types.void(x, rows, n_rows, width, n, out), _lane_row_dots_codegen
+    signature = _dots_signature((x, rows, out), (n_rows, width, n))
+    return None if signature is None else (signature, _dots_of(with_z=False))
 
 
 # -- combinations of rows -------------------------------------------------------------------
