@@ -354,32 +354,52 @@ def test_ordered_scan_matches_its_naive_reference(n_classes, crowded):
     and balanced rules and a leaf-size limit, with ties, pure and absent categories, with and
     without missing values, and keys crowded into a sliver of their range (the Shell sort's
     case)."""
-    from treesmith._kernels.categorical import CATEGORICAL_SPLIT, scan_orderings_reference
-    from treesmith._kernels.pointers import categorical_scan_pointer, scan_pointer
-    from treesmith._kernels.records import SPLIT_DTYPE
     from treesmith._kernels.split_rules import RULE_BALANCED
 
-    scan, categorical_scan = scan_pointer(), categorical_scan_pointer()
-    scan_in_order = scan_pointer(in_order=True)
     settings = [(0, 1), (RULE_BALANCED, 1), (0, 30)] if n_classes else [(0, 1)]
     for seed in range(6):
         for rule_code, min_samples_leaf in settings:
             n_bins = (40, 255, 20)[seed % 3]  # more than 10 present: the ordered path
             hist, node = _kernel_problem(seed, n_classes, n_bins, rule_code, min_samples_leaf,
                                          crowded)
-            results = np.zeros(1, dtype=SPLIT_DTYPE)
-            work = categorical_scan_workspace(1, hist.shape[1], n_classes, n_bins + 1)[0]
-            categorical_scan(hist, np.int64(n_bins), np.int64(n_bins), node, work, results,
-                             np.int64(0), scan_in_order)
-            # the reference copies the rows in key order for the scan of numeric features
-            expected = scan_orderings_reference(hist, n_bins, n_bins, node, scan)
-            got = results[0]
-            if expected is None:
-                assert got["bin_threshold"] != CATEGORICAL_SPLIT
-                continue
-            assert got["bin_threshold"] == CATEGORICAL_SPLIT
-            left = {c for c in range(n_bins) if got["left_categories"][c >> 6] >> (c & 63) & 1}
-            assert (got["score"], got["gain"], left, bool(got["missing_go_left"])) == expected
+            got, expected = _ordered_scan_and_reference(hist, node, n_classes, n_bins)
+            assert got == expected
+
+
+def _ordered_scan_and_reference(hist, node, n_classes, n_bins):
+    """(score, gain, left codes, missing left) of the split ``scan_categorical`` chooses, or
+    None, and the same of ``scan_orderings_reference`` (which copies the rows in key order
+    for the scan of numeric features)."""
+    from treesmith._kernels.categorical import CATEGORICAL_SPLIT, scan_orderings_reference
+    from treesmith._kernels.pointers import categorical_scan_pointer, scan_pointer
+    from treesmith._kernels.records import SPLIT_DTYPE
+
+    results = np.zeros(1, dtype=SPLIT_DTYPE)
+    work = categorical_scan_workspace(1, hist.shape[1], n_classes, n_bins + 1)[0]
+    categorical_scan_pointer()(hist, np.int64(n_bins), np.int64(n_bins), node, work, results,
+                               np.int64(0), scan_pointer(in_order=True))
+    expected = scan_orderings_reference(hist, n_bins, n_bins, node, scan_pointer())
+    got = results[0]
+    if got["bin_threshold"] != CATEGORICAL_SPLIT:
+        return None, expected
+    left = {c for c in range(n_bins) if got["left_categories"][c >> 6] >> (c & 63) & 1}
+    return (got["score"], got["gain"], left, bool(got["missing_go_left"])), expected
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+def test_find_pass_keeps_categories_of_zero_and_tiny_weight(n_classes):
+    """The find pass, written out for two and three classes and a loop for more: a category
+    with samples but weight 0, or a weight so small its inverse is infinite, is present (its
+    key 0), an absent one is not; the scan then chooses the reference's split bit for bit."""
+    for seed in range(4):
+        n_bins = 60
+        hist, node = _kernel_problem(seed, n_classes, n_bins, 0, 1, False)
+        occupied = np.flatnonzero(hist[:n_bins, n_classes:].sum(axis=1) > 0)
+        hist[occupied[::5], :n_classes] = 0.0  # samples of weight 0
+        hist[occupied[1::7], :n_classes] = 1e-310  # an infinite inverse: weight 0 too
+        node = node._replace(totals=hist.sum(axis=0))
+        got, expected = _ordered_scan_and_reference(hist, node, n_classes, n_bins)
+        assert expected is not None and got == expected
 
 
 @pytest.mark.parametrize("n_classes", [2, 0])

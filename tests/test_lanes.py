@@ -14,6 +14,8 @@ from treesmith._kernels.lanes import (
     lane_dots_reference,
     lane_min_max,
     lane_min_max_reference,
+    lane_row_dots,
+    lane_row_dots_reference,
     padded_length,
     row_combinations,
     row_combinations_reference,
@@ -26,6 +28,11 @@ LENGTHS = [0, 1, 7, 8, 9, 31, 32, 33, 40, 63, 64, 65, 100, 255, 256, 257]
 @njit(cache=True)
 def _dots(x, z, rows, n_rows, width, n, out):
     lane_dots(x, z, rows, n_rows, width, n, out)
+
+
+@njit(cache=True)
+def _row_dots(x, rows, n_rows, width, n, out):
+    lane_row_dots(x, rows, n_rows, width, n, out)
 
 
 @njit(cache=True)
@@ -59,6 +66,45 @@ def test_lane_dots_are_their_reference_bit_for_bit(n):
         lane_dots_reference(x, z, rows, n_rows, width, n, expected)
         assert np.array_equal(out.view(np.uint64), expected.view(np.uint64))
         assert expected[0] == lane_dot_reference(x, z, n, rows)
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_lane_row_dots_are_their_reference_and_lane_dots_bit_for_bit(n):
+    """``lane_row_dots`` of the products x_j z_j is ``lane_dots`` of x and z, for every number
+    of rows (whole blocks of rows summed together, and the rest one by one) and every tail."""
+    rng = np.random.default_rng(100 + n)
+    x, z = rng.standard_normal((2, n + 1)) * 10.0 ** rng.integers(-8, 8, (2, n + 1))
+    width = padded_length(max(n, 1), LANES) + LANES
+    rows = rng.standard_normal(9 * width) * 10.0 ** rng.integers(-8, 8, 9 * width)
+    for n_rows in (1, 2, 3, 4, 5, 8, 9):
+        out = np.full(n_rows, np.nan)
+        expected = np.full(n_rows, np.nan)
+        with_z = np.full(n_rows, np.nan)
+        _row_dots(x * z, rows, n_rows, width, n, out)
+        lane_row_dots_reference(x * z, rows, n_rows, width, n, expected)
+        _dots(x, z, rows, n_rows, width, n, with_z)
+        assert np.array_equal(out.view(np.uint64), expected.view(np.uint64))
+        assert np.array_equal(out.view(np.uint64), with_z.view(np.uint64))
+
+
+def test_lane_dots_of_rows_padded_with_zeros_are_the_same_bits():
+    """Rows and x padded with +0.0 up to a multiple of ``LANES``: the padding's products add
+    +0.0 to lane sums that are never -0.0, so the sums over the padded length are the bits of
+    the sums over the entries (what ``_principal_component_keys`` relies on)."""
+    rng = np.random.default_rng(5)
+    for n in (1, 31, 33, 200, 255):
+        width = padded_length(n, LANES)
+        x = np.zeros(width)
+        x[:n] = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+        x[:n:7] = -0.0
+        rows = np.zeros(6 * width)
+        for i in range(6):
+            rows[i * width:i * width + n] = rng.standard_normal(n)
+        short = np.full(6, np.nan)
+        padded = np.full(6, np.nan)
+        _row_dots(x, rows, 6, width, n, short)
+        _row_dots(x, rows, 6, width, width, padded)
+        assert np.array_equal(short.view(np.uint64), padded.view(np.uint64))
 
 
 def test_lane_dot_order_is_the_documented_one():

@@ -13,7 +13,11 @@ and additions, never fused: the same bits everywhere.
   sums, lane l summing the products of the entries j = l (mod ``LANES``) in increasing j,
   then the lanes added pairwise (lane l + lane l + half, halving until one is left). About
   four times faster than a scalar loop with four running sums at 255 entries: several
-  independent vector chains hide the addition latency.
+  independent vector chains hide the addition latency. Four rows are summed in one pass over
+  x and z, which are loaded, and multiplied, once for them. ``lane_row_dots``: the same
+  sums of x_j r_j, for a caller that forms the products x_j z_j once for several calls
+  (the same bits). Entries padded with +0.0 in x and r change no sum: a lane starts at +0.0
+  and is then never -0.0, and s + 0.0 = s for every other s.
 * ``row_combinations``: out[a, :] = sum_b c[a, b] rows[b, :] (a matrix product), each entry
   summed in increasing b: no sum crosses the vector, which holds 32 or 16 columns, and four
   rows a are summed at once (independent chains of additions).
@@ -130,49 +134,104 @@ def lane_dots_reference(x, z, rows, n_rows, width, n, out):
         out[i] = lane_dot_reference(x, z, n, rows[i * width:])
 
 
-def _lane_dot(builder, x, z, rows, row, width, n, n_whole, out):
-    """out[row]: whole vectors of ``LANES``, then the last n mod ``LANES`` entries added to
-    their lanes (``_add_tail``), then the fold."""
+#: ``lane_dots`` and ``lane_row_dots`` sum this many rows in one pass over x (and z): each
+#: entry of x (x_j z_j) is loaded and formed once for them, and their chains of additions are
+#: independent (4 x 32 lanes: 16 zmm or 32 ymm registers).
+_ROWS_AT_ONCE = 4
+
+
+def _lane_dot_rows(builder, x, z, rows, first, count, width, n, n_whole, out):
+    """out[first .. first + count - 1]: whole vectors of ``LANES``, each x (x z) vector
+    loaded once for the ``count`` rows, then the last n mod ``LANES`` entries added to their
+    lanes (``_add_tail``), then the fold. ``z`` None: the products x_j r_j."""
     vector = ir.VectorType(ir.DoubleType(), LANES)
-    start = builder.mul(row, width)
-    sums = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
+    starts = [builder.mul(builder.add(first, ir.Constant(first.type, i)), width)
+              for i in range(count)]
+    sums = [cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
+            for _ in range(count)]
+
+    def weighted_at(j, size):
+        if z is None:
+            return _load(builder, x, j, size)
+        return builder.fmul(_load(builder, x, j, size), _load(builder, z, j, size))
+
     with cgutils.for_range_slice(builder, ir.Constant(n.type, 0), n_whole,
                                  ir.Constant(n.type, LANES)) as (j, _):
-        weighted = builder.fmul(_load_vector(builder, x, j, LANES),
-                                _load_vector(builder, z, j, LANES))
-        lanes = _load_vector(builder, rows, builder.add(start, j), LANES)
-        builder.store(builder.fadd(builder.load(sums), builder.fmul(weighted, lanes)), sums)
+        weighted = weighted_at(j, LANES)
+        for start, total in zip(starts, sums):
+            lanes = _load_vector(builder, rows, builder.add(start, j), LANES)
+            builder.store(builder.fadd(builder.load(total), builder.fmul(weighted, lanes)),
+                          total)
+    for i, (start, total) in enumerate(zip(starts, sums)):
+        def product_at(j, size, start=start):
+            return builder.fmul(weighted_at(j, size),
+                                _load(builder, rows, builder.add(start, j), size))
 
-    def product_at(j, size):
-        weighted = builder.fmul(_load(builder, x, j, size), _load(builder, z, j, size))
-        return builder.fmul(weighted, _load(builder, rows, builder.add(start, j), size))
-
-    _add_tail(builder, sums, n_whole, n, product_at)
-    builder.store(_fold(builder, builder.load(sums), builder.fadd), builder.gep(out, [row]))
+        _add_tail(builder, total, n_whole, n, product_at)
+        row = builder.add(first, ir.Constant(first.type, i))
+        builder.store(_fold(builder, builder.load(total), builder.fadd),
+                      builder.gep(out, [row]))
 
 
-def _lane_dots_codegen(context, builder, signature, args):
-    x_type, z_type, rows_type, n_rows_type, width_type, n_type, out_type = signature.args
-    x = context.make_array(x_type)(context, builder, args[0]).data
-    z = context.make_array(z_type)(context, builder, args[1]).data
-    rows = context.make_array(rows_type)(context, builder, args[2]).data
-    n_rows = context.cast(builder, args[3], n_rows_type, types.intp)
-    width = context.cast(builder, args[4], width_type, types.intp)
-    n = context.cast(builder, args[5], n_type, types.intp)
-    out = context.make_array(out_type)(context, builder, args[6]).data
+def _dots_codegen(context, builder, x, z, rows, n_rows, width, n, out):
+    """Rows ``_ROWS_AT_ONCE`` at a time, then one by one."""
     n_whole = builder.and_(n, ir.Constant(n.type, -LANES))
-    with cgutils.for_range(builder, n_rows) as loop:
-        _lane_dot(builder, x, z, rows, loop.index, width, n, n_whole, out)
+    n_blocks = builder.and_(n_rows, ir.Constant(n_rows.type, -_ROWS_AT_ONCE))
+    with cgutils.for_range_slice(builder, ir.Constant(n_rows.type, 0), n_blocks,
+                                 ir.Constant(n_rows.type, _ROWS_AT_ONCE)) as (first, _):
+        _lane_dot_rows(builder, x, z, rows, first, _ROWS_AT_ONCE, width, n, n_whole, out)
+    with cgutils.for_range_slice(builder, n_blocks, n_rows,
+                                 ir.Constant(n_rows.type, 1)) as (first, _):
+        _lane_dot_rows(builder, x, z, rows, first, 1, width, n, n_whole, out)
     return context.get_dummy_value()
+
+
+def _dots_of(with_z):
+    """The codegen of ``lane_dots`` (``with_z``: arguments x, z, rows, n_rows, width, n, out)
+    or of ``lane_row_dots`` (x, rows, n_rows, width, n, out)."""
+    n_inputs = 3 if with_z else 2
+
+    def codegen(context, builder, signature, args):
+        array_types = signature.args[:n_inputs] + signature.args[-1:]
+        arrays = [context.make_array(array_type)(context, builder, value).data
+                  for array_type, value in zip(array_types, args[:n_inputs] + args[-1:])]
+        n_rows, width, n = [context.cast(builder, value, count_type, types.intp)
+                            for count_type, value in zip(signature.args[n_inputs:-1],
+                                                         args[n_inputs:-1])]
+        x, rows, out = arrays[0], arrays[n_inputs - 1], arrays[-1]
+        z = arrays[1] if with_z else None
+        return _dots_codegen(context, builder, x, z, rows, n_rows, width, n, out)
+
+    return codegen
+
+
+def _dots_signature(arrays, counts):
+    """void(arrays..., counts..., out) when the arrays (out last) are contiguous float vectors
+    and the counts integers, else None (no match)."""
+    if not (all(_is_contiguous_float_vector(array) for array in arrays)
+            and all(isinstance(count, types.Integer) for count in counts)):
+        return None
+    return types.void(*arrays[:-1], *counts, arrays[-1])
 
 
 @intrinsic
 def _lane_dots(typingctx, x, z, rows, n_rows, width, n, out):
     """The compiled ``lane_dots``."""
-    if not (all(_is_contiguous_float_vector(array) for array in (x, z, rows, out))
-            and all(isinstance(count, types.Integer) for count in (n_rows, width, n))):
-        return None
-    return types.void(x, z, rows, n_rows, width, n, out), _lane_dots_codegen
+    signature = _dots_signature((x, z, rows, out), (n_rows, width, n))
+    return None if signature is None else (signature, _dots_of(with_z=True))
+
+
+def lane_row_dots_reference(x, rows, n_rows, width, n, out):
+    """``lane_row_dots`` in Python."""
+    for i in range(n_rows):
+        out[i] = lane_dot_reference(x, rows[i * width:], n)
+
+
+@intrinsic
+def _lane_row_dots(typingctx, x, rows, n_rows, width, n, out):
+    """The compiled ``lane_row_dots``."""
+    signature = _dots_signature((x, rows, out), (n_rows, width, n))
+    return None if signature is None else (signature, _dots_of(with_z=False))
 
 
 # -- combinations of rows -------------------------------------------------------------------
@@ -297,6 +356,10 @@ def _lane_min_max(typingctx, x, n):
 #: ``LANES`` lanes (see the module docstring): contiguous float64 vectors, rows flat with
 #: row i at ``i * width``; ``out`` must not overlap the inputs.
 lane_dots = lane_dots_reference if config.DISABLE_JIT else _lane_dots
+#: out[i] = sum_j x[j] rows[i * width + j] over j < n, for i < n_rows, in ``lane_dots``'s
+#: lanes and order: ``lane_dots`` with the products x_j z_j formed once by the caller (the same
+#: bits: (x_j z_j) r_j either way).
+lane_row_dots = lane_row_dots_reference if config.DISABLE_JIT else _lane_row_dots
 #: out[a * width + c] = sum_b coefficients[a * coefficient_stride + b] rows[b * width + c]
 #: over b < n_rows, for a < n_out and c < width (a matrix product), each entry in increasing b
 #: from +0.0: arrays flat, ``width`` a multiple of ``CHUNK``; ``out`` must not overlap ``rows``
