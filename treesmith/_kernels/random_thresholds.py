@@ -560,24 +560,52 @@ def _sum_four_statistics_by_side(node_bins, stat_rows, missing_bin, cut_bin, thr
     return threshold_bin, next_bin
 
 
+#: Gathered nodes of fewer samples find the drawn cut among their samples' bins
+#: (``_cut_bin_among``) rather than by a search over the bins' values (``_drawn_cut_bin``).
+CUT_AMONG_SAMPLES_BELOW = 48
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _drawn_cut_bin(values_f, f, low_bin, high_bin, state):
-    """The largest bin in [low_bin, high_bin) whose value is <= t, for t drawn uniformly
-    between the values of ``low_bin`` and ``high_bin`` (t >= the largest becomes the
-    smallest, as ``cut_position``)."""
+def _drawn_threshold(values_f, f, low_bin, high_bin, state):
+    """t drawn uniformly between the values of ``low_bin`` and ``high_bin`` (t >= the largest
+    becomes the smallest, as ``cut_position``)."""
     low = values_f[f, low_bin]
     high = values_f[f, high_bin]
     t = low + uniform(state) * (high - low)
     if t >= high:
         t = low
-    # the largest bin in [low_bin, high_bin - 1] with a value <= t (low_bin's is), found by
-    # the branch-free search of cut_position
+    return t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _drawn_cut_bin(values_f, f, low_bin, high_bin, state):
+    """The largest bin in [low_bin, high_bin) whose value is <= t, for t drawn by
+    ``_drawn_threshold`` (low_bin's value is <= t)."""
+    t = _drawn_threshold(values_f, f, low_bin, high_bin, state)
     cut_bin = low_bin
     n = high_bin - low_bin
-    while n > 1:
+    while n > 1:  # the search of cut_position
         half = n >> 1
         cut_bin = cut_bin + half if values_f[f, cut_bin + half] <= t else cut_bin
         n -= half
+    return cut_bin
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cut_bin_among(node_bins, values_f, f, low_bin, high_bin, state):
+    """``_drawn_cut_bin``'s cut for a node whose bins of feature ``f`` are ``node_bins`` (the
+    missing bin, above every other, included), found among them: the largest bin of the node
+    below ``high_bin`` whose value is <= t. It is not the searched bin, but no bin of the node
+    lies between the two, so the samples split the same way and the split records the same
+    bins (the largest occupied bin <= the cut and the next one). For a few samples a pass over
+    their bins costs less than the search, whose steps (a coin toss each, for a drawn t) were
+    mispredicted half the time: a third of a small node's scan."""
+    t = _drawn_threshold(values_f, f, low_bin, high_bin, state)
+    cut_bin = low_bin
+    for j in range(node_bins.shape[0]):
+        b = node_bins[j]
+        below = np.int64(b < high_bin) * np.int64(values_f[f, b] <= t)
+        cut_bin = max(cut_bin, b * below)
     return cut_bin
 
 
@@ -676,7 +704,10 @@ def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, wei
                                                          f, missing_bin, node_bins, True)
     if high_bin <= low_bin:  # constant, or every value missing
         return
-    cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
+    if n < CUT_AMONG_SAMPLES_BELOW:
+        cut_bin = _cut_bin_among(node_bins, values_f, f, low_bin, high_bin, state)
+    else:
+        cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
     missing_left = next_below(state, 2) == 1 if has_missing else False
     # the largest occupied bin <= cut_bin, and the next occupied one
     if n_classes > 0:
