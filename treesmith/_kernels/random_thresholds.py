@@ -503,12 +503,24 @@ def _sum_classes_by_side(node_bins, labels, weights, n_classes, missing_bin, cut
     """The second pass of ``_drawn_cut_from_gathered`` for classes and weights gathered in
     ``labels``, ``weights``: each sample's weight and count added to row 0 (bin <=
     ``cut_bin``), 1 (above) or 2 (missing) of ``sums`` (zeroed first; ``_side_of``). The same
-    additions in the same order as the pass in place: the same sums, bit for bit. Returns
-    the largest occupied bin <= ``cut_bin`` and the next occupied bin (``threshold_bin``,
-    ``next_bin`` on entry: the node's smallest and largest bins)."""
+    additions in the same order as the pass in place: the same sums, bit for bit. With unit
+    weights (``weights`` empty) only the counts are summed and the weight sums copied from
+    them: a sum of ones is exact, so the same bits, for half the read-modify-writes (each
+    waits for the previous one's store when two samples in a row share a side and class).
+    Returns the largest occupied bin <= ``cut_bin`` and the next occupied bin
+    (``threshold_bin``, ``next_bin`` on entry: the node's smallest and largest bins)."""
     for r in range(3):
         for s in range(sums.shape[1]):
             sums[r, s] = 0.0
+    if weights.shape[0] == 0:  # every weight 1 (_gathered_samples): weights are the counts
+        for j in range(node_bins.shape[0]):
+            r, threshold_bin, next_bin = _side_of(node_bins[j], missing_bin, cut_bin,
+                                                  threshold_bin, next_bin)
+            sums[r, count_column(n_classes, labels[j])] += 1.0
+        for r in range(3):
+            for k in range(n_classes):
+                sums[r, weight_column(n_classes, k)] = sums[r, count_column(n_classes, k)]
+        return threshold_bin, next_bin
     for j in range(node_bins.shape[0]):
         r, threshold_bin, next_bin = _side_of(node_bins[j], missing_bin, cut_bin, threshold_bin,
                                               next_bin)
@@ -782,10 +794,11 @@ def _gathered_samples(data, start, end, work, n_stats, n_bins):
     """The node's samples gathered into the work block's gathering room
     (``random_scan_workspace``), once for all its numeric features: ``node_bins`` (room for
     one feature's bins), ``labels`` and ``weights`` (classification without q groups) or
-    ``stat_rows`` (regression rows of four statistics). ``node_bins`` is empty when the node
-    is not gathered (too large for the room, or another layout): its features then read the
-    samples in place (``_drawn_cut_from_samples``). Inlined: the views follow the caller's
-    reference counting."""
+    ``stat_rows`` (regression rows of four statistics); ``weights`` is empty when every
+    weight is 1. ``node_bins`` is empty when the node is not gathered (too large for the
+    room, or another layout): its features then read the samples in place
+    (``_drawn_cut_from_samples``). Inlined: the views follow the caller's reference
+    counting."""
     n_classes = data.n_classes
     n = end - start
     flat = work.reshape(-1)
@@ -805,10 +818,14 @@ def _gathered_samples(data, start, end, work, n_stats, n_bins):
     if n_classes > 0:
         y_code = data.y_code
         sample_weight = data.sample_weight
+        unit_weights = True
         for j in range(n_labels):
             i = sample_idx[start + j]
             labels[j] = y_code[i]
             weights[j] = sample_weight[i]
+            unit_weights &= sample_weight[i] == 1.0
+        if unit_weights:  # (_sum_classes_by_side then sums the counts only)
+            weights = weights[:0]
     else:
         sample_stats = data.sample_stats
         for j in range(n_rows):
