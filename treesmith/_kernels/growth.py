@@ -385,6 +385,19 @@ _GROWN, _NEED_NODES, _NEED_HISTOGRAMS = np.int64(0), np.int64(1), np.int64(2)
 (_N_NODES, _N_NEW, _N_PENDING, _N_LEAVES, _N_USED, _N_FREE, _HELD, _N_COUNTERS) = range(8)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _store_counters(counters, n_nodes, n_new, n_pending, n_leaves, n_used, n_free, held):
+    """The growth loop's counters into ``counters`` (``_N_COUNTERS`` int64), where
+    ``_grow_nodes`` finds them when it is called again."""
+    counters[_N_NODES] = n_nodes
+    counters[_N_NEW] = n_new
+    counters[_N_PENDING] = n_pending
+    counters[_N_LEAVES] = n_leaves
+    counters[_N_USED] = n_used
+    counters[_N_FREE] = n_free
+    counters[_HELD] = held
+
+
 @internal_kernel(reference_counted=False)
 def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significance, engine,
                 scope, direction, int_block, float_block, bool_block, stats, left_categories,
@@ -639,13 +652,7 @@ def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significa
         new_nodes[1] = right
         n_new = 2
 
-    counters[_N_NODES] = n_nodes
-    counters[_N_NEW] = n_new
-    counters[_N_PENDING] = n_pending
-    counters[_N_LEAVES] = n_leaves
-    counters[_N_USED] = n_used
-    counters[_N_FREE] = n_free
-    counters[_HELD] = held
+    _store_counters(counters, n_nodes, n_new, n_pending, n_leaves, n_used, n_free, held)
     return need
 
 
@@ -854,13 +861,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     # The loop runs in _grow_nodes, which allocates nothing: it returns when the node storage
     # or the histogram pool is full, and goes on where it stopped once they are grown here.
     counters = np.empty(_N_COUNTERS, dtype=np.int64)
-    counters[_N_NODES] = n_nodes
-    counters[_N_NEW] = n_new
-    counters[_N_PENDING] = n_pending
-    counters[_N_LEAVES] = n_leaves
-    counters[_N_USED] = n_used
-    counters[_N_FREE] = n_free
-    counters[_HELD] = held
+    _store_counters(counters, n_nodes, n_new, n_pending, n_leaves, n_used, n_free, held)
     while True:
         need = _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significance,
                            engine, scope, direction, int_block, float_block, bool_block, stats,
