@@ -139,10 +139,12 @@ def cut_position(values, m, u):
     ``values[0] + u (values[m-1] - values[0])`` (t >= the largest value becomes the smallest,
     scikit-learn's rule): the largest i <= m - 2 with ``values[i] <= t``.
 
-    A branch-free binary search (the half of the range kept is selected, not branched to; it
-    keeps a range that holds the answer and may hold larger indices, whose values exceed t):
-    the direction of each step is a coin toss for a drawn t, and the branches of the usual
-    search, mispredicted half the time, were a third of a small node's scan."""
+    A binary search written as selects (the half of the range kept is selected; it keeps a
+    range that holds the answer and may hold larger indices, whose values exceed t): the
+    direction of each step is a coin toss for a drawn t. LLVM may still compile the select
+    to a branch (it does when the compared value is loaded in a loop); the small nodes, where
+    the search weighed most, find their cut among their samples' bins instead
+    (``_cut_bin_among``)."""
     low = values[0]
     high = values[m - 1]
     t = low + u * (high - low)
