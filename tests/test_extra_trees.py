@@ -21,6 +21,8 @@ from treesmith._kernels.pointers import impurity_pointer
 from treesmith._kernels.random import initial_state, next_below
 from treesmith._kernels.random_thresholds import (
     MAX_GATHERED_SAMPLES,
+    _cut_bin_among,
+    _drawn_cut_bin,
     choose_features_visiting,
     cut_position,
     random_cut_naive,
@@ -577,6 +579,30 @@ def test_cut_position_is_the_last_value_not_above_the_drawn_threshold(values, u)
         t = values[0]
     expected = max(i for i in range(values.size - 1) if values[i] <= t)
     assert cut_position(values, np.int64(values.size), u) == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 47), st.integers(2, 40), st.booleans())
+def test_the_cut_found_among_a_nodes_bins_splits_as_the_searched_cut(seed, n, n_bins, ties):
+    """A small node's cut is found among its samples' bins (``_cut_bin_among``), a larger
+    node's by a search over the bins' values (``_drawn_cut_bin``): from the same generator
+    state they send the same samples left (non-decreasing values, ties included)."""
+    rng = np.random.default_rng(seed)
+    missing_bin = n_bins
+    values = np.full((2, n_bins + 1), np.inf)
+    steps = rng.integers(0, 2, n_bins) if ties else rng.random(n_bins) + 0.01
+    values[1, :n_bins] = np.cumsum(steps) - 5.0
+    node_bins = rng.integers(0, n_bins + 1, n)  # the missing bin too
+    present = node_bins[node_bins != missing_bin]
+    if present.size == 0 or present.min() == present.max():
+        return
+    low_bin, high_bin = np.int64(present.min()), np.int64(present.max())
+    cuts = []
+    for find in (_cut_bin_among, _drawn_cut_bin):
+        state = np.array([initial_state(np.int64(seed))], dtype=np.uint64)
+        arguments = (values, np.int64(1), low_bin, high_bin, state)
+        cuts.append(find(node_bins, *arguments) if find is _cut_bin_among else find(*arguments))
+    np.testing.assert_array_equal(present <= cuts[0], present <= cuts[1])
 
 
 @settings(max_examples=15, deadline=None)

@@ -82,9 +82,10 @@ _IMPURITY, _SCORE, _LOWER_BOUND, _UPPER_BOUND, _HEAP_KEYS, _N_FLOAT_FIELDS = ran
 _MISSING_GO_LEFT, _DEFERRED, _N_BOOL_FIELDS = range(3)
 
 
-@internal_kernel
-def _node_fields(int_block, float_block, bool_block):
-    """The rows of the node blocks (one helper: each compiled helper costs a compilation).
+@njit(cache=True, nogil=True, inline="always")
+def _node_field_rows(int_block, float_block, bool_block):
+    """The rows of the node blocks (one helper: each compiled helper costs a compilation;
+    inlined, so that its views follow the caller's reference counting).
     int64: children_left, children_right, parent, feature, bin_threshold, next_bin, depth,
     start, end, slot (histogram pool slot, -1: none), pending (depth-first: stack of node
     ids), heap_nodes (best-first: the heap's node ids); float64: impurity, score,
@@ -137,20 +138,17 @@ def _resize_pool(pool, size):
     return out
 
 
-@internal_kernel
-def _acquire(pool, n_used, free, n_free, max_histograms):
-    """A histogram slot: a freed one, else a new one (the pool doubles when full).
+@internal_kernel(reference_counted=False)
+def _acquire(n_used, free, n_free):
+    """A histogram slot: a freed one, else the next unused one (``_grow_nodes`` has asked
+    ``grow`` to enlarge the pool beforehand when fewer than two were left).
 
     ``free[:n_free]`` is the stack of released slots, as long as the pool. Returns
-    ``(slot, pool, n_used, free, n_free)``; the caller holds at most ``max_histograms``.
+    ``(slot, n_used, n_free)``.
     """
     if n_free > 0:
-        return free[n_free - 1], pool, n_used, free, n_free - 1
-    if n_used == pool.shape[0]:
-        size = min(max(2 * pool.shape[0], 1), max_histograms)
-        pool = _resize_pool(pool, size)
-        free = _grown_stack(free, size)
-    return n_used, pool, n_used + 1, free, n_free
+        return free[n_free - 1], n_used, n_free - 1
+    return n_used, n_used + 1, n_free
 
 
 @internal_kernel
@@ -380,211 +378,65 @@ def _report_failed_scan(results, features, status, node, start, end, depth):
     return False
 
 
-@njit(cache=True, nogil=True)
-def _preorder(children_left, children_right, n_nodes):
-    """Permutation listing node ids in depth-first preorder (scikit-learn's numbering)."""
-    order = np.empty(n_nodes, dtype=np.int64)
-    stack = np.empty(n_nodes, dtype=np.int64)
-    top = 0
-    stack[0] = 0
-    count = 0
-    while top >= 0:
-        node = stack[top]
-        top -= 1
-        order[count] = node
-        count += 1
-        if children_left[node] != LEAF:
-            top += 1
-            stack[top] = children_right[node]
-            top += 1
-            stack[top] = children_left[node]
-    return order
+#: ``_grow_nodes``' answers: the tree is grown (or growth stopped, ``engine.status`` says
+#: why), the node storage is full, the histogram pool is full.
+_GROWN, _NEED_NODES, _NEED_HISTOGRAMS = np.int64(0), np.int64(1), np.int64(2)
+#: Entries of the loop's counters (``_grow_nodes``), kept between its calls.
+(_N_NODES, _N_NEW, _N_PENDING, _N_LEAVES, _N_USED, _N_FREE, _HELD, _N_COUNTERS) = range(8)
 
 
-@njit(cache=True, nogil=True)
-def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, engine, scope,
-         monotonicity):
-    """Grow one tree on the samples ``data.sample_idx`` (positive weights only).
+@njit(cache=True, nogil=True, inline="always")
+def _store_counters(counters, n_nodes, n_new, n_pending, n_leaves, n_used, n_free, held):
+    """The growth loop's counters into ``counters`` (``_N_COUNTERS`` int64), where
+    ``_grow_nodes`` finds them when it is called again."""
+    counters[_N_NODES] = n_nodes
+    counters[_N_NEW] = n_new
+    counters[_N_PENDING] = n_pending
+    counters[_N_LEAVES] = n_leaves
+    counters[_N_USED] = n_used
+    counters[_N_FREE] = n_free
+    counters[_HELD] = held
 
-    The arguments are the records of ``treesmith._kernels.records``: ``TrainingData``,
-    ``BinLayout``, ``Impurity``, ``Stopping``, ``FeatureSampling``, ``SplitRule``,
-    ``TestCosts``, ``SignificanceTest``, ``EngineSettings``, ``GrowthScope`` and
-    ``Monotonicity`` (the constraints' directions and the root's bounds). The scope
-    lets the caller grow the top of a tree (nodes below ``scope.defer_below`` samples are
-    deferred) and then each deferred node's subtree apart, on its own thread: given the root's
-    statistics, depth, path costs and the set's total weight, a subtree grows exactly as it
-    would have inside the whole tree (depth-first growth without feature sampling or S-pruning,
-    whose random draws follow the order nodes are split in).
 
-    Each node is scanned feature by feature (``splitting``) and its split chosen by the rule
-    with the node's path costs (``split_rules.select_split``). With S-pruning, a node whose best
-    split fails the permutation test (p-value > level, shuffles seeded from ``sampling.seed``
-    and the node id) becomes a leaf (S-pruning, docs/methods.md §6).
-    ``stopping.min_impurity_decrease`` applies to the chosen split's gain, up to rounding (a
-    relative ``TIE_TOLERANCE`` of the node's terms, as ``tie_scale``). Under monotonic
-    constraints each node carries bounds: the scans admit only splits within them, and a split
-    on a constrained feature bounds its children at the middle of their values
-    (``monotonic.child_bounds``, docs/methods.md §4); a subtree grown apart starts from its
-    root's bounds in ``monotonicity``. Best-first growth
-    (``stopping.max_leaf_nodes`` >= 2) splits the pending node of largest rule score first.
-    Nodes with fewer than ``engine.small_node_size`` samples are scanned on compact per-node
-    histograms instead of pooled ones (same scan, same result, cost proportional to the node);
-    the larger of them spread their features over ``engine.n_threads`` chunks.
+@internal_kernel(reference_counted=False)
+def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significance, engine,
+                scope, direction, int_block, float_block, bool_block, stats, left_categories,
+                pool, free, counters, new_nodes, capacity, budget_nodes, no_histogram,
+                all_features, feature_order, feature_chosen, sampled_features, state, results,
+                bin_identity, path_costs, paid, buffer, work, small_node_workspace,
+                proportions, total_weight):
+    """The growth loop proper (``grow``): evaluate the nodes just created, split the next
+    pending node, until the tree is grown or the node storage or the histogram pool is full;
+    returns ``_GROWN``, ``_NEED_NODES`` or ``_NEED_HISTOGRAMS``. ``counters`` (int64,
+    ``_N_COUNTERS``) and ``new_nodes`` hold the loop's state between calls: ``grow`` allocates
+    what is asked and calls again, and the loop goes on where it stopped.
 
-    The loop stops early, and says why in ``engine.status`` (``records.STATUS_*``), when a
-    scan meets a candidate whose impurity failed (a Custom criterion returning NaN, inf or a
-    negative value) or when the per-node statistics would outgrow
-    ``engine.max_node_stats_bytes``; the arrays returned then describe a partial tree.
-
-    Returns the node arrays in creation order (node 0 the root, children after their parent):
-    children_left, children_right, feature, bin_threshold, next_bin, missing_go_left,
-    impurity, depth, stats, score, left_categories (the category bitset of a categorical
-    split, ``treesmith._kernels.categorical``; zeros elsewhere), lower_bound, upper_bound (the
-    bounds on each node's value; -inf, inf without constraints), deferred (bool: a leaf whose
-    subtree is grown apart), start, end (each node's samples ``data.sample_idx[start:end]``).
-    They are views of the loop's node storage; ``treesmith.grower.in_growth_order`` numbers
-    them in preorder (depth-first) and lists the deferred leaves, in numpy: a renumbering
-    kernel compiled into the loop cost 0.4 s of every first fit.
-    """
+    Compiled without reference counting, so it allocates nothing: in the counting loop each
+    view (a node's statistics row, its histogram, a feature's column) and each call took an
+    atomic incref/decref pair on every array it was passed, the records' members included
+    (about a tenth of an ExtraTrees fit; the calls per node pass some forty arrays)."""
     X_binned = data.X_binned
     sample_idx = data.sample_idx
     n_classes = data.n_classes
     h = impurity.h
     h_params = impurity.h_params
     n_features = X_binned.shape[1]
-    n_samples = sample_idx.shape[0]
-    n_stats = (2 * n_classes + rule.n_groups if n_classes > 0
-               else data.sample_stats.shape[1])
     best_first = stopping.max_leaf_nodes > 0
     max_histograms = engine.max_histograms
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = initial_state(sampling.seed)
     scan_all = sampling.max_features >= n_features
-    all_features = np.empty(n_features, dtype=np.int64)  # (no np.arange: compile time)
-    for f in range(n_features):
-        all_features[f] = f
-    feature_order = np.empty(n_features, dtype=np.int64)
-    feature_chosen = np.zeros(n_features, dtype=np.bool_)
-    sampled_features = np.empty(n_features, dtype=np.int64)  # engine.choose_features' output
-
-    # Counters start as np.int64: a Python int literal would make Numba compile every kernel
-    # they are passed to once more, for the literal's type.
-    # At most 2 n - 1 nodes (every leaf holds a sample) or 2 max_leaf_nodes - 1: the node arrays
-    # never grow past that (one row of statistics per node is the largest of them).
-    max_nodes = 2 * n_samples - 1
-    if best_first:
-        max_nodes = min(max_nodes, 2 * stopping.max_leaf_nodes - 1)
-    # Rows of statistics the memory budget allows (treesmith.grower): growth stops, and the
-    # caller raises, rather than outgrow it.
-    budget_nodes = max(engine.max_node_stats_bytes // max(8 * n_stats, 1), 3)
-    capacity = np.int64(min(64, max_nodes, budget_nodes))
-    # The node fields (see _node_fields), written for each node when it is created; stats and
-    # left_categories (categorical splits) are rows per node.
-    int_block = np.empty((_N_INT_FIELDS, capacity), dtype=np.int64)
-    float_block = np.empty((_N_FLOAT_FIELDS, capacity))
-    bool_block = np.empty((_N_BOOL_FIELDS, capacity), dtype=np.bool_)
+    constrained = direction.shape[0] > 0
+    n_chunks = max(engine.n_threads, 1)
     (children_left, children_right, parent, feature, bin_threshold, next_bin, depth, start,
      end, slot, pending, heap_nodes, node_impurity, score, lower_bound, upper_bound,
-     heap_keys, missing_go_left, deferred) = _node_fields(int_block, float_block, bool_block)
-    stats = np.empty((capacity, n_stats))
-    left_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
-    direction = monotonicity.direction
-    constrained = direction.shape[0] > 0
-    n_pending = np.int64(0)
-
-    # Histograms are allocated when a node needs one (the pool doubles, up to max_histograms):
-    # a root with fewer than small_node_size samples never needs one.
-    root_has_histogram = n_samples >= engine.small_node_size
-    pool = np.empty((1 if root_has_histogram else 0, n_features, bins.n_bins, n_stats))
-    no_histogram = np.empty((0, 0, 0))
-    n_used = np.int64(0)  # slots handed out so far
-    free = np.empty(pool.shape[0], dtype=np.int64)  # stack of released slots
-    n_free = np.int64(0)
-    proportions = np.empty(max(n_classes, 1))
-    results = np.empty(n_features, dtype=SPLIT_DTYPE)
-    # every node's NodeScan.bin_order: the bins in their own order, which the scans of fits
-    # with a categorical feature (twins that read bins through an order) read; the other
-    # scans ignore it
-    bin_identity = np.empty(bins.n_bins, dtype=np.int64)
-    for b in range(bins.n_bins):
-        bin_identity[b] = b
-    path_costs = np.empty(n_features)
-    n_cost_groups = 1
-    for f in range(n_features):
-        n_cost_groups = max(n_cost_groups, costs.cost_group[f] + 1)
-    paid = np.zeros(n_cost_groups, dtype=np.bool_)
-    buffer = np.empty(n_samples, dtype=np.int64)
-    n_chunks = max(engine.n_threads, 1)
-    any_categorical = False
-    for f in range(n_features):
-        any_categorical = any_categorical or bins.is_categorical[f]
-    # one scratch block per thread chunk; with a categorical feature, with its scan's scratch;
-    # with drawn thresholds, with the drawn split's (whose categorical scan is its own)
-    if rule.threshold_draw.values.shape[0] > 0:
-        work = random_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins),
-                                     min(engine.small_node_size, n_samples))
-    elif any_categorical:
-        work = categorical_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins))
-    else:
-        work = scan_workspace(n_chunks, n_stats, n_classes)
-    # The small-node scan's scratch and bitmap start zeroed (np.empty and loops: each np.zeros
-    # signature compiles np.zeros, np.empty and a fill of its own).
-    scratch = np.empty((n_chunks, bins.n_bins, n_stats))
-    occupied = np.empty((n_chunks, (bins.n_bins + 63) // 64), dtype=np.uint64)
-    for c in range(n_chunks):
-        for b in range(bins.n_bins):
-            for s in range(n_stats):
-                scratch[c, b, s] = 0.0
-        for w in range(occupied.shape[1]):
-            occupied[c, w] = 0
-    small_node_workspace = SmallNodeWorkspace(
-        scratch, np.empty((n_chunks, bins.n_bins), dtype=np.int64),
-        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work, occupied)
-
-    total_weight = scope.total_weight
-    if total_weight <= 0.0:
-        total_weight = total_weight_of(data.sample_weight, sample_idx)
-
-    # Root.
-    children_left[0] = LEAF
-    children_right[0] = LEAF
-    parent[0] = -1
-    feature[0] = UNDEFINED
-    bin_threshold[0] = NO_SPLIT
-    next_bin[0] = NO_SPLIT
-    missing_go_left[0] = False
-    score[0] = 0.0
-    node_impurity[0] = 0.0
-    for w in range(BITSET_WORDS):
-        left_categories[0, w] = 0
-    slot[0] = -1
-    deferred[0] = False
-    start[0] = 0
-    end[0] = n_samples
-    depth[0] = scope.root_depth
-    lower_bound[0] = monotonicity.lower
-    upper_bound[0] = monotonicity.upper
-    held = np.int64(0)
-    if root_has_histogram:
-        root_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
-                                                         max_histograms)
-        engine.build_histogram(data, start[0], end[0], pool[root_slot],
-                               engine.parallel_threshold)
-        slot[0] = root_slot
-        held += 1
-    if scope.root_stats.shape[0] > 0:  # a subtree grown apart starts from its parent's split
-        for s in range(n_stats):
-            stats[0, s] = scope.root_stats[s]
-    elif root_has_histogram and n_classes > 0:
-        _histogram_totals(pool[slot[0]], stats, np.int64(0))
-    else:
-        _sum_samples(data, start[0], end[0], stats, np.int64(0))
-    n_nodes = np.int64(1)
-    new_nodes = np.empty(2, dtype=np.int64)
-    new_nodes[0] = 0
-    n_new = np.int64(1)
-    n_leaves = np.int64(1)
-
+     heap_keys, missing_go_left, deferred) = _node_field_rows(int_block, float_block, bool_block)
+    n_nodes = counters[_N_NODES]
+    n_new = counters[_N_NEW]
+    n_pending = counters[_N_PENDING]
+    n_leaves = counters[_N_LEAVES]
+    n_used = counters[_N_USED]
+    n_free = counters[_N_FREE]
+    held = counters[_HELD]
+    need = _GROWN
     while True:
         # Evaluate the nodes just created: leaf, or record the best split.
         for t in range(n_new):
@@ -686,44 +538,32 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 else:
                     pending[n_pending] = node
                     n_pending += 1
+        n_new = 0
 
         if engine.status[STATUS_CODE] != GROWTH_COMPLETE:
             break
         # Pick the next node to split.
         if n_pending == 0 or (best_first and n_leaves >= stopping.max_leaf_nodes):
             break
-        if best_first:
-            node = engine.heap_pop(heap_keys, heap_nodes, n_pending)
-        else:
-            node = pending[n_pending - 1]
-        n_pending -= 1
-
-        # Room for two children.
+        # Room for two children and their histograms, else the caller allocates it (this
+        # loop allocates nothing) and calls again: the node is taken off the stack after.
         if n_nodes + 2 > capacity:
             if n_nodes + 2 > budget_nodes:
                 engine.status[STATUS_CODE] = GROWTH_NODE_MEMORY
                 engine.status[STATUS_N_NODES] = n_nodes
                 break
-            capacity = min(2 * capacity, max_nodes, budget_nodes)
-            grown_int = np.empty((_N_INT_FIELDS, capacity), dtype=np.int64)
-            _copy_bytes_into(int_block.view(np.uint8), grown_int.view(np.uint8))
-            int_block = grown_int
-            grown_float = np.empty((_N_FLOAT_FIELDS, capacity))
-            _copy_bytes_into(float_block.view(np.uint8), grown_float.view(np.uint8))
-            float_block = grown_float
-            grown_bool = np.empty((_N_BOOL_FIELDS, capacity), dtype=np.bool_)
-            _copy_bytes_into(bool_block.view(np.uint8), grown_bool.view(np.uint8))
-            bool_block = grown_bool
-            (children_left, children_right, parent, feature, bin_threshold, next_bin, depth,
-             start, end, slot, pending, heap_nodes, node_impurity, score, lower_bound,
-             upper_bound, heap_keys, missing_go_left, deferred) = _node_fields(
-                int_block, float_block, bool_block)
-            grown_stats = np.empty((capacity, n_stats))
-            _copy_bytes_into(stats.view(np.uint8), grown_stats.view(np.uint8))
-            stats = grown_stats
-            grown_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
-            _copy_bytes_into(left_categories.view(np.uint8), grown_categories.view(np.uint8))
-            left_categories = grown_categories
+            need = _NEED_NODES
+            break
+        top = heap_nodes[0] if best_first else pending[n_pending - 1]
+        if (end[top] - start[top] >= engine.small_node_size
+                and n_free + pool.shape[0] - n_used < 2 and pool.shape[0] < max_histograms):
+            need = _NEED_HISTOGRAMS
+            break
+        if best_first:
+            node = engine.heap_pop(heap_keys, heap_nodes, n_pending)
+        else:
+            node = pending[n_pending - 1]
+        n_pending -= 1
 
         f = feature[node]
         if bins.is_categorical[f]:
@@ -773,8 +613,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 slot[node] = -1
                 held -= 1
         else:
-            small_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
-                                                              max_histograms)
+            small_slot, n_used, n_free = _acquire(n_used, free, n_free)
             held += 1
             engine.build_histogram(data, start[small], end[small], pool[small_slot],
                                    engine.parallel_threshold)
@@ -784,8 +623,7 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
                 slot[large] = slot[node]
                 slot[node] = -1
             else:
-                large_slot, pool, n_used, free, n_free = _acquire(pool, n_used, free, n_free,
-                                                                  max_histograms)
+                large_slot, n_used, n_free = _acquire(n_used, free, n_free)
                 held += 1
                 engine.build_histogram(data, start[large], end[large], pool[large_slot],
                                        engine.parallel_threshold)
@@ -814,6 +652,251 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
         new_nodes[1] = right
         n_new = 2
 
+    _store_counters(counters, n_nodes, n_new, n_pending, n_leaves, n_used, n_free, held)
+    return need
+
+
+@njit(cache=True, nogil=True)
+def _preorder(children_left, children_right, n_nodes):
+    """Permutation listing node ids in depth-first preorder (scikit-learn's numbering)."""
+    order = np.empty(n_nodes, dtype=np.int64)
+    stack = np.empty(n_nodes, dtype=np.int64)
+    top = 0
+    stack[0] = 0
+    count = 0
+    while top >= 0:
+        node = stack[top]
+        top -= 1
+        order[count] = node
+        count += 1
+        if children_left[node] != LEAF:
+            top += 1
+            stack[top] = children_right[node]
+            top += 1
+            stack[top] = children_left[node]
+    return order
+
+
+@njit(cache=True, nogil=True)
+def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, engine, scope,
+         monotonicity):
+    """Grow one tree on the samples ``data.sample_idx`` (positive weights only).
+
+    The arguments are the records of ``treesmith._kernels.records``: ``TrainingData``,
+    ``BinLayout``, ``Impurity``, ``Stopping``, ``FeatureSampling``, ``SplitRule``,
+    ``TestCosts``, ``SignificanceTest``, ``EngineSettings``, ``GrowthScope`` and
+    ``Monotonicity`` (the constraints' directions and the root's bounds). The scope
+    lets the caller grow the top of a tree (nodes below ``scope.defer_below`` samples are
+    deferred) and then each deferred node's subtree apart, on its own thread: given the root's
+    statistics, depth, path costs and the set's total weight, a subtree grows exactly as it
+    would have inside the whole tree (depth-first growth without feature sampling or S-pruning,
+    whose random draws follow the order nodes are split in).
+
+    Each node is scanned feature by feature (``splitting``) and its split chosen by the rule
+    with the node's path costs (``split_rules.select_split``). With S-pruning, a node whose best
+    split fails the permutation test (p-value > level, shuffles seeded from ``sampling.seed``
+    and the node id) becomes a leaf (S-pruning, docs/methods.md §6).
+    ``stopping.min_impurity_decrease`` applies to the chosen split's gain, up to rounding (a
+    relative ``TIE_TOLERANCE`` of the node's terms, as ``tie_scale``). Under monotonic
+    constraints each node carries bounds: the scans admit only splits within them, and a split
+    on a constrained feature bounds its children at the middle of their values
+    (``monotonic.child_bounds``, docs/methods.md §4); a subtree grown apart starts from its
+    root's bounds in ``monotonicity``. Best-first growth
+    (``stopping.max_leaf_nodes`` >= 2) splits the pending node of largest rule score first.
+    Nodes with fewer than ``engine.small_node_size`` samples are scanned on compact per-node
+    histograms instead of pooled ones (same scan, same result, cost proportional to the node);
+    the larger of them spread their features over ``engine.n_threads`` chunks.
+
+    The loop stops early, and says why in ``engine.status`` (``records.STATUS_*``), when a
+    scan meets a candidate whose impurity failed (a Custom criterion returning NaN, inf or a
+    negative value) or when the per-node statistics would outgrow
+    ``engine.max_node_stats_bytes``; the arrays returned then describe a partial tree.
+
+    Returns the node arrays in creation order (node 0 the root, children after their parent):
+    children_left, children_right, feature, bin_threshold, next_bin, missing_go_left,
+    impurity, depth, stats, score, left_categories (the category bitset of a categorical
+    split, ``treesmith._kernels.categorical``; zeros elsewhere), lower_bound, upper_bound (the
+    bounds on each node's value; -inf, inf without constraints), deferred (bool: a leaf whose
+    subtree is grown apart), start, end (each node's samples ``data.sample_idx[start:end]``).
+    They are views of the loop's node storage; ``treesmith.grower.in_growth_order`` numbers
+    them in preorder (depth-first) and lists the deferred leaves, in numpy: a renumbering
+    kernel compiled into the loop cost 0.4 s of every first fit.
+    """
+    X_binned = data.X_binned
+    sample_idx = data.sample_idx
+    n_classes = data.n_classes
+    h = impurity.h
+    h_params = impurity.h_params
+    n_features = X_binned.shape[1]
+    n_samples = sample_idx.shape[0]
+    n_stats = (2 * n_classes + rule.n_groups if n_classes > 0
+               else data.sample_stats.shape[1])
+    best_first = stopping.max_leaf_nodes > 0
+    max_histograms = engine.max_histograms
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = initial_state(sampling.seed)
+    all_features = np.empty(n_features, dtype=np.int64)  # (no np.arange: compile time)
+    for f in range(n_features):
+        all_features[f] = f
+    feature_order = np.empty(n_features, dtype=np.int64)
+    feature_chosen = np.zeros(n_features, dtype=np.bool_)
+    sampled_features = np.empty(n_features, dtype=np.int64)  # engine.choose_features' output
+
+    # Counters start as np.int64: a Python int literal would make Numba compile every kernel
+    # they are passed to once more, for the literal's type.
+    # At most 2 n - 1 nodes (every leaf holds a sample) or 2 max_leaf_nodes - 1: the node arrays
+    # never grow past that (one row of statistics per node is the largest of them).
+    max_nodes = 2 * n_samples - 1
+    if best_first:
+        max_nodes = min(max_nodes, 2 * stopping.max_leaf_nodes - 1)
+    # Rows of statistics the memory budget allows (treesmith.grower): growth stops, and the
+    # caller raises, rather than outgrow it.
+    budget_nodes = max(engine.max_node_stats_bytes // max(8 * n_stats, 1), 3)
+    capacity = np.int64(min(64, max_nodes, budget_nodes))
+    # The node fields (see _node_field_rows), written for each node when it is created; stats and
+    # left_categories (categorical splits) are rows per node.
+    int_block = np.empty((_N_INT_FIELDS, capacity), dtype=np.int64)
+    float_block = np.empty((_N_FLOAT_FIELDS, capacity))
+    bool_block = np.empty((_N_BOOL_FIELDS, capacity), dtype=np.bool_)
+    (children_left, children_right, parent, feature, bin_threshold, next_bin, depth, start,
+     end, slot, pending, heap_nodes, node_impurity, score, lower_bound, upper_bound,
+     heap_keys, missing_go_left, deferred) = _node_field_rows(int_block, float_block, bool_block)
+    stats = np.empty((capacity, n_stats))
+    left_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
+    direction = monotonicity.direction
+    n_pending = np.int64(0)
+
+    # Histograms are allocated when a node needs one (the pool doubles, up to max_histograms):
+    # a root with fewer than small_node_size samples never needs one.
+    root_has_histogram = n_samples >= engine.small_node_size
+    pool = np.empty((1 if root_has_histogram else 0, n_features, bins.n_bins, n_stats))
+    no_histogram = np.empty((0, 0, 0))
+    n_used = np.int64(0)  # slots handed out so far
+    free = np.empty(pool.shape[0], dtype=np.int64)  # stack of released slots
+    n_free = np.int64(0)
+    proportions = np.empty(max(n_classes, 1))
+    results = np.empty(n_features, dtype=SPLIT_DTYPE)
+    # every node's NodeScan.bin_order: the bins in their own order, which the scans of fits
+    # with a categorical feature (twins that read bins through an order) read; the other
+    # scans ignore it
+    bin_identity = np.empty(bins.n_bins, dtype=np.int64)
+    for b in range(bins.n_bins):
+        bin_identity[b] = b
+    path_costs = np.empty(n_features)
+    n_cost_groups = 1
+    for f in range(n_features):
+        n_cost_groups = max(n_cost_groups, costs.cost_group[f] + 1)
+    paid = np.zeros(n_cost_groups, dtype=np.bool_)
+    buffer = np.empty(n_samples, dtype=np.int64)
+    n_chunks = max(engine.n_threads, 1)
+    any_categorical = False
+    for f in range(n_features):
+        any_categorical = any_categorical or bins.is_categorical[f]
+    # one scratch block per thread chunk; with a categorical feature, with its scan's scratch;
+    # with drawn thresholds, with the drawn split's (whose categorical scan is its own)
+    if rule.threshold_draw.values.shape[0] > 0:
+        work = random_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins),
+                                     min(engine.small_node_size, n_samples))
+    elif any_categorical:
+        work = categorical_scan_workspace(n_chunks, n_stats, n_classes, np.int64(bins.n_bins))
+    else:
+        work = scan_workspace(n_chunks, n_stats, n_classes)
+    # The small-node scan's scratch and bitmap start zeroed (np.empty and loops: each np.zeros
+    # signature compiles np.zeros, np.empty and a fill of its own).
+    scratch = np.empty((n_chunks, bins.n_bins, n_stats))
+    occupied = np.empty((n_chunks, (bins.n_bins + 63) // 64), dtype=np.uint64)
+    for c in range(n_chunks):
+        for b in range(bins.n_bins):
+            for s in range(n_stats):
+                scratch[c, b, s] = 0.0
+        for w in range(occupied.shape[1]):
+            occupied[c, w] = 0
+    small_node_workspace = SmallNodeWorkspace(
+        scratch, np.empty((n_chunks, bins.n_bins), dtype=np.int64),
+        np.empty((n_chunks, bins.n_bins + 1, n_stats)), work, occupied)
+
+    total_weight = scope.total_weight
+    if total_weight <= 0.0:
+        total_weight = total_weight_of(data.sample_weight, sample_idx)
+
+    # Root.
+    children_left[0] = LEAF
+    children_right[0] = LEAF
+    parent[0] = -1
+    feature[0] = UNDEFINED
+    bin_threshold[0] = NO_SPLIT
+    next_bin[0] = NO_SPLIT
+    missing_go_left[0] = False
+    score[0] = 0.0
+    node_impurity[0] = 0.0
+    for w in range(BITSET_WORDS):
+        left_categories[0, w] = 0
+    slot[0] = -1
+    deferred[0] = False
+    start[0] = 0
+    end[0] = n_samples
+    depth[0] = scope.root_depth
+    lower_bound[0] = monotonicity.lower
+    upper_bound[0] = monotonicity.upper
+    held = np.int64(0)
+    if root_has_histogram:
+        root_slot, n_used, n_free = _acquire(n_used, free, n_free)
+        engine.build_histogram(data, start[0], end[0], pool[root_slot],
+                               engine.parallel_threshold)
+        slot[0] = root_slot
+        held += 1
+    if scope.root_stats.shape[0] > 0:  # a subtree grown apart starts from its parent's split
+        for s in range(n_stats):
+            stats[0, s] = scope.root_stats[s]
+    elif root_has_histogram and n_classes > 0:
+        _histogram_totals(pool[slot[0]], stats, np.int64(0))
+    else:
+        _sum_samples(data, start[0], end[0], stats, np.int64(0))
+    n_nodes = np.int64(1)
+    new_nodes = np.empty(2, dtype=np.int64)
+    new_nodes[0] = 0
+    n_new = np.int64(1)
+    n_leaves = np.int64(1)
+
+    # The loop runs in _grow_nodes, which allocates nothing: it returns when the node storage
+    # or the histogram pool is full, and goes on where it stopped once they are grown here.
+    counters = np.empty(_N_COUNTERS, dtype=np.int64)
+    _store_counters(counters, n_nodes, n_new, n_pending, n_leaves, n_used, n_free, held)
+    while True:
+        need = _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significance,
+                           engine, scope, direction, int_block, float_block, bool_block, stats,
+                           left_categories, pool, free, counters, new_nodes, capacity,
+                           budget_nodes, no_histogram, all_features, feature_order,
+                           feature_chosen, sampled_features, state, results, bin_identity,
+                           path_costs, paid, buffer, work, small_node_workspace, proportions,
+                           total_weight)
+        if need == _NEED_HISTOGRAMS:
+            size = min(max(2 * pool.shape[0], 1), max_histograms)
+            pool = _resize_pool(pool, size)
+            free = _grown_stack(free, size)
+        elif need == _NEED_NODES:
+            capacity = min(2 * capacity, max_nodes, budget_nodes)
+            grown_int = np.empty((_N_INT_FIELDS, capacity), dtype=np.int64)
+            _copy_bytes_into(int_block.view(np.uint8), grown_int.view(np.uint8))
+            int_block = grown_int
+            grown_float = np.empty((_N_FLOAT_FIELDS, capacity))
+            _copy_bytes_into(float_block.view(np.uint8), grown_float.view(np.uint8))
+            float_block = grown_float
+            grown_bool = np.empty((_N_BOOL_FIELDS, capacity), dtype=np.bool_)
+            _copy_bytes_into(bool_block.view(np.uint8), grown_bool.view(np.uint8))
+            bool_block = grown_bool
+            grown_stats = np.empty((capacity, n_stats))
+            _copy_bytes_into(stats.view(np.uint8), grown_stats.view(np.uint8))
+            stats = grown_stats
+            grown_categories = np.empty((capacity, BITSET_WORDS), dtype=np.uint64)
+            _copy_bytes_into(left_categories.view(np.uint8), grown_categories.view(np.uint8))
+            left_categories = grown_categories
+        else:
+            break
+    n_nodes = counters[_N_NODES]
+    (children_left, children_right, parent, feature, bin_threshold, next_bin, depth, start,
+     end, slot, pending, heap_nodes, node_impurity, score, lower_bound, upper_bound,
+     heap_keys, missing_go_left, deferred) = _node_field_rows(int_block, float_block, bool_block)
     # Nodes left in the best-first frontier stay leaves. Leaf statistics are summed again over
     # their samples: the larger child of a split got parent - sibling, whose round-off would
     # otherwise show in predictions (e.g. -1e-12 for a leaf of zero labels). Deferred leaves

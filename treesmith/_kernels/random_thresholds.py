@@ -137,21 +137,27 @@ def uniform(state):
 def cut_position(values, m, u):
     """Index i of the cut ``x <= t`` among ``m`` >= 2 increasing values, for t drawn as
     ``values[0] + u (values[m-1] - values[0])`` (t >= the largest value becomes the smallest,
-    scikit-learn's rule): the largest i <= m - 2 with ``values[i] <= t``."""
+    scikit-learn's rule): the largest i <= m - 2 with ``values[i] <= t``.
+
+    A binary search written as selects (the half of the range kept is selected; it keeps a
+    range that holds the answer and may hold larger indices, whose values exceed t): the
+    direction of each step is a coin toss for a drawn t. LLVM may still compile the select
+    to a branch (it does when the compared value is loaded in a loop); the small nodes, where
+    the search weighed most, find their cut among their samples' bins instead
+    (``_cut_bin_among``)."""
     low = values[0]
     high = values[m - 1]
     t = low + u * (high - low)
     if t >= high:
         t = low
-    lo = 0
-    hi = m - 2
-    while lo < hi:  # largest i in [0, m - 2] with values[i] <= t (values[0] <= t always)
-        mid = (lo + hi + 1) // 2
-        if values[mid] <= t:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    # largest i in [0, m - 2] with values[i] <= t (values[0] <= t always)
+    i = np.int64(0)
+    n = np.int64(m - 1)
+    while n > 1:
+        half = n >> 1
+        i = i + half if values[i + half] <= t else i
+        n -= half
+    return i
 
 
 @internal_kernel(reference_counted=False)
@@ -499,12 +505,24 @@ def _sum_classes_by_side(node_bins, labels, weights, n_classes, missing_bin, cut
     """The second pass of ``_drawn_cut_from_gathered`` for classes and weights gathered in
     ``labels``, ``weights``: each sample's weight and count added to row 0 (bin <=
     ``cut_bin``), 1 (above) or 2 (missing) of ``sums`` (zeroed first; ``_side_of``). The same
-    additions in the same order as the pass in place: the same sums, bit for bit. Returns
-    the largest occupied bin <= ``cut_bin`` and the next occupied bin (``threshold_bin``,
-    ``next_bin`` on entry: the node's smallest and largest bins)."""
+    additions in the same order as the pass in place: the same sums, bit for bit. With unit
+    weights (``weights`` empty) only the counts are summed and the weight sums copied from
+    them: a sum of ones is exact, so the same bits, for half the read-modify-writes (each
+    waits for the previous one's store when two samples in a row share a side and class).
+    Returns the largest occupied bin <= ``cut_bin`` and the next occupied bin
+    (``threshold_bin``, ``next_bin`` on entry: the node's smallest and largest bins)."""
     for r in range(3):
         for s in range(sums.shape[1]):
             sums[r, s] = 0.0
+    if weights.shape[0] == 0:  # every weight 1 (_gathered_samples): weights are the counts
+        for j in range(node_bins.shape[0]):
+            r, threshold_bin, next_bin = _side_of(node_bins[j], missing_bin, cut_bin,
+                                                  threshold_bin, next_bin)
+            sums[r, count_column(n_classes, labels[j])] += 1.0
+        for r in range(3):
+            for k in range(n_classes):
+                sums[r, weight_column(n_classes, k)] = sums[r, count_column(n_classes, k)]
+        return threshold_bin, next_bin
     for j in range(node_bins.shape[0]):
         r, threshold_bin, next_bin = _side_of(node_bins[j], missing_bin, cut_bin, threshold_bin,
                                               next_bin)
@@ -521,7 +539,10 @@ def _sum_four_statistics_by_side(node_bins, stat_rows, missing_bin, cut_bin, thr
     (every built-in criterion's, ``[n, w, wy, ...]``) gathered in ``stat_rows``: the left,
     right and missing sums held in twelve scalars rather than in ``sums``, whose row chosen per
     sample made each addition wait for the previous one's store. The same additions in the
-    same order: the same sums, bit for bit. Returns the threshold and next occupied bins."""
+    same order: the same sums, bit for bit (the other side adds +0.0, which changes no sum:
+    one that starts at +0.0 is never -0.0). The side is a select, not a branch: a branch per
+    sample was mispredicted about every other sample (a third of a small node's scan).
+    Returns the threshold and next occupied bins."""
     l0 = l1 = l2 = l3 = 0.0
     r0 = r1 = r2 = r3 = 0.0
     m0 = m1 = m2 = m3 = 0.0
@@ -531,49 +552,75 @@ def _sum_four_statistics_by_side(node_bins, stat_rows, missing_bin, cut_bin, thr
         s1 = stat_rows[j, 1]
         s2 = stat_rows[j, 2]
         s3 = stat_rows[j, 3]
-        if b == missing_bin:
+        if b == missing_bin:  # rare, or every time: predicted
             m0 += s0
             m1 += s1
             m2 += s2
             m3 += s3
-        elif b <= cut_bin:
-            l0 += s0
-            l1 += s1
-            l2 += s2
-            l3 += s3
-            if b > threshold_bin:
-                threshold_bin = b
-        else:
-            r0 += s0
-            r1 += s1
-            r2 += s2
-            r3 += s3
-            if b < next_bin:
-                next_bin = b
+        else:  # the side is selected, not branched to (a drawn cut: a coin toss per sample)
+            left = b <= cut_bin
+            l0 += s0 if left else 0.0
+            l1 += s1 if left else 0.0
+            l2 += s2 if left else 0.0
+            l3 += s3 if left else 0.0
+            r0 += 0.0 if left else s0
+            r1 += 0.0 if left else s1
+            r2 += 0.0 if left else s2
+            r3 += 0.0 if left else s3
+            threshold_bin = max(threshold_bin, b if left else threshold_bin)
+            next_bin = min(next_bin, next_bin if left else b)
     sums[0, 0], sums[0, 1], sums[0, 2], sums[0, 3] = l0, l1, l2, l3
     sums[1, 0], sums[1, 1], sums[1, 2], sums[1, 3] = r0, r1, r2, r3
     sums[2, 0], sums[2, 1], sums[2, 2], sums[2, 3] = m0, m1, m2, m3
     return threshold_bin, next_bin
 
 
+#: Gathered nodes of fewer samples find the drawn cut among their samples' bins
+#: (``_cut_bin_among``) rather than by a search over the bins' values (``_drawn_cut_bin``).
+CUT_AMONG_SAMPLES_BELOW = 48
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _drawn_cut_bin(values_f, f, low_bin, high_bin, state):
-    """The largest bin in [low_bin, high_bin) whose value is <= t, for t drawn uniformly
-    between the values of ``low_bin`` and ``high_bin`` (t >= the largest becomes the
-    smallest, as ``cut_position``)."""
+def _drawn_threshold(values_f, f, low_bin, high_bin, state):
+    """t drawn uniformly between the values of ``low_bin`` and ``high_bin`` (t >= the largest
+    becomes the smallest, as ``cut_position``)."""
     low = values_f[f, low_bin]
     high = values_f[f, high_bin]
     t = low + uniform(state) * (high - low)
     if t >= high:
         t = low
+    return t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _drawn_cut_bin(values_f, f, low_bin, high_bin, state):
+    """The largest bin in [low_bin, high_bin) whose value is <= t, for t drawn by
+    ``_drawn_threshold`` (low_bin's value is <= t)."""
+    t = _drawn_threshold(values_f, f, low_bin, high_bin, state)
     cut_bin = low_bin
-    top = high_bin - 1
-    while cut_bin < top:
-        mid = (cut_bin + top + 1) // 2
-        if values_f[f, mid] <= t:
-            cut_bin = mid
-        else:
-            top = mid - 1
+    n = high_bin - low_bin
+    while n > 1:  # the search of cut_position
+        half = n >> 1
+        cut_bin = cut_bin + half if values_f[f, cut_bin + half] <= t else cut_bin
+        n -= half
+    return cut_bin
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cut_bin_among(node_bins, values_f, f, low_bin, high_bin, state):
+    """``_drawn_cut_bin``'s cut for a node whose bins of feature ``f`` are ``node_bins`` (the
+    missing bin, above every other, included), found among them: the largest bin of the node
+    below ``high_bin`` whose value is <= t. It is not the searched bin, but no bin of the node
+    lies between the two, so the samples split the same way and the split records the same
+    bins (the largest occupied bin <= the cut and the next one). For a few samples a pass over
+    their bins costs less than the search, whose steps (a coin toss each, for a drawn t) were
+    mispredicted half the time: a third of a small node's scan."""
+    t = _drawn_threshold(values_f, f, low_bin, high_bin, state)
+    cut_bin = low_bin
+    for j in range(node_bins.shape[0]):
+        b = node_bins[j]
+        below = np.int64(b < high_bin) * np.int64(values_f[f, b] <= t)
+        cut_bin = max(cut_bin, b * below)
     return cut_bin
 
 
@@ -672,7 +719,10 @@ def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, wei
                                                          f, missing_bin, node_bins, True)
     if high_bin <= low_bin:  # constant, or every value missing
         return
-    cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
+    if n < CUT_AMONG_SAMPLES_BELOW:
+        cut_bin = _cut_bin_among(node_bins, values_f, f, low_bin, high_bin, state)
+    else:
+        cut_bin = _drawn_cut_bin(values_f, f, low_bin, high_bin, state)
     missing_left = next_below(state, 2) == 1 if has_missing else False
     # the largest occupied bin <= cut_bin, and the next occupied one
     if n_classes > 0:
@@ -746,10 +796,11 @@ def _gathered_samples(data, start, end, work, n_stats, n_bins):
     """The node's samples gathered into the work block's gathering room
     (``random_scan_workspace``), once for all its numeric features: ``node_bins`` (room for
     one feature's bins), ``labels`` and ``weights`` (classification without q groups) or
-    ``stat_rows`` (regression rows of four statistics). ``node_bins`` is empty when the node
-    is not gathered (too large for the room, or another layout): its features then read the
-    samples in place (``_drawn_cut_from_samples``). Inlined: the views follow the caller's
-    reference counting."""
+    ``stat_rows`` (regression rows of four statistics); ``weights`` is empty when every
+    weight is 1. ``node_bins`` is empty when the node is not gathered (too large for the
+    room, or another layout): its features then read the samples in place
+    (``_drawn_cut_from_samples``). Inlined: the views follow the caller's reference
+    counting."""
     n_classes = data.n_classes
     n = end - start
     flat = work.reshape(-1)
@@ -769,10 +820,14 @@ def _gathered_samples(data, start, end, work, n_stats, n_bins):
     if n_classes > 0:
         y_code = data.y_code
         sample_weight = data.sample_weight
+        unit_weights = True
         for j in range(n_labels):
             i = sample_idx[start + j]
             labels[j] = y_code[i]
             weights[j] = sample_weight[i]
+            unit_weights &= sample_weight[i] == 1.0
+        if unit_weights:  # (_sum_classes_by_side then sums the counts only)
+            weights = weights[:0]
     else:
         sample_stats = data.sample_stats
         for j in range(n_rows):
