@@ -133,6 +133,14 @@ def uniform(state):
     return (high * 134217728.0 + low) / 9007199254740992.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _threshold_between(low, high, u):
+    """t = low + u (high - low) for u uniform on [0, 1); t >= high becomes low (scikit-learn's
+    rule: the cut then sends the smallest value left)."""
+    t = low + u * (high - low)
+    return low if t >= high else t
+
+
 @internal_kernel(reference_counted=False)
 def cut_position(values, m, u):
     """Index i of the cut ``x <= t`` among ``m`` >= 2 increasing values, for t drawn as
@@ -145,11 +153,7 @@ def cut_position(values, m, u):
     to a branch (it does when the compared value is loaded in a loop); the small nodes, where
     the search weighed most, find their cut among their samples' bins instead
     (``_cut_bin_among``)."""
-    low = values[0]
-    high = values[m - 1]
-    t = low + u * (high - low)
-    if t >= high:
-        t = low
+    t = _threshold_between(values[0], values[m - 1], u)
     # largest i in [0, m - 2] with values[i] <= t (values[0] <= t always)
     i = np.int64(0)
     n = np.int64(m - 1)
@@ -581,29 +585,11 @@ CUT_AMONG_SAMPLES_BELOW = 48
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _drawn_threshold(values_f, f, low_bin, high_bin, state):
-    """t drawn uniformly between the values of ``low_bin`` and ``high_bin`` (t >= the largest
-    becomes the smallest, as ``cut_position``)."""
-    low = values_f[f, low_bin]
-    high = values_f[f, high_bin]
-    t = low + uniform(state) * (high - low)
-    if t >= high:
-        t = low
-    return t
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _drawn_cut_bin(values_f, f, low_bin, high_bin, state):
-    """The largest bin in [low_bin, high_bin) whose value is <= t, for t drawn by
-    ``_drawn_threshold`` (low_bin's value is <= t)."""
-    t = _drawn_threshold(values_f, f, low_bin, high_bin, state)
-    cut_bin = low_bin
-    n = high_bin - low_bin
-    while n > 1:  # the search of cut_position
-        half = n >> 1
-        cut_bin = cut_bin + half if values_f[f, cut_bin + half] <= t else cut_bin
-        n -= half
-    return cut_bin
+    """The largest bin in [low_bin, high_bin) whose value is <= t, for t drawn uniformly
+    between the values of ``low_bin`` and ``high_bin`` (``cut_position`` over those bins)."""
+    return low_bin + cut_position(values_f[f, low_bin:high_bin + 1], high_bin - low_bin + 1,
+                                  uniform(state))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -615,7 +601,7 @@ def _cut_bin_among(node_bins, values_f, f, low_bin, high_bin, state):
     bins (the largest occupied bin <= the cut and the next one). For a few samples a pass over
     their bins costs less than the search, whose steps (a coin toss each, for a drawn t) were
     mispredicted half the time: a third of a small node's scan."""
-    t = _drawn_threshold(values_f, f, low_bin, high_bin, state)
+    t = _threshold_between(values_f[f, low_bin], values_f[f, high_bin], uniform(state))
     cut_bin = low_bin
     for j in range(node_bins.shape[0]):
         b = node_bins[j]
