@@ -398,6 +398,18 @@ def _store_counters(counters, n_nodes, n_new, n_pending, n_leaves, n_used, n_fre
     counters[_HELD] = held
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _release_slot(slot, node, free, n_free, held):
+    """Give ``node``'s histogram slot, if it holds one, back to the pool's stack of free slots
+    ``free[:n_free]``; returns the new (n_free, held)."""
+    if slot[node] >= 0:
+        free[n_free] = slot[node]
+        n_free += 1
+        slot[node] = -1
+        held -= 1
+    return n_free, held
+
+
 @internal_kernel(reference_counted=False)
 def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significance, engine,
                 scope, direction, int_block, float_block, bool_block, stats, left_categories,
@@ -445,11 +457,7 @@ def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significa
             count = stats_count(node_stats, n_classes)
             if node > 0 and engine.small_node_size <= count < scope.defer_below:
                 deferred[node] = True
-                if slot[node] >= 0:
-                    free[n_free] = slot[node]
-                    n_free += 1
-                    slot[node] = -1
-                    held -= 1
+                n_free, held = _release_slot(slot, node, free, n_free, held)
                 continue
             node_impurity[node] = impurity_of(node_stats, n_classes, h, h_params, proportions)
             weight = stats_weight(node_stats, n_classes)
@@ -526,11 +534,7 @@ def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significa
                     else:
                         next_bin[node] = split["next_bin"]
             if not splittable or (held > max_histograms - 2):
-                if slot[node] >= 0:
-                    free[n_free] = slot[node]
-                    n_free += 1
-                    slot[node] = -1
-                    held -= 1
+                n_free, held = _release_slot(slot, node, free, n_free, held)
             if splittable:
                 if best_first:
                     n_pending = engine.heap_push(heap_keys, heap_nodes, n_pending, -score[node],
@@ -607,11 +611,7 @@ def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significa
 
         if end[large] - start[large] < engine.small_node_size:
             # Both children are small: no histograms, statistics summed from the samples.
-            if slot[node] >= 0:
-                free[n_free] = slot[node]
-                n_free += 1
-                slot[node] = -1
-                held -= 1
+            n_free, held = _release_slot(slot, node, free, n_free, held)
         else:
             small_slot, n_used, n_free = _acquire(n_used, free, n_free)
             held += 1
