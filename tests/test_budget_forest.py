@@ -361,7 +361,8 @@ def test_categorical_model_file_round_trip_and_an_older_file():
     old["schema_version"] = 2
     for document in [old] + old["attributes"]["estimators_"]:
         document["params"].pop("categorical_features")
-        for name in ("categories_", "is_categorical_", "category_precision_"):  # since 2 / 4
+        for name in ("categories_", "is_categorical_", "category_precision_",  # since 2 / 4
+                     "numeric_precision_"):  # since 5
             document["attributes"].pop(name, None)
     older = io.from_dict(old)
     assert older.categorical_features is None
