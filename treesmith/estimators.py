@@ -333,6 +333,15 @@ class BaseDecisionTree(BaseEstimator):
         from sklearn.model_selection import train_test_split
 
         rows = np.flatnonzero(sample_weight > 0)
+        n_held_out = int(np.ceil(fraction * rows.size))  # train_test_split's rounding
+        if rows.size - n_held_out < 1:
+            remedy = ("fit on at least 2 such rows" if rows.size < 2 else
+                      "lower validation_fraction (one row at least must be grown on)")
+            raise ValueError(
+                f"pruning='rep' holds out validation_fraction={fraction} of the rows to prune "
+                f"on, which leaves no row to grow on out of {rows.size} row(s) with a "
+                f"positive sample_weight; {remedy}, or use a pruning method without held-out "
+                "rows (e.g. pruning='c45' or ccp_alpha).")
         stratify = y[rows] if self._task == CLASSIFICATION_TASK else None
         try:
             _, held_out = train_test_split(rows, test_size=fraction, stratify=stratify,
