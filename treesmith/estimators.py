@@ -633,6 +633,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         cell and a category are compared in the narrower of it and the column's precision:
         the 0.1 of a float32 training column matches the 0.1 of a float64 column (a CSV read
         again) and values float32 cannot tell apart are one category, as they were at fit.
+    numeric_precision_ : "float32" or "float64", the precision the numeric columns were
+        fitted in; prediction rounds numeric input to it (docs/methods.md §2).
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,

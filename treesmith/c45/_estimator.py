@@ -77,6 +77,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         "float64") of a nominal column whose values are floats, None otherwise: at prediction
         such a value is compared in the narrower of it and the column's (a float64 0.1 is the
         value fitted from a float32 column's 0.1)
+    numeric_precision_ : "float32" or "float64", the precision the numeric columns were
+        fitted in; prediction rounds numeric input to it (docs/methods.md §2)
     c45_tree_ : C45Tree, the multiway tree as J48 builds it
     tree_ : treesmith Tree, the same tree rendered binary (for metrics, export, model files)
 

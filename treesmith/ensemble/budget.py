@@ -93,6 +93,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
     budget_curve_ : BudgetCurve of every α and number of trees grown.
     validation_cost_, validation_score_ : average cost and accuracy of the returned forest on
         the validation rows.
+    numeric_precision_ : "float32" or "float64", the precision the numeric columns were
+        fitted in; prediction (and ``X_val``) is rounded to it (docs/methods.md §2).
     """
 
     def __init__(self, budget=None, impurity=None, *, alphas=PAPER_ALPHAS, max_estimators=40,

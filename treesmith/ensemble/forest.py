@@ -680,6 +680,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     random_state : int, RandomState or None; the same forest whatever ``n_jobs``.
 
     ``predict_proba`` averages the trees' leaf class proportions (scikit-learn's soft vote).
+    ``numeric_precision_`` is the single tree's (docs/methods.md §2), shared by the trees.
     """
 
     _tree_class = DecisionTreeClassifier
