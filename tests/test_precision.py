@@ -259,3 +259,19 @@ def test_a_pickle_without_the_attribute_predicts_as_before(data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_array_equal(model.apply(X64), model.tree_.apply(X64))
+
+
+def test_a_warm_start_on_another_precision_walks_every_tree_in_float64(data):
+    """The kept trees' thresholds are float32 values, the new ones' float64 values: no single
+    rounding suits both, so the forest (and every tree) compares in float64, as before."""
+    X32, X64, y = data
+    forest = treesmith.RandomForestClassifier(n_estimators=2, warm_start=True, random_state=0)
+    forest.fit(X32, y)
+    assert forest.numeric_precision_ == "float32"
+    forest.set_params(n_estimators=4).fit(X32, y)
+    assert forest.numeric_precision_ == "float32"
+    forest.set_params(n_estimators=6).fit(X64, y)
+    assert forest.numeric_precision_ == "float64"
+    assert [m.numeric_precision_ for m in forest.estimators_] == ["float64"] * 6
+    loaded, _ = io.loads(json.dumps(io.to_dict(forest), allow_nan=False))
+    np.testing.assert_array_equal(loaded.predict_proba(X64), forest.predict_proba(X64))

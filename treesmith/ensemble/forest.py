@@ -387,7 +387,14 @@ class BaseForest(BaseEstimator):
                 names = list(X.columns) if hasattr(X, "columns") else None
                 check_no_infinity(np.asarray(X, dtype=np.float64), names)
             raise
-        self.numeric_precision_ = numeric_precision(given, X, self.is_categorical_)
+        precision = numeric_precision(given, X, self.is_categorical_)
+        kept = getattr(self, "estimators_", None) if keeps_trees else None
+        if kept:  # one precision for every tree: float32 only if each was grown on float32
+            if fitted_numeric_precision(self) != precision:
+                precision = "float64"
+            for member in kept:
+                member.numeric_precision_ = precision
+        self.numeric_precision_ = precision
         return X, y
 
     def _validate_X_predict(self, X):
