@@ -958,8 +958,6 @@ def _decode_model(model):
             setattr(estimator, name, decoded)
         except AttributeError:  # a read-only property such as feature_importances_
             _fail("attributes", f"{name!r} cannot be set")
-    if version < _ATTRIBUTES_SINCE["numeric_precision_"]:
-        _with_unrecorded_precision(estimator)
     if model["estimator"] in _ENSEMBLES:
         _check_ensemble(estimator, model["estimator"])
     else:
@@ -972,6 +970,8 @@ def _decode_model(model):
             pass
         except (TypeError, ValueError) as error:
             _fail("params", str(error))
+    if version < _ATTRIBUTES_SINCE["numeric_precision_"]:  # members checked: estimators
+        _with_unrecorded_precision(estimator)
     return estimator, metadata
 
 
