@@ -166,14 +166,17 @@ def test_threshold_pairs_default_and_names(split):
         assert member.n_features_in_ == 10
 
 
-@pytest.mark.parametrize("n_rows", [1, 2])
-def test_too_few_rows_to_hold_out_a_validation_set_name_validation_fraction(n_rows):
-    """The held-out split of a tiny X fails with our message naming validation_fraction and
-    X_val, not scikit-learn's train_test_split message about test_size."""
-    X = np.arange(n_rows * 2, dtype=float).reshape(n_rows, 2)
-    y = np.arange(n_rows) % 2
+def test_too_few_rows_to_hold_out_a_validation_set_name_validation_fraction():
+    """The held-out split of a one-row X fails with our message naming validation_fraction and
+    X_val, not scikit-learn's train_test_split message about test_size. Two rows are one to
+    grow on (a one-row tree is a leaf) and one to validate on."""
+    X = np.arange(4, dtype=float).reshape(2, 2)
+    y = np.arange(2) % 2
     with pytest.raises(ValueError, match="validation_fraction.*X_val"):
-        BudgetForestClassifier(None, alphas=[0], max_estimators=2, random_state=0).fit(X, y)
+        BudgetForestClassifier(None, alphas=[0], max_estimators=2, random_state=0).fit(X[:1],
+                                                                                   y[:1])
+    model = BudgetForestClassifier(None, alphas=[0], max_estimators=2, random_state=0)
+    assert all(m.get_n_leaves() == 1 for m in model.fit(X, y).estimators_)
 
 
 def test_a_numpy_generator_as_random_state_is_refused_by_name(split):
@@ -361,7 +364,8 @@ def test_categorical_model_file_round_trip_and_an_older_file():
     old["schema_version"] = 2
     for document in [old] + old["attributes"]["estimators_"]:
         document["params"].pop("categorical_features")
-        for name in ("categories_", "is_categorical_", "category_precision_"):  # since 2 / 4
+        for name in ("categories_", "is_categorical_", "category_precision_",  # since 2 / 4
+                     "numeric_precision_"):  # since 5
             document["attributes"].pop(name, None)
     older = io.from_dict(old)
     assert older.categorical_features is None

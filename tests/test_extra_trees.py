@@ -464,8 +464,8 @@ def test_regression_criteria(criterion):
 
 
 def test_hostile_inputs():
-    with pytest.raises(ValueError, match="at least 2 samples"):
-        ExtraTreeClassifier(random_state=0).fit([[1.0, 2.0]], [3])
+    one_row = ExtraTreeClassifier(random_state=0).fit([[1.0, 2.0]], [3])  # a root leaf
+    assert one_row.get_n_leaves() == 1 and one_row.predict([[0.0, 0.0]])[0] == 3
     two_rows = ExtraTreeClassifier(random_state=0).fit([[1.0, 2.0], [1.0, 2.0]], [3, 4])
     assert two_rows.get_n_leaves() == 1
     constant = ExtraTreesRegressor(5, random_state=0).fit(np.ones((20, 3)), np.arange(20.0))

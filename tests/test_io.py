@@ -665,7 +665,7 @@ def test_the_fitted_precision_of_float_categories_round_trips(make):
 
     model, X, wide = _float32_categories_model(make)
     document = io.to_dict(model)
-    assert document["schema_version"] == SCHEMA_VERSION == 4
+    assert document["schema_version"] == SCHEMA_VERSION == 5
     assert document["attributes"]["category_precision_"] == ["float32", None]
     loaded, _ = _round_trip(model)
     assert loaded.category_precision_ == ["float32", None]
@@ -687,6 +687,7 @@ def test_a_schema_3_file_without_the_precision_loads_and_matches_as_before():
     document = json.loads(json.dumps(io.to_dict(model), allow_nan=False))
     document["schema_version"] = 3
     document["attributes"].pop("category_precision_")
+    document["attributes"].pop("numeric_precision_")  # since 5
     old, _ = io.loads(json.dumps(document))
     assert getattr(old, "category_precision_", None) is None
     np.testing.assert_array_equal(old.predict(X), model.predict(X))

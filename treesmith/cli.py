@@ -388,6 +388,10 @@ def fit(
     if test_size > 0:
         from sklearn.model_selection import train_test_split
 
+        n_rows = len(y)
+        if n_rows - int(np.ceil(test_size * n_rows)) < 1:  # train_test_split's rounding
+            raise CLIError(f"--test-size {test_size} of {n_rows} row(s) leaves no row to fit "
+                           "on: fit on all rows with --test-size 0")
         if classification:
             labels, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
             if counts.min() < 2:

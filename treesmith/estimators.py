@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dtypes import MAX_BINS_LIMIT, TREE_LEAF
 from ._gc import pauses_collector
+from ._precision import fitted_numeric_precision, numeric_precision, rounded_to
 from ._threading import fit_threads, numba_threads, predict_threads
 from ._validation import (
     ArrayLike,
@@ -233,6 +234,7 @@ class BaseDecisionTree(BaseEstimator):
         return encode_categories(self, X, fitting)
 
     def _validate_X_y(self, X, y):
+        given = X
         X = self._encode_categories(X, fitting=True)
         check_X_frame(X)
         y = check_y_values(y, self._task)
@@ -242,24 +244,23 @@ class BaseDecisionTree(BaseEstimator):
                 self, X, y, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite="allow-nan",
                 y_numeric=self._task == REGRESSION_TASK), X)
         X, y = plain
-        if X.shape[0] < 2:
-            raise ValueError(
-                f"n_samples={X.shape[0]}: a decision tree needs at least 2 samples to fit, "
-                f"got {X.shape[0]} sample.")
+        self.numeric_precision_ = numeric_precision(given, X,
+                                                    getattr(self, "is_categorical_", None))
         return X, y
 
     def _validate_X_predict(self, X):
         """Validate X for prediction without a finiteness pass: the tree walk itself reports
         ±inf, naming the column (``Tree.apply``), so a separate pass over X (half the time of
-        a depth-8 predict on 1e6 x 50) is not needed."""
+        a depth-8 predict on 1e6 x 50) is not needed. X comes back in the precision the model
+        was fitted in (``numeric_precision_``, docs/methods.md §2)."""
         check_is_fitted(self, "tree_")
         X = self._encode_categories(X, fitting=False)
         plain = plain_prediction_array(self, X)
-        if plain is not None:
-            return plain
-        check_X_frame(X)
-        return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
-                             reset=False)
+        if plain is None:
+            check_X_frame(X)
+            plain = validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
+                                  reset=False)
+        return rounded_to(plain, fitted_numeric_precision(self))
 
     def _predict_threads(self, X):
         """Numba's thread count for walking the tree with the rows of X (see _threading)."""
@@ -332,6 +333,15 @@ class BaseDecisionTree(BaseEstimator):
         from sklearn.model_selection import train_test_split
 
         rows = np.flatnonzero(sample_weight > 0)
+        n_held_out = int(np.ceil(fraction * rows.size))  # train_test_split's rounding
+        if rows.size - n_held_out < 1:
+            remedy = ("fit on at least 2 such rows" if rows.size < 2 else
+                      "lower validation_fraction (one row at least must be grown on)")
+            raise ValueError(
+                f"pruning='rep' holds out validation_fraction={fraction} of the rows to prune "
+                f"on, which leaves no row to grow on out of {rows.size} row(s) with a "
+                f"positive sample_weight; {remedy}, or use a pruning method without held-out "
+                "rows (e.g. pruning='c45' or ccp_alpha).")
         stratify = y[rows] if self._task == CLASSIFICATION_TASK else None
         try:
             _, held_out = train_test_split(rows, test_size=fraction, stratify=stratify,
@@ -623,6 +633,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         cell and a category are compared in the narrower of it and the column's precision:
         the 0.1 of a float32 training column matches the 0.1 of a float64 column (a CSV read
         again) and values float32 cannot tell apart are one category, as they were at fit.
+    numeric_precision_ : "float32" or "float64", the precision the numeric columns were
+        fitted in; prediction rounds numeric input to it (docs/methods.md §2).
     """
 
     def __init__(self, criterion="gini", max_depth=None, min_samples_split=2,

@@ -50,8 +50,10 @@ FORMAT_NAME = "treesmith-model"
 #: precision of each column of float categories); an older file lacks it, and its categories
 #: are matched as that version matched them (exactly, or in a narrower float column's
 #: precision). An older treesmith refuses a version-4 file rather than read the float64 0.1
-#: of a column fitted as float32 as an unseen category.
-SCHEMA_VERSION = 4
+#: of a column fitted as float32 as an unseen category. 5: fitted estimators store
+#: ``numeric_precision_`` (the float precision of their numeric columns, to which prediction
+#: rounds X; docs/methods.md §2); an older file is read as "float64", what its predictions did.
+SCHEMA_VERSION = 5
 #: Files larger than this are refused before parsing (a guard against memory exhaustion).
 MAX_FILE_BYTES = 1 << 30
 
@@ -99,7 +101,7 @@ _REQUIRED_CLASSIFIER_ATTRIBUTES = ("classes_", "n_classes_")
 _CATEGORICAL_ATTRIBUTES = ("categories_", "is_categorical_")
 #: Fitted attributes added in a schema version: a file of an older version may lack them (the
 #: estimator then behaves as that version did) and may not hold them.
-_ATTRIBUTES_SINCE = {"category_precision_": 4}
+_ATTRIBUTES_SINCE = {"category_precision_": 4, "numeric_precision_": 5}
 _DTYPE_PATTERN = re.compile(r"^[<>|=]?(b1|[iu][1248]|f[48]|U\d{1,6}|O)$")
 _TREE_ARRAY_KINDS = {
     "children_left": "i", "children_right": "i", "feature": "i", "bin_threshold": "i",
@@ -606,6 +608,7 @@ def _check_ensemble(estimator, name: str, where: str = "attributes") -> None:
                               or not all(isinstance(n, str) for n in names)):
         _fail(where, f"feature_names_in_ must hold {n_features} strings")
     _check_cost_attributes(estimator, n_features, where)
+    _check_numeric_precision(estimator, where)
     for i, member in enumerate(members):
         if type(member).__name__ not in _MEMBER_CLASSES[name]:
             _fail(f"{where}.estimators_[{i}]", f"must be a fitted "
@@ -614,7 +617,7 @@ def _check_ensemble(estimator, name: str, where: str = "attributes") -> None:
         if member.n_features_in_ != n_features:
             _fail(f"{where}.estimators_[{i}]", "has another number of features")
         for attribute in ("feature_names_in_", "is_categorical_",  # one copy each: agree
-                          "category_precision_"):
+                          "category_precision_", "numeric_precision_"):
             ours, theirs = getattr(estimator, attribute, None), getattr(member, attribute, None)
             if theirs is not None and (ours is None or not np.array_equal(
                     np.asarray(ours), np.asarray(theirs))):
@@ -758,6 +761,7 @@ def _check_estimator(estimator, where: str = "attributes"):
     elif tree.n_classes != 0:
         _fail(where, "a regressor needs a regression tree (n_classes = 0)")
     _check_cost_attributes(estimator, n_features, where)
+    _check_numeric_precision(estimator, where)
     if getattr(estimator, "_categories_are_split_codes", True):
         _check_categorical_attributes(estimator, tree, n_features, where)
     _check_fitted_parameter_objects(estimator, n_features, where)
@@ -966,7 +970,30 @@ def _decode_model(model):
             pass
         except (TypeError, ValueError) as error:
             _fail("params", str(error))
+    if version < _ATTRIBUTES_SINCE["numeric_precision_"]:  # members checked: estimators
+        _with_unrecorded_precision(estimator)
     return estimator, metadata
+
+
+def _with_unrecorded_precision(estimator) -> None:
+    """A model (and its members) of a file written before ``numeric_precision_`` existed:
+    "float64", the precision its predictions compared X in."""
+    from ._precision import UNRECORDED_PRECISION
+
+    for model in [estimator, *(getattr(estimator, "estimators_", None) or [])]:
+        if "numeric_precision_" not in model.__dict__:
+            model.numeric_precision_ = UNRECORDED_PRECISION
+
+
+def _check_numeric_precision(estimator, where: str) -> None:
+    """``numeric_precision_`` absent (float64) or one of ``NUMERIC_PRECISIONS``."""
+    from ._precision import check_numeric_precision
+
+    if "numeric_precision_" in estimator.__dict__:
+        try:
+            check_numeric_precision(estimator.numeric_precision_)
+        except ValueError as error:
+            _fail(where, str(error))
 
 
 def _reject_constant(token):

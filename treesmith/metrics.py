@@ -28,6 +28,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
+from ._precision import fitted_numeric_precision, rounded_values
 from .categorical import UNSEEN_AS_MISSING, UnseenValues, fitted_categories
 from ._validation import Interval, check_parameter, check_sample_weight
 from .costs import (
@@ -278,6 +279,7 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
         return c45_predict_lazy(estimator, get_feature, n_samples, batch, costs, groups, model)
     group_cost = group_costs(costs, groups)
     unseen = UnseenValues(estimator)
+    precision = fitted_numeric_precision(estimator)
     left = np.asarray(tree.children_left)
     right = np.asarray(tree.children_right)
     feature = np.asarray(tree.feature)
@@ -307,7 +309,7 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
         new = rows[~asked[j][rows]]
         if new.size:
             known[j][new] = _request(get_feature, new, j, batch,
-                                     fitted_categories(estimator, j), unseen)
+                                     fitted_categories(estimator, j), unseen, precision)
             asked[j][new] = True
             n_requests += new.size
         if model == "per_test":
@@ -344,10 +346,11 @@ def _missing_go_left(tree) -> np.ndarray:
 
 
 def _request(get_feature, rows: np.ndarray, j: int, batch: bool,
-             categories=None, unseen=None) -> np.ndarray:
-    """Feature ``j`` of ``rows`` from ``get_feature``, as floats; a categorical feature's
-    values (``categories``: its ``categorical.FittedColumn``) as category codes, those unseen
-    at fit recorded in ``unseen`` (a ``categorical.UnseenValues``)."""
+             categories=None, unseen=None, precision: str = "float64") -> np.ndarray:
+    """Feature ``j`` of ``rows`` from ``get_feature``, as floats rounded to the model's
+    fitted ``precision`` (``numeric_precision_``, as ``predict`` rounds X); a categorical
+    feature's values (``categories``: its ``categorical.FittedColumn``) as category codes,
+    those unseen at fit recorded in ``unseen`` (a ``categorical.UnseenValues``)."""
     values = requested_values(get_feature, rows, j, batch)
     if categories is not None:
         from .categorical import codes_of
@@ -361,6 +364,7 @@ def _request(get_feature, rows: np.ndarray, j: int, batch: bool,
             raise ValueError(f"get_feature returned {bad!r} for feature {j}, which is "
                              "numeric: expected a number, or NaN/None for a missing "
                              "value.") from None
+        values = rounded_values(values, precision)
     if np.any(np.isinf(values)):
         raise ValueError(f"get_feature returned an infinite value for feature {j}; use NaN "
                          f"for a missing value.")

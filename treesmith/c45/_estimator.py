@@ -11,6 +11,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
+from .._precision import fitted_numeric_precision, precision_of_columns, rounded_values
 from .._validation import check_sample_weight, check_y_values
 from ..categorical import (FLOAT_PRECISIONS, _missing, _object_array, fitted_precision,
                            sort_categories, unseen_report)
@@ -76,6 +77,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         "float64") of a nominal column whose values are floats, None otherwise: at prediction
         such a value is compared in the narrower of it and the column's (a float64 0.1 is the
         value fitted from a float32 column's 0.1)
+    numeric_precision_ : "float32" or "float64", the precision the numeric columns were
+        fitted in; prediction rounds numeric input to it (docs/methods.md §2)
     c45_tree_ : C45Tree, the multiway tree as J48 builds it
     tree_ : treesmith Tree, the same tree rendered binary (for metrics, export, model files)
 
@@ -206,6 +209,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             precision = (precisions[j] if fitting
                          else self._fitted_precision(j))
             X[:, j] = self._encode_values(j, column, categories[j], precision)
+            if not nominal and not fitting:
+                X[:, j] = rounded_values(X[:, j], fitted_numeric_precision(self))
             if nominal and not fitting:
                 unseen = np.isnan(X[:, j]) & ~_missing(column)
                 if unseen.any():
@@ -278,6 +283,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         code that reads features one at a time (``treesmith.predict_lazy``)."""
         check_is_fitted(self, "c45_tree_")
         codes = self._encode_values(j, values, self.categories_[j], self._fitted_precision(j))
+        if self.categories_[j] is None:  # docs/methods.md §2
+            codes = rounded_values(codes, fitted_numeric_precision(self))
         if self.missing_values == "error" and np.isnan(codes).any():
             values = _object_array(np.asarray(values, dtype=object).ravel().tolist())
             unseen = np.isnan(codes) & ~_missing(values)
@@ -318,6 +325,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                              f"shape {y.shape}.")
         check_classification_targets(y)
         self._nominal_ = self._nominal_mask(X, n_features, names)
+        self.numeric_precision_ = precision_of_columns(
+            [getattr(column, "dtype", None) for column in columns], self._nominal_)
         X_encoded = self._encode(columns, fitting=True)
         self.classes_, y_code = np.unique(y, return_inverse=True)
         self.n_classes_ = int(self.classes_.shape[0])

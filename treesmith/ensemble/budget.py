@@ -23,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._gc import pauses_collector
+from .._precision import fitted_numeric_precision, numeric_precision, rounded_to
 from .._validation import (
     check_fraction,
     check_random_state_parameter,
@@ -92,6 +93,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
     budget_curve_ : BudgetCurve of every α and number of trees grown.
     validation_cost_, validation_score_ : average cost and accuracy of the returned forest on
         the validation rows.
+    numeric_precision_ : "float32" or "float64", the precision the numeric columns were
+        fitted in; prediction (and ``X_val``) is rounded to it (docs/methods.md §2).
     """
 
     def __init__(self, budget=None, impurity=None, *, alphas=PAPER_ALPHAS, max_estimators=40,
@@ -145,6 +148,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
 
     # -- fitting ----------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
+        given = X
         X = encode_categories(self, X, fitting=True)
         check_X_frame(X)
         y = check_y_values(y, "classification")
@@ -157,6 +161,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
                                   list(X.columns) if hasattr(X, "columns") else None)
             raise
         check_classification_targets(y)
+        self.numeric_precision_ = numeric_precision(given, X, self.is_categorical_)
         return X, y
 
     def _split_validation(self, X, y, sample_weight, X_val, y_val, random_state):
@@ -167,8 +172,9 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         if X_val is not None:
             X_val = encode_categories(self, X_val, fitting=False)
             check_X_frame(X_val)
-            X_val = validate_data(self, X_val, dtype=FLOAT_INPUT_DTYPES,
-                                  ensure_all_finite="allow-nan", reset=False)
+            X_val = rounded_to(validate_data(self, X_val, dtype=FLOAT_INPUT_DTYPES,
+                                             ensure_all_finite="allow-nan", reset=False),
+                               self.numeric_precision_)  # measured as predict sees it
             y_val = np.asarray(y_val)
             if y_val.shape != (X_val.shape[0],):
                 raise ValueError(f"y_val must hold one label per row of X_val "
@@ -181,11 +187,11 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
                                   low_inclusive=False, high_inclusive=False)
         n_samples = X.shape[0]
         n_held_out = int(np.ceil(fraction * n_samples))  # train_test_split's rounding
-        if n_samples - n_held_out < 2 or n_held_out < 1:
+        if n_samples - n_held_out < 1 or n_held_out < 1:
             raise ValueError(f"validation_fraction={fraction} of {n_samples} sample(s) leaves "
                              f"{n_samples - n_held_out} training and {n_held_out} validation "
-                             "rows (at least 2 and 1 needed); pass X_val and y_val or more "
-                             "rows.")
+                             "rows (at least 1 of each needed); pass X_val and y_val (then "
+                             "every row of X trains) or more rows.")
         rows = np.arange(n_samples)
         try:
             train, held_out = train_test_split(rows, test_size=fraction, stratify=y,
@@ -293,6 +299,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             member.bin_mapper_ = self.bin_mapper_
             member.is_categorical_, member.categories_ = self.is_categorical_, categories
             member.category_precision_ = getattr(self, "category_precision_", None)
+            member.numeric_precision_ = self.numeric_precision_
             member.impurity_ = self.impurity_
             member.feature_costs_, member.cost_groups_ = costs.feature_cost, costs.cost_group
             member.cost_model_ = "per_feature"
@@ -340,8 +347,9 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "estimators_")
         X = encode_categories(self, X, fitting=False)
         check_X_frame(X)
-        return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
-                             reset=False)
+        return rounded_to(validate_data(self, X, dtype=FLOAT_INPUT_DTYPES,
+                                        ensure_all_finite=False, reset=False),
+                          fitted_numeric_precision(self))  # docs/methods.md §2
 
     def apply(self, X):
         """Leaf index of every row in every tree, shape (n_samples, n_estimators_)."""

@@ -113,6 +113,7 @@ def forest_predict_lazy(forest, get_feature, n_samples: int, *, batch: bool = Fa
     ``batch=True``, ``get_feature(rows, j)``; NaN = missing). Returns its ``LazyPrediction``
     with ``leaves`` of shape (n_samples, n_trees).
     """
+    from .._precision import fitted_numeric_precision
     from ..categorical import UNSEEN_AS_MISSING, UnseenValues, fitted_categories
     from ..metrics import LazyPrediction, _goes_left, _missing_go_left, _request
 
@@ -144,7 +145,8 @@ def forest_predict_lazy(forest, get_feature, n_samples: int, *, batch: bool = Fa
             new = rows[~asked[rows, j]]
             if new.size:
                 known[new, j] = _request(get_feature, new, j, batch,
-                                         fitted_categories(forest, j), unseen)
+                                         fitted_categories(forest, j), unseen,
+                                         fitted_numeric_precision(forest))
                 asked[new, j] = True
                 n_requests += new.size
             paid[rows, groups[j]] = True

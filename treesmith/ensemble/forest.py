@@ -36,6 +36,7 @@ from .._gc import pauses_collector
 from .._kernels.calls import kernel_call
 from .._kernels.gather import gather_subtree
 from .._kernels.records import TrainingData
+from .._precision import fitted_numeric_precision, numeric_precision, rounded_to
 from .._threading import (
     numba_threads,
     resolve_n_jobs,
@@ -367,6 +368,7 @@ class BaseForest(BaseEstimator):
 
     # -- validation -------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
+        given = X
         keeps_trees = isinstance(self.warm_start, (bool, np.bool_)) and self.warm_start
         if keeps_trees and getattr(self, "estimators_", None):
             X = encode_categories_for_warm_start(self, X)
@@ -385,20 +387,25 @@ class BaseForest(BaseEstimator):
                 names = list(X.columns) if hasattr(X, "columns") else None
                 check_no_infinity(np.asarray(X, dtype=np.float64), names)
             raise
-        if X.shape[0] < 2:
-            raise ValueError(f"n_samples={X.shape[0]}: a forest needs at least 2 samples to "
-                             "fit.")
+        precision = numeric_precision(given, X, self.is_categorical_)
+        kept = getattr(self, "estimators_", None) if keeps_trees else None
+        if kept:  # one precision for every tree: float32 only if each was grown on float32
+            if fitted_numeric_precision(self) != precision:
+                precision = "float64"
+            for member in kept:
+                member.numeric_precision_ = precision
+        self.numeric_precision_ = precision
         return X, y
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "estimators_")
         X = encode_categories(self, X, fitting=False)
         plain = plain_prediction_array(self, X)
-        if plain is not None:
-            return plain
-        check_X_frame(X)
-        return validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
-                             reset=False)
+        if plain is None:
+            check_X_frame(X)
+            plain = validate_data(self, X, dtype=FLOAT_INPUT_DTYPES, ensure_all_finite=False,
+                                  reset=False)
+        return rounded_to(plain, fitted_numeric_precision(self))  # docs/methods.md §2
 
     def _check_forest_parameters(self, n_samples):
         if not isinstance(self.n_estimators, numbers.Integral) or \
@@ -500,6 +507,7 @@ class BaseForest(BaseEstimator):
             member.is_categorical_ = self.is_categorical_
             member.categories_ = categories
             member.category_precision_ = getattr(self, "category_precision_", None)
+            member.numeric_precision_ = self.numeric_precision_
             member.max_features_ = template.max_features_
             member.n_outputs_ = 1
             if n_classes:
@@ -679,6 +687,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     random_state : int, RandomState or None; the same forest whatever ``n_jobs``.
 
     ``predict_proba`` averages the trees' leaf class proportions (scikit-learn's soft vote).
+    ``numeric_precision_`` is the single tree's (docs/methods.md §2), shared by the trees.
     """
 
     _tree_class = DecisionTreeClassifier

@@ -139,7 +139,8 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     ``predict_proba`` returns the class proportions of the training counts in the reached leaf.
     ``tree_.impurity`` holds F of each node and ``tree_`` is a regular treesmith ``Tree``
-    (export, metrics and model files apply).
+    (export, metrics and model files apply). ``numeric_precision_`` is the single tree's
+    (docs/methods.md §2).
     """
 
     def __init__(self, impurity=None, feature_costs=None, cost_groups=None,

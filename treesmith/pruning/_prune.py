@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_array
 
+from .._precision import fitted_numeric_precision, rounded_to
 from .._validation import Interval, Options, check_consistent_rows, check_parameter
 from ._estimator import check_sample_weight, encode_labels, fitted_tree, held_out_data, with_tree
 from .bottom_up_pessimistic import bottom_up_pessimistic_prune_tree
@@ -64,6 +65,8 @@ def c45_with_raising(estimator, X, y, weight, confidence_factor=0.25, collapse=T
     if encode_categories is not None:  # categorical columns as the tree's category codes
         X = encode_categories(X, fitting=False)
     X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+    # the rows routed as predict routes them: in the fitted precision (docs/methods.md §2)
+    X = rounded_to(X, fitted_numeric_precision(estimator)).astype(np.float64, copy=False)
     y_code = encode_labels(estimator, y)
     criterion = estimator.criterion_
     h, h_params = criterion.impurity_function(), criterion.parameters()
