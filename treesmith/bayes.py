@@ -410,8 +410,8 @@ BEST_BYTES_PER_NODE = 72
 #: ``posterior_sample_``, besides its statistics: while a chain records, its buffers (five int64
 #: and a category set, 72 bytes a node) double as they fill and are copied when returned, three
 #: records at most; the merge of the chains' samples then holds the returned records, the
-#: merged arrays with thresholds and leaf predictions, and the dict keys (48): measured
-#: 217 bytes a node in all on 2 classes (docs/methods.md §7).
+#: merged arrays with thresholds and leaf predictions, and the dict keys (48). Measured in
+#: all, per recorded node: 181 bytes with 2 classes, 217 in regression (docs/methods.md §7).
 SAMPLE_BYTES_PER_NODE = 3 * 72 + 48
 #: ... and per statistic of a recorded node (three records, the leaf predictions and their
 #: temporaries).
@@ -479,9 +479,9 @@ def _check_chain_memory(n_iter, n_chains, n_samples, max_leaves, stats_width, n_
             "max_leaves" + (", or use averaging='map'." if record_sample else "."))
     if not record_sample:
         return -1
-    if available is None:
-        return worst_nodes
-    return int(min(worst_nodes, (available - needed) // (n_chains * node_bytes)))
+    if available is not None:
+        worst_nodes = min(worst_nodes, (available - needed) // (n_chains * node_bytes))
+    return int(min(worst_nodes, 1 << 62))  # an int64 for the kernel
 
 
 def _raise_sample_too_large(results, settings, n_chains) -> None:
