@@ -80,7 +80,8 @@ def test_chains_that_cannot_fit_in_memory_are_refused_naming_n_iter_and_n_chains
     X, y = iris
     for params in ({"n_iter": 10**12}, {"n_chains": 10**9, "n_iter": 1}):
         with pytest.raises(ValueError, match=r"n_iter=.* n_chains=.* need about .* more "
-                                             r"than the .* available; lower n_iter or n_chains"):
+                                             r"than the .* available; lower n_iter, n_chains "
+                                             r"or max_leaves"):
             estimator(**{**FAST, **params}).fit(X, y)
     monkeypatch.setattr(treesmith.grower, "available_memory_bytes", lambda: 2**30)
     with pytest.raises(ValueError, match="n_iter=100000000 "):

@@ -35,13 +35,15 @@ from ._validation import (
 )
 from ._threading import resolve_n_jobs
 from ._kernels.categorical import CATEGORICAL_SPLIT
-from .binning import BinMapper, midpoints
+from .binning import MAX_CATEGORIES, BinMapper, midpoints
 from .categorical import category_counts
 from .criteria._base import REGRESSION_TASK, resolve_criterion
 from .estimators import TREE_PARAMETER_CONSTRAINTS, BaseDecisionTree
 from .tree import Tree
 
 MOVE_NAMES = _kernel.MOVE_NAMES
+#: Width of a regression leaf's statistics in the sampler (sum w, sum w y', sum w y'^2).
+_REGRESSION_STATISTICS = 3
 
 
 class ChainResult(NamedTuple):
@@ -70,6 +72,7 @@ class ChainResult(NamedTuple):
     sample_stats: np.ndarray
     best_categories: np.ndarray
     sample_categories: np.ndarray
+    sample_truncated: bool
 
 
 class PosteriorSample(NamedTuple):
@@ -195,9 +198,15 @@ class BaseBayesianTree(BaseDecisionTree):
         sample_idx = np.flatnonzero(sample_weight > 0).astype(np.int64)
         (sigma, phi, n_iter, n_chains, burn_in, max_leaves,
          max_depth) = self._check_sampler_parameters(sample_idx.shape[0])
+        record_sample = self.averaging == "posterior"
+        max_sample_nodes = -1
         if not trivial:
-            _check_chain_memory(n_iter, n_chains, sample_idx.shape[0], max_leaves,
-                                2 * leaf_parameters.shape[0] + 2)
+            stats_width = (leaf_parameters.shape[0] if self._model == CLASSIFICATION
+                           else _REGRESSION_STATISTICS)
+            max_sample_nodes = _check_chain_memory(
+                n_iter, n_chains, sample_idx.shape[0], max_leaves, stats_width, X.shape[1],
+                _bins_bound(self.max_bins), burn_in, record_sample,
+                self._running_chains(n_chains))
         random_state = check_random_state_parameter(self.random_state)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
                                      n_categories=category_counts(
@@ -213,20 +222,26 @@ class BaseBayesianTree(BaseDecisionTree):
                                   1 if trivial else max_leaves, 1.0)
         settings = _kernel.SamplerSettings(1 if trivial else n_iter, 0 if trivial else burn_in,
                                            _kernel.DEFAULT_MOVE_PROBABILITIES.copy(),
-                                           self.init == "prior", self.averaging == "posterior")
+                                           self.init == "prior", record_sample,
+                                           max_sample_nodes)
         self.burn_in_ = burn_in
         results = self._run_chains(data, prior, settings, seeds)
+        _raise_sample_too_large(results, settings, n_chains)
         self._store_results(data, prior, results, trivial)
         return self
 
-    def _run_chains(self, data, prior, settings, seeds):
-        # None: one chain at a time; -1: the threads this process may use (its affinity and
-        # quota, a joblib or Dask worker's share), as everywhere in treesmith
+    def _running_chains(self, n_chains: int) -> int:
+        """Chains that run at once: None, one at a time; -1, the threads this process may use
+        (its affinity and quota, a joblib or Dask worker's share), as everywhere in treesmith."""
         n_jobs = 1 if self.n_jobs is None else resolve_n_jobs(int(self.n_jobs))
+        return max(1, min(n_jobs, n_chains))
+
+    def _run_chains(self, data, prior, settings, seeds):
+        workers = self._running_chains(len(seeds))
         run = lambda seed: ChainResult(*_kernel.run_chain(data, prior, settings, int(seed)))
-        if n_jobs <= 1 or len(seeds) == 1:
+        if workers == 1:
             return [run(seed) for seed in seeds]
-        with ThreadPoolExecutor(max_workers=min(n_jobs, len(seeds))) as pool:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(run, seeds))
 
     def _store_results(self, data, prior, results, trivial):
@@ -375,31 +390,127 @@ class BaseBayesianTree(BaseDecisionTree):
                              "prune tree_ with treesmith.prune instead.")
 
 
+#: Bytes per node of a running chain's trees, besides the leaf statistics: the current tree
+#: (``_kernels.bayes.Nodes``: ten int64 and four float64 arrays, a 256-bit category set, a
+#: bool and three int64 set arrays: 201), its scratch copy (``Scratch``: 81) and the best tree
+#: (five int64 and a category set: 72). Freed when the chain ends.
+RUNNING_BYTES_PER_NODE = 201 + 81 + 72
+#: Copies of a node's leaf statistics (8 bytes each) in a running chain: current, scratch, best.
+RUNNING_STATISTICS_COPIES = 3
+#: Bytes per row of a running chain: three int64 permutations of the positive-weight rows
+#: (``Nodes.samples``, ``Scratch.samples``, ``Scratch.buffer``).
+RUNNING_BYTES_PER_ROW = 24
+#: Bytes per iteration of a chain, kept until fit returns: its three traces (log posterior,
+#: log likelihood, leaves: 8 bytes each), copied once when stacked (``log_posterior_trace_``).
+CHAIN_BYTES_PER_ITERATION = 2 * 24
+#: Bytes per node of the best tree a chain returns (five int64 and a category set), besides
+#: its statistics (8 bytes each).
+BEST_BYTES_PER_NODE = 72
+#: Bytes per recorded node of ``averaging="posterior"``'s sample, from recording to
+#: ``posterior_sample_``, besides its statistics: while a chain records, its buffers (five int64
+#: and a category set, 72 bytes a node) double as they fill and are copied when returned, three
+#: records at most; the merge of the chains' samples then holds the returned records, the
+#: merged arrays with thresholds and leaf predictions, and the dict keys (48). Measured in
+#: all, per recorded node: 181 bytes with 2 classes, 217 in regression (docs/methods.md §7).
+SAMPLE_BYTES_PER_NODE = 3 * 72 + 48
+#: ... and per statistic of a recorded node (three records, the leaf predictions and their
+#: temporaries).
+SAMPLE_BYTES_PER_STATISTIC = 5 * 8
+#: Bytes per recorded tree: offsets and weights (16 bytes, three copies) and the merge's dict
+#: entry, key and list.
+SAMPLE_BYTES_PER_TREE = 512
+
+
 def chain_memory_bytes(n_iter: int, n_chains: int, n_samples: int, max_leaves: int,
-                       stats_width: int) -> int:
-    """An estimate of the memory the chains keep until fit returns: per chain its three
-    traces (n_iter float64 / int64 each, copied once when stacked), its current and best trees
-    (2 max_leaves - 1 nodes of six int64, ``stats_width`` float64 statistics and a 256-bit
-    category set) and its rows' bookkeeping (three int64 per sample)."""
+                       stats_width: int, n_features: int = 0, n_bins: int = 0,
+                       n_running: int | None = None) -> int:
+    """An upper bound on what the chains allocate, their posterior sample apart
+    (``sample_memory_bytes``): per chain its traces (``CHAIN_BYTES_PER_ITERATION``) and its
+    best tree; per chain running at once (``n_running``, all by default) its current, scratch
+    and best trees (2 max_leaves - 1 nodes each), its rows' permutations and its per-feature
+    and per-bin scratch. Measured with tracemalloc (tests/test_bayes_memory.py,
+    docs/methods.md §7)."""
     nodes = 2 * max_leaves - 1
-    per_chain = 2 * 3 * 8 * n_iter + 2 * nodes * (6 * 8 + 8 * stats_width + 32) + 24 * n_samples
-    return n_chains * per_chain
+    n_running = n_chains if n_running is None else min(n_running, n_chains)
+    kept = CHAIN_BYTES_PER_ITERATION * n_iter + nodes * (BEST_BYTES_PER_NODE + 8 * stats_width)
+    running = (nodes * (RUNNING_BYTES_PER_NODE + RUNNING_STATISTICS_COPIES * 8 * stats_width)
+               + RUNNING_BYTES_PER_ROW * n_samples + 8 * n_features + n_bins + 1024)
+    return n_chains * kept + n_running * running
 
 
-def _check_chain_memory(n_iter, n_chains, n_samples, max_leaves, stats_width):
-    """A ValueError naming n_iter and n_chains when the chains would need more memory than the
-    system has available, instead of an allocation failure deep in the sampler (or the
-    process being killed)."""
+def sample_memory_bytes(n_nodes: int, n_trees: int, stats_width: int) -> int:
+    """An upper bound on what a posterior sample of ``n_trees`` recorded trees of ``n_nodes``
+    nodes in all (all chains) takes from recording to ``posterior_sample_``."""
+    return (n_nodes * (SAMPLE_BYTES_PER_NODE + SAMPLE_BYTES_PER_STATISTIC * stats_width)
+            + SAMPLE_BYTES_PER_TREE * n_trees)
+
+
+def _check_chain_memory(n_iter, n_chains, n_samples, max_leaves, stats_width, n_features=0,
+                        n_bins=0, burn_in=0, record_sample=False, n_running=None) -> int:
+    """The node limit of each chain's posterior sample (``SamplerSettings.max_sample_nodes``),
+    after a ValueError naming the parameters to change when the chains would need more memory
+    than the system has available, instead of an allocation failure deep in the sampler (or
+    the process being killed).
+
+    Without ``record_sample``: -1. With it, the sample of each chain is at most
+    n_iter - burn_in trees of 2 max_leaves - 1 nodes; when that worst case does not fit in the
+    memory the chains leave, each chain may record what its share holds (at least one tree of
+    the largest size, else the error comes now) and a chain that fills it stops the fit
+    (``_raise_sample_too_large``)."""
     from .grower import _format_bytes, available_memory_bytes
 
-    needed = chain_memory_bytes(n_iter, n_chains, n_samples, max_leaves, stats_width)
+    needed = chain_memory_bytes(n_iter, n_chains, n_samples, max_leaves, stats_width,
+                                n_features, n_bins, n_running)
+    nodes = 2 * max_leaves - 1
+    worst_nodes = (n_iter - burn_in) * nodes if record_sample else 0
+    node_bytes = sample_memory_bytes(1, 1, stats_width)  # a tree has at least one node
+    smallest = n_chains * nodes * node_bytes if record_sample else 0
     available = available_memory_bytes()
-    if available is not None and needed > available:
+    if available is not None and needed + smallest > available:
+        sample = (f", and averaging='posterior' at least {_format_bytes(smallest)} more for "
+                  "its sample of trees" if record_sample else "")
         raise ValueError(
             f"n_iter={n_iter} iterations in each of n_chains={n_chains} chains need about "
-            f"{_format_bytes(needed)} (each chain keeps its traces, 24 bytes per iteration, "
-            f"and its trees), more than the {_format_bytes(available)} of memory available; "
-            "lower n_iter or n_chains.")
+            f"{_format_bytes(needed)} ({CHAIN_BYTES_PER_ITERATION} bytes per iteration and "
+            f"{RUNNING_BYTES_PER_NODE + RUNNING_STATISTICS_COPIES * 8 * stats_width} per node "
+            f"of the 2 max_leaves - 1 = {nodes} nodes of a running chain's trees{sample}), "
+            "more than "
+            f"the {_format_bytes(available)} of memory available; lower n_iter, n_chains or "
+            "max_leaves" + (", or use averaging='map'." if record_sample else "."))
+    if not record_sample:
+        return -1
+    if available is not None:
+        worst_nodes = min(worst_nodes, (available - needed) // (n_chains * node_bytes))
+    return int(min(worst_nodes, 1 << 62))  # an int64 for the kernel
+
+
+def _raise_sample_too_large(results, settings, n_chains) -> None:
+    """The ValueError of a fit whose posterior sample filled the memory it was given
+    (``settings.max_sample_nodes`` nodes per chain, ``_check_chain_memory``)."""
+    from .grower import _format_bytes
+
+    stopped = [c for c, r in enumerate(results) if r.sample_truncated]
+    if not stopped:
+        return
+    r = results[stopped[0]]
+    node_bytes = sample_memory_bytes(1, 1, r.sample_stats.shape[1])
+    raise ValueError(
+        f"averaging='posterior' keeps every tree of the n_iter - burn_in = "
+        f"{settings.n_iter} - {settings.burn_in} iterations after burn_in, and chain "
+        f"{stopped[0]} of n_chains={n_chains} filled its share of the available memory "
+        f"({settings.max_sample_nodes} nodes, about {node_bytes} bytes each: "
+        f"{_format_bytes(settings.max_sample_nodes * node_bytes)}) after "
+        f"{r.sample_weights.shape[0]} distinct trees; lower n_iter, raise burn_in, lower "
+        "max_leaves or n_chains, or use averaging='map'.")
+
+
+def _bins_bound(max_bins) -> int:
+    """Bins per feature (missing-value bin included) at most, before binning: exact binning
+    (None) may give each of up to 65535 values a bin; a bad ``max_bins`` is BinMapper's
+    error, after this bound."""
+    if max_bins is None:
+        return 1 << 16
+    return max(max_bins if _is_count(max_bins) else 0, MAX_CATEGORIES) + 1
 
 
 def _is_count(value) -> bool:

@@ -22,6 +22,7 @@ is the 0.1 of the float64 column a CSV file gives back, whichever of the two was
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
@@ -280,12 +281,22 @@ def unseen_report(name: str, column, unseen: np.ndarray, categories, precision=N
     cells, some of the values and some of the training categories (in their fitted
     ``precision``), called ``noun`` ("values" for C4.5's nominal values)."""
     values = list(dict.fromkeys(np.asarray(column, dtype=object)[unseen].tolist()))
+    return unseen_text(name, int(unseen.sum()), values, categories, precision, noun)
+
+
+def unseen_text(name: str, n_cells: int, values: list, categories, precision=None,
+                noun: str = "categories", n_more_cells: int = 0) -> str:
+    """``unseen_report``'s text from the count of unseen cells and their distinct ``values``;
+    ``n_more_cells`` cells hold values beyond those kept (``UnseenValues``), said as "and N
+    more"."""
+    values = list(values)
     sort_categories(values)
     categories = list(categories)
     shown = ", ".join(_category_repr(v, None) for v in values[:_SHOWN])
     known = ", ".join(_category_repr(v, precision) for v in categories[:8])
-    return (f"column {name} has {int(unseen.sum())} value(s) not seen at fit time: "
-            f"{shown}{' …' if len(values) > _SHOWN else ''} (training {noun}: {known}"
+    more = f" and {n_more_cells} more" if n_more_cells else ""
+    return (f"column {name} has {n_cells} value(s) not seen at fit time: "
+            f"{shown}{' …' if len(values) > _SHOWN else ''}{more} (training {noun}: {known}"
             f"{' …' if len(categories) > 8 else ''})")
 
 
@@ -838,24 +849,53 @@ def codes_of(values, column: FittedColumn, unseen: UnseenValues | None = None,
     return codes
 
 
+#: Distinct unseen values per column a lazy prediction keeps for its warning
+#: (``UnseenValues``); the cells of further values are only counted, so memory stays bounded
+#: however many cells a long prediction requests.
+MAX_UNSEEN_KEPT = 1024
+
+
+class _UnseenColumn:
+    """One column's unseen cells so far: their number, the first ``MAX_UNSEEN_KEPT`` distinct
+    values (in order of arrival), and the cells holding any other value."""
+
+    def __init__(self, column: FittedColumn):
+        self.column = column
+        self.n_cells = 0
+        self.values: dict = {}
+        self.n_more_cells = 0
+
+
 class UnseenValues:
     """The values unseen at fit that a lazy prediction (``treesmith.predict_lazy``) requested,
     gathered column by column and reported in one :class:`UnseenLevelWarning` at the end of
     the call, worded as ``predict``'s (column, number of cells, values, training categories).
-    Only requested cells are seen: a row whose path never tests a column is not reported."""
+    Only requested cells are seen: a row whose path never tests a column is not reported.
+    Each column keeps its cell count and at most ``MAX_UNSEEN_KEPT`` distinct values; cells of
+    later new values are counted and reported as "and N more"."""
 
     def __init__(self, estimator, noun: str = "categories", column_name=None):
         names = getattr(estimator, "feature_names_in_", None)
         self._column_name = column_name or (
             lambda j: repr(str(names[j]) if names is not None else f"x{j}"))
         self._noun = noun
-        self._found: dict[int, tuple[list, FittedColumn]] = {}
+        self._found: dict[int, _UnseenColumn] = {}
 
     def add(self, j: int, values, unseen_mask: np.ndarray, column: FittedColumn) -> None:
         """Record column ``j``'s ``values`` where ``unseen_mask`` is set."""
-        if np.any(unseen_mask):
-            cells = self._found.setdefault(j, ([], column))[0]
-            cells.extend(np.asarray(values, dtype=object)[unseen_mask].tolist())
+        if not np.any(unseen_mask):
+            return
+        found = self._found.setdefault(j, _UnseenColumn(column))
+        cells = np.asarray(values, dtype=object)[unseen_mask].tolist()
+        found.n_cells += len(cells)
+        kept = found.values
+        for value, count in Counter(cells).items():  # distinct values in order of arrival
+            if value in kept:
+                continue
+            if len(kept) < MAX_UNSEEN_KEPT:
+                kept[value] = None
+            else:
+                found.n_more_cells += count
 
     def warn(self, ending: str) -> None:
         """Issue the warning (nothing when no unseen value was requested)."""
@@ -863,10 +903,10 @@ class UnseenValues:
             return
         parts = []
         for j in sorted(self._found):
-            cells, column = self._found[j]
-            parts.append(unseen_report(self._column_name(j), _object_array(cells),
-                                       np.ones(len(cells), dtype=bool), column.categories,
-                                       column.precision, self._noun))
+            found = self._found[j]
+            parts.append(unseen_text(self._column_name(j), found.n_cells, found.values,
+                                     found.column.categories, found.column.precision,
+                                     self._noun, found.n_more_cells))
         from ._warnings import warn_at_user_code
         from .datasets import UnseenLevelWarning
 

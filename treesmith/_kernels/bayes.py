@@ -123,6 +123,9 @@ class SamplerSettings(NamedTuple):
     move_probabilities: np.ndarray  # float64 (4,): grow, prune, change, swap; sums to 1
     start_from_prior: bool  # start from a draw of the prior instead of the root alone
     record_sample: bool  # keep the post-burn-in trees (for posterior averaging)
+    #: nodes the recorded trees may hold (< 0: as many as n_iter - burn_in trees of
+    #: 2 max_leaves - 1 nodes); a chain that would pass it stops recording and says so
+    max_sample_nodes: int = -1
 
 
 class Nodes(NamedTuple):
@@ -996,20 +999,23 @@ def grow_from_prior(data, prior, nodes, scratch, state):
 
 # -- recording -----------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
-def grow_buffer_1d(array, size):
+def grow_buffer_1d(array, size, limit):
+    """``array`` with room for ``size`` rows: doubled, but not past ``limit`` rows."""
     if size <= array.shape[0]:
         return array
-    out = np.empty(max(size, 2 * array.shape[0]), dtype=array.dtype)
+    out = np.empty(max(size, min(2 * array.shape[0], limit)), dtype=array.dtype)
     for i in range(array.shape[0]):
         out[i] = array[i]
     return out
 
 
 @njit(cache=True, nogil=True)
-def grow_buffer_2d(array, size):
+def grow_buffer_2d(array, size, limit):
+    """``grow_buffer_1d`` for a 2-D array (rows)."""
     if size <= array.shape[0]:
         return array
-    out = np.empty((max(size, 2 * array.shape[0]), array.shape[1]), dtype=array.dtype)
+    out = np.empty((max(size, min(2 * array.shape[0], limit)), array.shape[1]),
+                   dtype=array.dtype)
     for i in range(array.shape[0]):
         for k in range(array.shape[1]):
             out[i, k] = array[i, k]
@@ -1079,7 +1085,10 @@ def run_chain(data, prior, settings, seed):
     its log prior and log likelihood; and, when ``record_sample``, the post-burn-in trees
     run-length encoded (a tree enters when the chain moves to it, its weight is the number of
     iterations it was the state); last, the category sets of the best tree's and of the
-    recorded trees' nodes (uint64 (n_nodes, BITSET_WORDS), zero but for categorical rules).
+    recorded trees' nodes (uint64 (n_nodes, BITSET_WORDS), zero but for categorical rules),
+    and whether the recording stopped at ``settings.max_sample_nodes`` (the sample is then
+    incomplete: the caller must not use it). The recording buffers double as they fill, up to
+    that limit, so they hold at most twice the recorded nodes, and the limit's worth at most.
     """
     nodes, scratch = new_state(data, prior)
     width = n_stats(prior)
@@ -1124,6 +1133,11 @@ def run_chain(data, prior, settings, seed):
     n_states = 0
     n_sample_nodes = 0
     changed_since_recorded = True
+    n_recorded = max(n_iter - settings.burn_in, 0)  # iterations, so trees at most
+    node_limit = settings.max_sample_nodes
+    if node_limit < 0:
+        node_limit = n_recorded * capacity if n_recorded < (1 << 62) // capacity else 1 << 62
+    sample_truncated = False
     p = settings.move_probabilities
     for iteration in range(n_iter):
         u = uniform(state)
@@ -1164,22 +1178,25 @@ def run_chain(data, prior, settings, seed):
             best_n_nodes = write_compact(nodes, scratch, 0, best_feature, best_bin,
                                          best_next_bin, best_left, best_right, best_stats,
                                          best_categories)
-        if settings.record_sample and iteration >= settings.burn_in:
+        if settings.record_sample and iteration >= settings.burn_in and not sample_truncated:
             if changed_since_recorded:
                 n_tree = nodes.sizes[INTERNAL] + nodes.sizes[LEAVES]
                 needed = n_sample_nodes + n_tree
-                sample_feature = grow_buffer_1d(sample_feature, needed)
-                sample_bin = grow_buffer_1d(sample_bin, needed)
-                sample_next_bin = grow_buffer_1d(sample_next_bin, needed)
-                sample_left = grow_buffer_1d(sample_left, needed)
-                sample_right = grow_buffer_1d(sample_right, needed)
-                sample_stats = grow_buffer_2d(sample_stats, needed)
-                sample_categories = grow_buffer_2d(sample_categories, needed)
+                if needed > node_limit:
+                    sample_truncated = True
+                    continue
+                sample_feature = grow_buffer_1d(sample_feature, needed, node_limit)
+                sample_bin = grow_buffer_1d(sample_bin, needed, node_limit)
+                sample_next_bin = grow_buffer_1d(sample_next_bin, needed, node_limit)
+                sample_left = grow_buffer_1d(sample_left, needed, node_limit)
+                sample_right = grow_buffer_1d(sample_right, needed, node_limit)
+                sample_stats = grow_buffer_2d(sample_stats, needed, node_limit)
+                sample_categories = grow_buffer_2d(sample_categories, needed, node_limit)
                 n_sample_nodes += write_compact(nodes, scratch, n_sample_nodes, sample_feature,
                                                 sample_bin, sample_next_bin, sample_left,
                                                 sample_right, sample_stats, sample_categories)
-                sample_offsets = grow_buffer_1d(sample_offsets, n_states + 2)
-                sample_weights = grow_buffer_1d(sample_weights, n_states + 1)
+                sample_offsets = grow_buffer_1d(sample_offsets, n_states + 2, n_recorded + 1)
+                sample_weights = grow_buffer_1d(sample_weights, n_states + 1, n_recorded)
                 sample_weights[n_states] = 1
                 n_states += 1
                 sample_offsets[n_states] = n_sample_nodes
@@ -1196,7 +1213,8 @@ def run_chain(data, prior, settings, seed):
             sample_next_bin[:n_sample_nodes].copy(), sample_left[:n_sample_nodes].copy(),
             sample_right[:n_sample_nodes].copy(),
             sample_stats[:n_sample_nodes].copy(),
-            best_categories[:best_n_nodes].copy(), sample_categories[:n_sample_nodes].copy())
+            best_categories[:best_n_nodes].copy(), sample_categories[:n_sample_nodes].copy(),
+            sample_truncated)
 
 
 @internal_kernel(reference_counted=False)

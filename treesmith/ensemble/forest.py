@@ -108,6 +108,22 @@ def bootstrap_counts(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
     return counts
 
 
+def bootstrap_indices(seed: int, n_samples: int, n_draws: int) -> np.ndarray:
+    """The rows drawn by the bootstrap of ``bootstrap_counts(seed, n_samples, n_draws)``, in
+    draw order: the same ``RandomState(seed).randint`` chunks, concatenated (scikit-learn's
+    ``estimators_samples_``; int32 as there when the rows fit). Beyond ``MULTINOMIAL_DRAWS``
+    draws there is no draw order: each row repeated as often as it was drawn, in increasing
+    order."""
+    dtype = np.int32 if n_samples <= np.iinfo(np.int32).max else np.int64
+    if n_draws > MULTINOMIAL_DRAWS:
+        counts = bootstrap_counts(seed, n_samples, n_draws).astype(np.int64)
+        return np.repeat(np.arange(n_samples, dtype=dtype), counts)
+    rng = seeded_generator(seed)
+    return np.concatenate([
+        rng.randint(0, n_samples, min(BOOTSTRAP_CHUNK, n_draws - start)).astype(dtype)
+        for start in range(0, n_draws, BOOTSTRAP_CHUNK)])
+
+
 def subsample_class_weight(y_code, counts, n_classes: int) -> np.ndarray:
     """class_weight="balanced_subsample": per class, n_draws / (n_classes drawn x rows of the
     class drawn), from the bootstrap multiplicities ``counts`` (0 for a class not drawn), as
@@ -520,6 +536,7 @@ class BaseForest(BaseEstimator):
         self.cost_model_ = self.cost_model
         self.n_outputs_ = 1
         self._seeds = np.concatenate([self._seeds[:len(kept)] if kept else seeds[:0], seeds])
+        self._n_samples, self._n_samples_bootstrap = n_samples, n_draws
         if self.oob_score is not False:
             self._set_oob_score(X, y, job)
         return self
@@ -588,8 +605,53 @@ class BaseForest(BaseEstimator):
         """``oob_score`` when it is a metric(y_true, y_pred), else ``default``."""
         return self.oob_score if callable(self.oob_score) else default
 
+    def _oob_mean(self, X, job):
+        """Per row of the training ``X``, the mean of the leaf values (``tree_.value``) of the
+        trees it is out of bag for, shape (n_rows, n_outputs), and whether it is out of bag
+        for any tree. A row is out of bag for a tree exactly when the tree's bootstrap did not
+        draw it, whatever its sample weight (scikit-learn's definition): a row of weight 0
+        that was drawn is in the bag. A row never out of bag has NaN and, as in scikit-learn,
+        one warning is issued (docs/methods.md §7)."""
+        n_rows = X.shape[0]
+        total = np.zeros((n_rows, self.estimators_[0].tree_.value.shape[1]))
+        n_trees = np.zeros(n_rows, dtype=np.int64)
+        for seed, member in zip(self._seeds, self.estimators_):
+            rows = self._oob_rows(job, seed)
+            if rows.size:
+                total[rows] += member.tree_.predict(X[rows])
+                n_trees[rows] += 1
+        seen = n_trees > 0
+        if not seen.all():
+            from .._warnings import warn_at_user_code
+
+            warn_at_user_code(
+                f"{n_rows - int(seen.sum())} of the {n_rows} training rows do not have OOB "
+                "scores: they were in every bootstrap sample, and their OOB prediction is "
+                "NaN; oob_score_ is computed over the other rows. Use more estimators for a "
+                "reliable oob_score_.", UserWarning)
+        with np.errstate(invalid="ignore"):
+            return total / n_trees[:, None], seen
+
     def _oob_rows(self, job, seed):
-        return np.flatnonzero(job.weights(int(seed)) == 0)
+        """The rows the bootstrap of the tree seeded ``seed`` did not draw."""
+        return np.flatnonzero(bootstrap_counts(int(seed), job.sample_weight.shape[0],
+                                               job.n_draws) == 0)
+
+    @property
+    def estimators_samples_(self):
+        """The rows each tree's bootstrap drew (with repeats, in draw order; every row without
+        bootstrap), as scikit-learn's ``estimators_samples_``: recomputed from the trees'
+        seeds on each access, not stored (``bootstrap_indices``)."""
+        check_is_fitted(self, "estimators_")
+        if not hasattr(self, "_n_samples_bootstrap"):
+            raise AttributeError(
+                "estimators_samples_ is recomputed from the training set's size, which this "
+                "forest does not hold (model files do not keep it); fit it again.")
+        n_samples, n_draws = self._n_samples, self._n_samples_bootstrap
+        if not self.bootstrap:
+            return [np.arange(n_samples, dtype=np.int32 if n_samples <= np.iinfo(np.int32).max
+                              else np.int64) for _ in self.estimators_]
+        return [bootstrap_indices(int(seed), n_samples, n_draws) for seed in self._seeds]
 
     # -- introspection ----------------------------------------------------------------------
     @property
@@ -666,8 +728,10 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree (an int may exceed
         n; beyond 2**26 draws the counts are drawn from their multinomial distribution).
     oob_score : bool or callable, default=False; ``oob_score_`` is the accuracy (or, given a
-        metric(y_true, y_pred), that metric) of the out-of-bag votes on the rows some tree left
-        out, and ``oob_decision_function_`` their class probabilities.
+        metric(y_true, y_pred), that metric; unweighted, as in scikit-learn) of the out-of-bag
+        votes on the rows some tree's bootstrap did not draw (whatever their weight), and
+        ``oob_decision_function_`` their class probabilities (NaN for a row every tree drew,
+        with a warning).
     class_weight : None, "balanced", "balanced_subsample" or dict. "balanced" and a dict
         multiply the sample weights before the bootstrap; "balanced_subsample" weighs each
         tree's bootstrap by its own class counts (n_draws / (n_classes x rows of the class
@@ -688,6 +752,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
 
     ``predict_proba`` averages the trees' leaf class proportions (scikit-learn's soft vote).
     ``numeric_precision_`` is the single tree's (docs/methods.md §2), shared by the trees.
+    ``estimators_samples_`` lists the rows each tree's bootstrap drew (recomputed from the
+    seeds). The bootstrap draws rows uniformly, weights or not, and multiplies their weights
+    by the counts (scikit-learn >= 1.8 draws with probabilities proportional to the weights).
     """
 
     _tree_class = DecisionTreeClassifier
@@ -764,22 +831,13 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         return accuracy(y, self.predict(X), sample_weight)
 
     def _set_oob_score(self, X, y, job):
-        votes = np.zeros((X.shape[0], self.n_classes_))
-        for seed, member in zip(self._seeds, self.estimators_):
-            rows = self._oob_rows(job, seed)
-            if rows.size:
-                votes[rows] += member.tree_.predict(X[rows])
-        seen = votes.sum(axis=1) > 0
-        if not seen.all():
-            import warnings
-
-            warnings.warn("Some inputs do not have OOB scores: they were in every bootstrap "
-                          "sample. Use more estimators for a reliable oob_score_.",
-                          UserWarning, stacklevel=3)
-        with np.errstate(invalid="ignore"):
-            self.oob_decision_function_ = votes / votes.sum(axis=1, keepdims=True)
+        """``oob_decision_function_``: each row's mean class proportions over the trees it is
+        out of bag for (``_oob_mean``, NaN for a row never out of bag); ``oob_score_``: the
+        accuracy (or ``oob_score`` metric) of their most probable class over the rows that
+        have one, unweighted as scikit-learn's (sample_weight is not passed to the metric)."""
+        self.oob_decision_function_, seen = self._oob_mean(X, job)
         self.oob_score_ = self._oob_metric(accuracy_score)(
-            y[seen], self.classes_.take(np.argmax(votes[seen], axis=1)))
+            y[seen], self.classes_.take(np.argmax(self.oob_decision_function_[seen], axis=1)))
 
 
 class RandomForestRegressor(RegressorMixin, BaseForest):
@@ -789,7 +847,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     ``class_weight``; ``criterion`` is a
     regression criterion ("squared_error" by default) and ``max_features`` defaults to 1.0
     (all features, scikit-learn's default for regression). ``oob_score_`` is the R² (or the
-    ``oob_score`` metric) of the out-of-bag predictions (``oob_prediction_``).
+    ``oob_score`` metric, unweighted) of the out-of-bag predictions (``oob_prediction_``, NaN
+    for a row every tree's bootstrap drew).
     """
 
     _tree_class = DecisionTreeRegressor
@@ -835,16 +894,11 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         return total / len(self.estimators_)
 
     def _set_oob_score(self, X, y, job):
-        total = np.zeros(X.shape[0])
-        n_votes = np.zeros(X.shape[0])
-        for seed, member in zip(self._seeds, self.estimators_):
-            rows = self._oob_rows(job, seed)
-            if rows.size:
-                total[rows] += member.tree_.predict(X[rows])[:, 0]
-                n_votes[rows] += 1
-        seen = n_votes > 0
-        with np.errstate(invalid="ignore"):
-            self.oob_prediction_ = total / n_votes
+        """``oob_prediction_``: each row's mean prediction over the trees it is out of bag for
+        (``_oob_mean``, NaN for a row never out of bag); ``oob_score_``: the R² (or
+        ``oob_score`` metric) over the rows that have one, unweighted as scikit-learn's."""
+        prediction, seen = self._oob_mean(X, job)
+        self.oob_prediction_ = prediction[:, 0]
         self.oob_score_ = self._oob_metric(r2_score)(y[seen], self.oob_prediction_[seen])
 
 
