@@ -266,3 +266,40 @@ def test_grown_trees_are_valid(monkeypatch):
     for model in models:
         assert "_packed_nodes" not in model.tree_.__dict__
         model.tree_.validate()
+
+
+def _splits_by_path(tree):
+    """{path from the root ("L"/"R" per step): (feature, threshold)} of the internal nodes."""
+    out, stack = {}, [(0, "")]
+    while stack:
+        node, path = stack.pop()
+        if tree.children_left[node] != -1:
+            out[path] = (int(tree.feature[node]), float(tree.threshold[node]))
+            stack += [(int(tree.children_left[node]), path + "L"),
+                      (int(tree.children_right[node]), path + "R")]
+    return out
+
+
+@pytest.mark.parametrize("rule", ["gain", "gain_ratio", "cost_benefit", "ecart"])
+def test_max_leaf_nodes_trees_grow_one_split_at_a_time(rule):
+    """As the max_leaf_nodes docstring says: best-first growth splits one open node at a time,
+    so the tree with k + 1 leaves is the tree with k leaves plus one split of one of its
+    leaves, and a tree never has more than max_leaf_nodes leaves."""
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    costs = np.linspace(1.0, 5.0, X.shape[1])
+    full = treesmith.DecisionTreeClassifier(split_rule=rule, feature_costs=costs).fit(X, y)
+    assert full.tree_.n_leaves >= 8
+    previous = None
+    for k in range(2, full.tree_.n_leaves + 2):
+        tree = treesmith.DecisionTreeClassifier(
+            split_rule=rule, feature_costs=costs, max_leaf_nodes=k).fit(X, y).tree_
+        splits = _splits_by_path(tree)
+        assert tree.n_leaves == min(k, full.tree_.n_leaves)
+        if previous is not None and len(splits) > len(previous):
+            assert previous.items() <= splits.items()
+            (added,) = set(splits) - set(previous)
+            assert added[:-1] in previous  # the split of a leaf of the smaller tree
+        previous = splits
+    assert previous == _splits_by_path(full.tree_)  # in the end, the depth-first tree
