@@ -513,3 +513,42 @@ def test_feature_names_are_string_column_names_only_as_in_scikit_learn():
     with pytest.raises(TypeError, match="Feature names are only supported if all input "
                                         "features have string names"):
         C45Classifier().fit(mixed, y)
+
+
+def test_polars_frame_gives_the_tree_of_the_same_pandas_frame():
+    """C45Classifier failed on any polars DataFrame (``'Float64' object has no attribute
+    'kind'``) while the other estimators take polars. Now: String and Boolean columns are
+    nominal from their dtype, an Enum keeps its declared levels in order (as a pandas category
+    column does, unobserved ones as empty branches), nulls are missing values; the same tree,
+    probabilities and feature names as from the same pandas frame."""
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(5)
+    n = 300
+    city = rng.choice(["Nice", "Lyon", "Paris", "Brest"], n).astype(object)
+    size = rng.choice(["S", "L", "M"], n).astype(object)
+    x = rng.normal(size=n)
+    flag = rng.random(n) > 0.5
+    y = np.where(np.isin(city, ["Nice", "Brest"]) ^ (x > 0.5), "yes", "no")
+    y[size == "L"] = "maybe"
+    city[::11] = None
+    x[::7] = np.nan
+    levels = ["S", "M", "L", "XL"]  # XL is never observed
+    polars_frame = pl.DataFrame({
+        "city": list(city), "size": pl.Series(list(size), dtype=pl.Enum(levels)),
+        "x": [None if v != v else v for v in x], "flag": flag})
+    pandas_frame = pd.DataFrame({"city": city, "size": pd.Categorical(size, categories=levels),
+                                 "x": x, "flag": flag})
+    from_polars = C45Classifier(min_objects=2).fit(polars_frame, y)
+    from_pandas = C45Classifier(min_objects=2).fit(pandas_frame, y)
+    assert from_polars.feature_names_in_.tolist() == ["city", "size", "x", "flag"]
+    assert [c is not None for c in from_polars.categories_] == [True, True, False, True]
+    assert from_polars.categories_ == from_pandas.categories_
+    assert from_polars.categories_[1] == levels
+    for name in ("attribute", "n_children", "threshold", "is_empty"):
+        np.testing.assert_array_equal(getattr(from_polars.c45_tree_, name),
+                                      getattr(from_pandas.c45_tree_, name))
+    assert from_polars.c45_tree_.n_children.max() == 4  # the Enum's four levels, XL empty
+    expected = from_pandas.predict_proba(pandas_frame)
+    np.testing.assert_array_equal(from_polars.predict_proba(polars_frame), expected)
+    np.testing.assert_array_equal(from_polars.predict_proba(pandas_frame), expected)
+    np.testing.assert_array_equal(from_pandas.predict_proba(polars_frame), expected)

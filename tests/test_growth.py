@@ -159,28 +159,73 @@ def test_worst_case_nodes_follow_the_stopping_rules():
 
 def test_the_best_first_heap_pops_in_pythons_tuple_order():
     # growth.heap_push / heap_pop (reached through pointers.heap_pointers) against heapq on
-    # (key, node id), with ties on the key
+    # (-tier, -value, node id), with ties on the tier and the value
     import heapq
 
     from treesmith._kernels.pointers import heap_pointers
 
     push, pop = heap_pointers(True)
     rng = np.random.default_rng(0)
-    keys, nodes = np.empty(200), np.empty(200, dtype=np.int64)
+    keys, nodes = np.empty((2, 200)), np.empty(200, dtype=np.int64)
     size, reference, popped, expected = 0, [], [], []
     for node in range(200):
-        key = float(rng.integers(0, 8))
-        size = push(keys, nodes, size, key, node)
-        heapq.heappush(reference, (key, node))
+        tier, value = int(rng.integers(0, 2)), float(rng.integers(0, 8))
+        size = push(keys, nodes, size, tier, value, node)
+        heapq.heappush(reference, (-tier, -value, node))
         if rng.random() < 0.4:
             popped.append(pop(keys, nodes, size))
             size -= 1
-            expected.append(heapq.heappop(reference)[1])
+            expected.append(heapq.heappop(reference)[2])
     while size:
         popped.append(pop(keys, nodes, size))
         size -= 1
-        expected.append(heapq.heappop(reference)[1])
+        expected.append(heapq.heappop(reference)[2])
     assert popped == expected
+
+
+def _two_children(a, b):
+    """x0 <= 0.5 sends the rows of ``a`` left and those of ``b`` right; ``a`` and ``b`` are
+    (columns 1.. of X, y) of each side."""
+    (X_a, y_a), (X_b, y_b) = a, b
+    X = np.vstack([np.column_stack([np.zeros(len(y_a)), X_a]),
+                   np.column_stack([np.ones(len(y_b)), X_b])])
+    return X, np.concatenate([y_a, y_b])
+
+
+@pytest.mark.parametrize("rule", ["cost_benefit", "impure_pairs", "ecart", "asr"])
+def test_best_first_expands_the_node_its_cost_rule_ranks_first(rule):
+    """The heap ranked nodes by the rule's numerator, not by what the rule maximises
+    (numerator / cost): with one split left, a cost-aware rule expanded the node with the
+    larger raw gain behind an expensive test. Node 1 (x0 = 0, 20/20) is split perfectly by
+    x1 (cost 10): cost-benefit 0.5 * 1 / 10 = 0.05, impure pairs 20 * 20 / 10 = 40. Node 2
+    (x0 = 1, 30/10) by x2 (cost 1): 0.5 * H(1/4) / 1 = 0.406, 30 * 10 / 1 = 300. x0 is free
+    and splits the root. Gain rules expand node 1 (0.5 > 0.406), cost rules node 2."""
+    X, y = _two_children(
+        (np.column_stack([np.repeat([0.0, 1.0], 20), np.zeros(40)]), np.repeat([0, 1], 20)),
+        (np.column_stack([np.zeros(40), np.repeat([0.0, 1.0], [30, 10])]),
+         np.repeat([0, 1], [30, 10])))
+    params = dict(criterion="entropy", feature_costs=[0.0, 10.0, 1.0])
+    grown = treesmith.DecisionTreeClassifier(split_rule=rule, max_leaf_nodes=3,
+                                             **params).fit(X, y).tree_
+    assert grown.feature.tolist() == [0, -2, 2, -2, -2]
+    full = treesmith.DecisionTreeClassifier(split_rule=rule, **params).fit(X, y).tree_
+    assert full.feature.tolist() == [0, 1, -2, -2, 2, -2, -2]  # both splits, when allowed
+
+
+def test_best_first_expands_a_free_test_before_any_paid_one():
+    """Free tests with a positive numerator rank ahead of paid ones in a node
+    (docs/methods.md §4); across nodes too. Node 1 (x0 = 0: 8/8) takes the free x2 (isolates
+    4 of class 1): gain 16/56 * (1 - 12/16 * H(1/3)) = 0.089, tier 1. Node 2 (x0 = 1: 8/32)
+    takes x1 (cost 1, perfect): 40/56 * H(1/5) = 0.516 / 1, tier 0. At the root the free x0
+    (gain 0.062) beats the free x2 (0.036). Ranked by the numerator, node 2 came first."""
+    X, y = _two_children(
+        (np.column_stack([np.zeros(16), np.repeat([0.0, 1.0], [12, 4])]),
+         np.repeat([0, 1], 8)),
+        (np.column_stack([np.repeat([0.0, 1.0], [8, 32]), np.zeros(40)]),
+         np.repeat([0, 1], [8, 32])))
+    model = treesmith.DecisionTreeClassifier(criterion="entropy", split_rule="cost_benefit",
+                                             feature_costs=[0.0, 1.0, 0.0], max_leaf_nodes=3)
+    assert model.fit(X, y).tree_.feature.tolist() == [0, 2, -2, -2, -2]
 
 
 def test_small_trees_do_not_read_the_available_memory(monkeypatch):
@@ -221,3 +266,40 @@ def test_grown_trees_are_valid(monkeypatch):
     for model in models:
         assert "_packed_nodes" not in model.tree_.__dict__
         model.tree_.validate()
+
+
+def _splits_by_path(tree):
+    """{path from the root ("L"/"R" per step): (feature, threshold)} of the internal nodes."""
+    out, stack = {}, [(0, "")]
+    while stack:
+        node, path = stack.pop()
+        if tree.children_left[node] != -1:
+            out[path] = (int(tree.feature[node]), float(tree.threshold[node]))
+            stack += [(int(tree.children_left[node]), path + "L"),
+                      (int(tree.children_right[node]), path + "R")]
+    return out
+
+
+@pytest.mark.parametrize("rule", ["gain", "gain_ratio", "cost_benefit", "ecart"])
+def test_max_leaf_nodes_trees_grow_one_split_at_a_time(rule):
+    """As the max_leaf_nodes docstring says: best-first growth splits one open node at a time,
+    so the tree with k + 1 leaves is the tree with k leaves plus one split of one of its
+    leaves, and a tree never has more than max_leaf_nodes leaves."""
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    costs = np.linspace(1.0, 5.0, X.shape[1])
+    full = treesmith.DecisionTreeClassifier(split_rule=rule, feature_costs=costs).fit(X, y)
+    assert full.tree_.n_leaves >= 8
+    previous = None
+    for k in range(2, full.tree_.n_leaves + 2):
+        tree = treesmith.DecisionTreeClassifier(
+            split_rule=rule, feature_costs=costs, max_leaf_nodes=k).fit(X, y).tree_
+        splits = _splits_by_path(tree)
+        assert tree.n_leaves == min(k, full.tree_.n_leaves)
+        if previous is not None and len(splits) > len(previous):
+            assert previous.items() <= splits.items()
+            (added,) = set(splits) - set(previous)
+            assert added[:-1] in previous  # the split of a leaf of the smaller tree
+        previous = splits
+    assert previous == _splits_by_path(full.tree_)  # in the end, the depth-first tree

@@ -267,3 +267,22 @@ def test_forest_text_column_without_categorical_support_says_how_to_enable_it(fo
     model = getattr(treesmith, forest)(n_estimators=2).fit(X, y)
     with pytest.raises(ValueError, match="'a' \\(column 0\\).*numeric at fit time"):
         model.predict(X.assign(a=["Nice"] * 20))
+
+
+@pytest.mark.parametrize("fill_value", [0.0, np.nan])
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_frame_of_sparse_columns_is_told_to_use_sparse_to_dense(Estimator, data, fill_value):
+    """A DataFrame whose columns are all sparse was turned into a sparse matrix by
+    scikit-learn, whose error then said ``.toarray()`` (which a DataFrame lacks); with a NaN
+    fill value it said 'fill value must be 0 when converting to COO matrix'."""
+    X, y = data
+    sparse = pd.DataFrame({f"c{j}": pd.arrays.SparseArray(X[:, j], fill_value=fill_value)
+                           for j in range(X.shape[1])})
+    with pytest.raises(TypeError, match=r"all sparse.*X\.sparse\.to_dense\(\)"):
+        Estimator().fit(sparse, y)
+    model = Estimator(random_state=0).fit(sparse.sparse.to_dense(), y)  # the hint works
+    dense = Estimator(random_state=0).fit(pd.DataFrame(X, columns=sparse.columns), y)
+    np.testing.assert_array_equal(model.predict(sparse.sparse.to_dense()),
+                                  dense.predict(sparse.sparse.to_dense()))
+    with pytest.raises(TypeError, match=r"X\.sparse\.to_dense\(\)"):
+        model.predict(sparse)

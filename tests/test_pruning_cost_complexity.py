@@ -19,6 +19,7 @@ from treesmith.pruning import (
     select_ccp_alpha,
     tune_ccp_alpha,
 )
+from treesmith.pruning._node_statistics import resubstitution_risk
 from treesmith.tree import Tree
 
 LOADERS = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer}
@@ -285,3 +286,38 @@ def test_explainability_objective_chooses_among_splitting_criteria():
     best = min(np.min(c["error"] + 0.01 * c["n_leaves"]) for c in result.curves)
     assert result.objective == pytest.approx(best)
     assert result.estimator.criterion == ("gini", "entropy")[result.candidate]
+
+
+# -- rounding: the path's alphas are non-negative and non-decreasing -----------------------
+
+def test_cancelling_subtree_sums_give_alpha_zero_not_a_negative_one():
+    # Node 0 [0.3, 2.2] with leaves [0.1, 1.1] and [0.2, 1.1]: every node predicts class 1,
+    # so the split removes no error, g(0) = ((0.1 + 0.2) - 0.1 - 0.2) / W = 0 exactly; in
+    # floats the root's error 0.30000000000000004 minus the leaves' gave g = -9.7e-17 / W.
+    tree = build_tree((0, [0.1, 1.1], [0.2, 1.1]))
+    raw = resubstitution_risk(tree, "misclassification")
+    assert raw[0] - raw[1] - raw[2] < 0  # the round-off the path must not show
+    path = cost_complexity_path(tree, risk="misclassification")
+    assert path.ccp_alphas.tolist() == [0.0, 0.0]
+    assert path.n_leaves.tolist() == [2, 1]
+    assert prune_tree_ccp(tree, 0.0, "misclassification").n_leaves == 1
+
+
+@pytest.mark.parametrize("risk", ["impurity", "misclassification"])
+def test_path_alphas_are_non_negative_non_decreasing_and_prune_to_their_subtree(risk):
+    """Weighted trees whose split gains cancel (weights 0.1, 0.2, 0.3, 0.7) gave alphas a few
+    ulps below 0 or below the alpha before (277 of 600 paths). Pruning at each alpha gives the
+    path's subtree: the last one of that alpha, up to the 1e-10 tie tolerance."""
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 4, size=(40, 3)).astype(float)
+        y = rng.integers(0, 2, 40)
+        w = rng.choice([0.1, 0.2, 0.3, 0.7], 40)
+        tree = treesmith.DecisionTreeClassifier(criterion="entropy").fit(
+            X, y, sample_weight=w).tree_
+        path = cost_complexity_path(tree, risk=risk)
+        alphas = path.ccp_alphas
+        assert alphas[0] == 0.0 and np.all(alphas >= 0.0) and np.all(np.diff(alphas) >= 0.0)
+        for alpha in alphas:
+            last = np.flatnonzero(alphas <= alpha + 1e-10 * alpha)[-1]
+            assert prune_tree_ccp(tree, alpha, risk).n_leaves == path.n_leaves[last]

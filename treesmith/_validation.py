@@ -561,13 +561,20 @@ def _describe_text_column(label: str, values: np.ndarray, bad: np.ndarray) -> st
 
 def check_X_frame(X, text_columns: bool = True) -> None:
     """Reject, with a message naming the column, what scikit-learn's conversion would turn into
-    a numpy error or a silent change: duplicate column names, date/time columns and (unless
+    a numpy error or a silent change: a frame of sparse columns only (the message says
+    ``X.sparse.to_dense()``), duplicate column names, date/time columns and (unless
     ``text_columns`` is False) text columns, which reach here only when they are not
     categorical features; the message for a text column points at ``categorical_features``,
     which every estimator takes."""
     columns = getattr(X, "columns", None)
     dtypes = getattr(X, "dtypes", None)
     if columns is not None and dtypes is not None and hasattr(X, "iloc"):
+        if len(dtypes) and all(str(dtype).startswith("Sparse") for dtype in dtypes):
+            # scikit-learn turns such a frame into a sparse matrix and then asks for
+            # ``.toarray()``, which a DataFrame does not have (or, with a NaN fill value,
+            # fails in the conversion itself)
+            raise TypeError("X is a pandas DataFrame whose columns are all sparse; treesmith "
+                            "needs dense data: pass X.sparse.to_dense().")
         names = [str(c) for c in columns]
         seen, duplicated = set(), []
         for name in names:

@@ -548,9 +548,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Wehenkel (2006), as scikit-learn's ``splitter="random"`` (docs/methods.md §7). Then
         every drawn feature counts against ``max_features``, constant ones too, and the draw
         goes on past it only until a non-constant feature is drawn (scikit-learn's loop).
-    max_leaf_nodes : int >= 2 or None, grows best-first (largest score first) when set.
-    min_impurity_decrease : float >= 0, a node is split only when the best score
-        p(S) * Delta_h >= this value.
+    max_leaf_nodes : int >= 2 or None
+        None grows depth-first, without a leaf limit. An int grows best-first: each node's
+        split is chosen (and the other stopping rules applied) when the node is created, then
+        the open node whose split the rule ranks highest is split next (the score; score /
+        cost for the rules that divide by the cost, free tests first; gain / split information
+        for "gain_ratio"; ties: the older node), until the tree has max_leaf_nodes leaves or
+        no node can be split (docs/methods.md §4). Pruning may then remove leaves.
+    min_impurity_decrease : float >= 0, a node is split only when its chosen split's gain
+        p(S) * Delta_h (in probability units, up to rounding) >= this value.
     class_weight : dict, "balanced" or None
     max_bins : int in [2, 65535] or None
         Bins per feature; features with fewer distinct values are binned exactly and None

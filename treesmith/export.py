@@ -61,6 +61,21 @@ def format_number(value: float, precision: int | None) -> str:
     return "0" if text == "-0" else text
 
 
+#: Marks of the exports' syntax (``x <= 1``, ``x in {a, b}``, the ``[a, b]`` lists, quotes)
+#: that make a feature or class name holding one ambiguous.
+_SYNTAX_MARKS = (",", "{", "}", "<", ">", "=", "'", '"')
+
+
+def shown_name(name: str) -> str:
+    """A feature or class name as the exports write it: as it is, or quoted as Python writes a
+    string (``repr``: ``'Nice, Lyon'``, ``'a\\nb'``) when it would be ambiguous there: empty,
+    padded with spaces, holding a line break or another unprintable character, one of
+    ``, { } < > = ' "``, or `` AND `` (the connective of the rules)."""
+    ambiguous = (not name or name != name.strip() or not name.isprintable()
+                 or any(mark in name for mark in _SYNTAX_MARKS) or " AND " in name)
+    return repr(name) if ambiguous else name
+
+
 def _check_depth_like(parameter: str, value):
     """``value`` if it is None or a non-negative integer; ValueError naming ``parameter``."""
     if value is not None and (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
@@ -76,7 +91,9 @@ class TreeExporter:
         estimator: a fitted treesmith estimator, or a bare :class:`treesmith.tree.Tree`.
         feature_names: names of the columns (default: the estimator's ``feature_names_in_``,
             else ``feature_0, feature_1, …``).
-        class_names: names of the classes (default: the estimator's ``classes_``).
+        class_names: names of the classes (default: the estimator's ``classes_``). A feature
+            or class name that would be ambiguous in the text is shown quoted
+            (:func:`shown_name`).
         feature_costs: cost of each column (default: the estimator's ``feature_costs_`` when it
             has them and they are not all 1; no costs are shown otherwise). Path costs follow
             the estimator's ``cost_model_`` and ``cost_groups_`` when it has them.
@@ -152,13 +169,15 @@ class TreeExporter:
 
     @staticmethod
     def _names(parameter, given, fitted, expected, default):
+        """The names to show (:func:`shown_name`): the given ones, else the fitted ones, else
+        ``default``."""
         names = given if given is not None else fitted
         if names is None:
             return default
         names = [str(name) for name in names]
         if len(names) != expected:
             raise ValueError(f"{parameter} must have {expected} entries, got {len(names)}")
-        return names
+        return [shown_name(name) for name in names]
 
     # -- node facts -------------------------------------------------------------------------
     def number(self, value: float) -> str:
@@ -175,8 +194,8 @@ class TreeExporter:
     def category_set(self, feature: int, codes) -> str:
         """Categories as ``{Lyon, Nice}`` (their codes when the categories are not known).
         A category whose text would be ambiguous in that list (empty, padded with spaces,
-        holding ``,``, ``{``, ``}`` or a line break or other unprintable character, or the text
-        of another category, as 1 and '1') is shown quoted, as Python writes it:
+        holding ``,``, ``{``, ``}``, a quote or a line break or other unprintable character, or
+        the text of another category, as 1 and '1') is shown quoted, as Python writes it:
         ``{'', 'Nice, France'}``; another object (an interval of ``pandas.cut``) as its text
         quoted, ``{'(0.0, 0.25]'}``, unless that text is another category's."""
         categories = self.categories[feature] if self.categories is not None else None
@@ -192,7 +211,7 @@ class TreeExporter:
                 return str(code)
             text = texts[code]
             ambiguous = (text != text.strip() or not text or text in repeated
-                         or any(mark in text for mark in ",{}") or not text.isprintable())
+                         or any(mark in text for mark in ",{}'\"") or not text.isprintable())
             if not ambiguous:
                 return text
             if isinstance(categories[code], str) or text in repeated:
@@ -723,7 +742,8 @@ def forest_summary(forest, *, feature_names=None, feature_costs=None,
     features it splits on, how many trees and splits use each feature, and the costs it knows
     (the fitted or given ``feature_costs``; each tree's worst root-to-leaf path cost under its
     cost model, docs/methods.md §5; for a BudgetForestClassifier its budget, chosen α and the
-    average cost and accuracy of the returned forest on its validation rows). To see one tree
+    average cost and accuracy of the returned forest on its validation rows). Feature and class
+    names that would be ambiguous in its lists are quoted (:func:`shown_name`). To see one tree
     in full: :func:`export_text` or :func:`export_graphviz` of ``forest.estimators_[i]``."""
     from .metrics import max_cost
 
@@ -749,7 +769,7 @@ def forest_summary(forest, *, feature_names=None, feature_costs=None,
         return format_number(value, precision)
 
     classes = getattr(forest, "classes_", None)
-    task = (f"{len(classes)} classes ({_listed([str(c) for c in classes], 8)})"
+    task = (f"{len(classes)} classes ({_listed([shown_name(str(c)) for c in classes], 8)})"
             if classes is not None else "regression")
     lines = [f"{type(forest).__name__}: {_count(len(trees), 'tree')} on "
              f"{_count(n_features, 'feature')}, {task}"]

@@ -7,6 +7,10 @@ sit on a grid one box-width apart and an internal node at the midpoint of its ch
 two boxes of a level can overlap whatever the tree's shape (two internal nodes of one level are
 at least two grid steps apart, an internal node and a leaf one and a half). A new figure is
 made as large as the tree needs; drawn into a given ``ax``, the fonts shrink to fit instead.
+
+User text (feature, class, category and method names, titles, axis labels) is drawn as it is
+written, never parsed as mathtext: a name such as "price $" or "a$b$c" would be garbled or
+raise (``parse_math=False`` on every text artist, legends included).
 """
 
 from __future__ import annotations
@@ -103,6 +107,7 @@ class MPLExporter(TreeExporter):
             face = self.fill_colour(node) if self.filled else (1.0, 1.0, 1.0)
             text = ax.text(x[node] + offset, y[node], "\n".join(lines[node]), ha="center",
                            va="center", fontsize=fontsize, linespacing=1.2, zorder=3,
+                           parse_math=False,
                            bbox={"boxstyle": f"round,pad={_BOX_PAD_EM}", "facecolor": face,
                                  "edgecolor": "0.35", "linewidth": 0.8})
             artists.append(text)
@@ -124,7 +129,7 @@ class MPLExporter(TreeExporter):
                                        bbox={"boxstyle": "round,pad=0.1", "facecolor": "white",
                                              "edgecolor": "none"}))
         if self._title():
-            ax.set_title(self._title(), fontsize=max(base * scale, 8) * 1.1)
+            ax.set_title(self._title(), fontsize=max(base * scale, 8) * 1.1, parse_math=False)
         if self.legend:
             self._draw_legend(ax, fontsize)
         return artists
@@ -149,9 +154,16 @@ class MPLExporter(TreeExporter):
                        patches.Patch(facecolor=self.fill_colour(highest), edgecolor="0.35",
                                      label=f"highest mean ({self.number(values[highest])})")]
             title = "node mean label"
-        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                  ncol=min(len(handles), 6), frameon=False, fontsize=max(fontsize, 7),
-                  title=title, title_fontsize=max(fontsize, 7))
+        legend = ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                           ncol=min(len(handles), 6), frameon=False, fontsize=max(fontsize, 7),
+                           title=title, title_fontsize=max(fontsize, 7))
+        _verbatim(legend)
+
+
+def _verbatim(legend):
+    """Draw a legend's labels and title as written (no mathtext): they hold user names."""
+    for text in [*legend.get_texts(), legend.get_title()]:
+        text.set_parse_math(False)
 
 
 def plot_tree(estimator, *, ax=None, feature_names=None, class_names=None, feature_costs=None,
@@ -199,12 +211,13 @@ def plot_accuracy_vs_cost(summary, *, ax=None, runs=None,
                     xerr=row.expected_cost_std, yerr=100 * row.accuracy_std, fmt=marker,
                     color=colour, markersize=8, capsize=3, markeredgecolor="black",
                     label=row.method)
-    ax.set_xlabel(cost_label)
+    ax.set_xlabel(cost_label, parse_math=False)
     ax.set_ylabel("test accuracy (%)")
     ax.grid(True, alpha=0.3)
     # Outside the axes, so that it can never hide a point.
-    ax.legend(title="method: mean ± 1 sd\n(faint marks: single repeats)", loc="upper left",
-              bbox_to_anchor=(1.02, 1.0), fontsize=9, title_fontsize=9, borderaxespad=0)
+    _verbatim(ax.legend(title="method: mean ± 1 sd\n(faint marks: single repeats)",
+                        loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9,
+                        title_fontsize=9, borderaxespad=0))
     if title:
-        ax.set_title(title)
+        ax.set_title(title, parse_math=False)
     return ax

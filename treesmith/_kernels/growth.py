@@ -35,7 +35,7 @@ from .records import (
     NodeScan,
     SmallNodeWorkspace,
 )
-from .split_rules import NO_SPLIT, TIE_TOLERANCE, select_split, tie_scale
+from .split_rules import NO_SPLIT, TIE_TOLERANCE, select_split, split_ranking, tie_scale
 from .splitting import (
     is_constant,
     is_constant_in_node,
@@ -76,8 +76,9 @@ SMALL_NODE_PARALLEL_WORK = 1 << 16
 #: Rows of the int64 block.
 (_CHILDREN_LEFT, _CHILDREN_RIGHT, _PARENT, _FEATURE, _BIN_THRESHOLD, _NEXT_BIN, _DEPTH, _START,
  _END, _SLOT, _PENDING, _HEAP_NODES, _N_INT_FIELDS) = range(13)
-#: Rows of the float64 block.
-_IMPURITY, _SCORE, _LOWER_BOUND, _UPPER_BOUND, _HEAP_KEYS, _N_FLOAT_FIELDS = range(6)
+#: Rows of the float64 block; the best-first heap's keys (``heap_push``) take its last two.
+_IMPURITY, _SCORE, _LOWER_BOUND, _UPPER_BOUND, _HEAP_KEYS = range(5)
+_N_FLOAT_FIELDS = _HEAP_KEYS + 2
 #: Rows of the bool block.
 _MISSING_GO_LEFT, _DEFERRED, _N_BOOL_FIELDS = range(3)
 
@@ -90,13 +91,15 @@ def _node_field_rows(int_block, float_block, bool_block):
     start, end, slot (histogram pool slot, -1: none), pending (depth-first: stack of node
     ids), heap_nodes (best-first: the heap's node ids); float64: impurity, score,
     lower_bound, upper_bound (bounds on the node's value, monotonic constraints), heap_keys
-    (best-first: the heap's -score); bool: missing_go_left, deferred."""
+    (best-first: the heap's two rows of keys, ``heap_push``); bool: missing_go_left,
+    deferred."""
     return (int_block[_CHILDREN_LEFT], int_block[_CHILDREN_RIGHT], int_block[_PARENT],
             int_block[_FEATURE], int_block[_BIN_THRESHOLD], int_block[_NEXT_BIN],
             int_block[_DEPTH], int_block[_START], int_block[_END], int_block[_SLOT],
             int_block[_PENDING], int_block[_HEAP_NODES], float_block[_IMPURITY],
             float_block[_SCORE], float_block[_LOWER_BOUND], float_block[_UPPER_BOUND],
-            float_block[_HEAP_KEYS], bool_block[_MISSING_GO_LEFT], bool_block[_DEFERRED])
+            float_block[_HEAP_KEYS:_HEAP_KEYS + 2], bool_block[_MISSING_GO_LEFT],
+            bool_block[_DEFERRED])
 
 
 @internal_kernel
@@ -152,25 +155,34 @@ def _acquire(n_used, free, n_free):
 
 
 @internal_kernel
-def _heap_less(key_a, node_a, key_b, node_b):
-    return key_a < key_b or (key_a == key_b and node_a < node_b)
+def _heap_less(keys, i, node_i, first, second, node):
+    """Entry ``i`` of ``keys`` (node ``node_i``) comes before ``(first, second, node)``."""
+    return (keys[0, i] < first
+            or (keys[0, i] == first and (keys[1, i] < second
+                                         or (keys[1, i] == second and node_i < node))))
 
 
 # The best-first heap is reached through EngineSettings pointers (``pointers.heap_pointers``):
 # depth-first fits, the default, compile only the stand-ins below.
 @pointer_kernel
-def heap_push(keys, nodes, size, key, node):
-    """Push ``(key, node)`` on the binary min-heap ``keys[:size], nodes[:size]`` (ordered by key,
-    then node id, as Python orders tuples); returns the new size."""
+def heap_push(keys, nodes, size, tier, value, node):
+    """Push a node whose split its rule ranks ``(tier, value)`` (``split_rules.split_ranking``)
+    on the binary min-heap ``keys[:, :size], nodes[:size]``, keyed ``(-tier, -value, node)`` in
+    Python's tuple order: the node the rule ranks highest is popped first, the oldest on ties;
+    returns the new size."""
+    first = -float(tier)
+    second = -value
     i = size
     while i > 0:
         parent = (i - 1) // 2
-        if _heap_less(keys[parent], nodes[parent], key, node):
+        if _heap_less(keys, parent, nodes[parent], first, second, node):
             break
-        keys[i] = keys[parent]
+        keys[0, i] = keys[0, parent]
+        keys[1, i] = keys[1, parent]
         nodes[i] = nodes[parent]
         i = parent
-    keys[i] = key
+    keys[0, i] = first
+    keys[1, i] = second
     nodes[i] = node
     return size + 1
 
@@ -180,28 +192,31 @@ def heap_pop(keys, nodes, size):
     """Remove the smallest entry of the min-heap of ``size`` entries; returns its node."""
     top = nodes[0]
     size -= 1
-    key = keys[size]
+    first = keys[0, size]
+    second = keys[1, size]
     node = nodes[size]
     i = 0
     while True:
         child = 2 * i + 1
         if child >= size:
             break
-        if child + 1 < size and _heap_less(keys[child + 1], nodes[child + 1], keys[child],
-                                           nodes[child]):
+        if child + 1 < size and _heap_less(keys, child + 1, nodes[child + 1], keys[0, child],
+                                           keys[1, child], nodes[child]):
             child += 1
-        if not _heap_less(keys[child], nodes[child], key, node):
+        if not _heap_less(keys, child, nodes[child], first, second, node):
             break
-        keys[i] = keys[child]
+        keys[0, i] = keys[0, child]
+        keys[1, i] = keys[1, child]
         nodes[i] = nodes[child]
         i = child
-    keys[i] = key
+    keys[0, i] = first
+    keys[1, i] = second
     nodes[i] = node
     return top
 
 
 @pointer_kernel
-def no_heap_push(keys, nodes, size, key, node):
+def no_heap_push(keys, nodes, size, tier, value, node):
     """``heap_push``'s stand-in in depth-first growth, which never calls it."""
     return size
 
@@ -469,6 +484,7 @@ def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significa
                 or weight < 2.0 * stopping.min_weight_leaf
                 or _is_pure(node_stats, n_classes, node_impurity[node])
             )
+            tier, priority = 0, 0.0  # how the rule ranks the node's split (best-first)
             if splittable:
                 has_histogram = slot[node] >= 0
                 hist = pool[slot[node]] if has_histogram else no_histogram
@@ -519,6 +535,9 @@ def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significa
                     splittable = False
                 else:
                     split = results[best]
+                    # best-first growth ranks the node as its rule ranked this split
+                    tier, priority, _ = split_ranking(split, path_costs[best], rule, weight,
+                                                      scale)
                     feature[node] = best
                     bin_threshold[node] = split["bin_threshold"]
                     missing_go_left[node] = split["missing_go_left"]
@@ -537,8 +556,8 @@ def _grow_nodes(data, bins, impurity, stopping, sampling, rule, costs, significa
                 n_free, held = _release_slot(slot, node, free, n_free, held)
             if splittable:
                 if best_first:
-                    n_pending = engine.heap_push(heap_keys, heap_nodes, n_pending, -score[node],
-                                                 node)
+                    n_pending = engine.heap_push(heap_keys, heap_nodes, n_pending, tier,
+                                                 priority, node)
                 else:
                     pending[n_pending] = node
                     n_pending += 1
@@ -702,7 +721,9 @@ def grow(data, bins, impurity, stopping, sampling, rule, costs, significance, en
     on a constrained feature bounds its children at the middle of their values
     (``monotonic.child_bounds``, docs/methods.md §4); a subtree grown apart starts from its
     root's bounds in ``monotonicity``. Best-first growth
-    (``stopping.max_leaf_nodes`` >= 2) splits the pending node of largest rule score first.
+    (``stopping.max_leaf_nodes`` >= 2) splits first the pending node whose split its rule
+    ranks highest (``split_rules.split_ranking``: the score of gain-type rules, numerator /
+    cost for cost-divided ones, free tests first, gain ratio for C4.5's), the oldest on ties.
     Nodes with fewer than ``engine.small_node_size`` samples are scanned on compact per-node
     histograms instead of pooled ones (same scan, same result, cost proportional to the node);
     the larger of them spread their features over ``engine.n_threads`` chunks.

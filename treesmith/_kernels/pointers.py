@@ -487,10 +487,11 @@ def heap_pointers(best_first: bool):
 
     push, pop = (heap_push, heap_pop) if best_first else (no_heap_push, no_heap_pop)
     return (_cached_pointer(_HEAPS, (bool(best_first), "push"), push,
-                            lambda: types.int64(types.float64[::1], types.int64[::1],
-                                                types.int64, types.float64, types.int64)),
+                            lambda: types.int64(types.float64[:, ::1], types.int64[::1],
+                                                types.int64, types.int64, types.float64,
+                                                types.int64)),
             _cached_pointer(_HEAPS, (bool(best_first), "pop"), pop,
-                            lambda: types.int64(types.float64[::1], types.int64[::1],
+                            lambda: types.int64(types.float64[:, ::1], types.int64[::1],
                                                 types.int64)))
 
 

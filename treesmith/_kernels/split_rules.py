@@ -5,10 +5,11 @@ A rule is two things here:
 * its **numerator**, computed for every candidate split by the per-feature scan
   (``splitting.scan_feature``) from the children's statistics rows: one function per rule,
   dispatched by ``rule_numerator`` on the rule's code;
-* its **selection** across the node's features (``select_split``): rules that divide by the
-  test cost rank free tests with a positive numerator first, then numerator / cost; gain ratio
-  keeps the features whose gain is at least the average and ranks them by gain / split
-  information.
+* its **ranking** of a node's best split (``split_ranking``): rules that divide by the test
+  cost rank free tests with a positive numerator first, then numerator / cost; gain ratio ranks
+  by gain / split information. ``select_split`` compares the node's features by it (gain ratio
+  only among the features whose gain is at least the average), and best-first growth the
+  nodes, so that a node is expanded in the order its rule prefers (docs/methods.md §4).
 
 The Python side of a rule (name, parameters, ECART's q groups) is ``treesmith.rules``; adding
 a rule is described in docs/adding_a_split_rule.md.
@@ -239,15 +240,38 @@ def _mean_valid_gain(results, features):
 
 
 @internal_kernel(reference_counted=False)
-def select_split(results, features, costs, rule, node_weight, scale):
-    """The feature whose best split wins under ``rule`` (-1 when none is valid).
+def split_ranking(split, cost, rule, node_weight, scale):
+    """How ``rule`` ranks the split ``split`` (a ``records.SPLIT_DTYPE`` record) of a node of
+    weight ``node_weight`` whose test costs ``cost`` there: ``(tier, value, value_scale)``, a
+    higher tier first, then a larger value (``beats``, rounding relative to ``value_scale``).
 
-    Cost-divided rules rank free tests (cost 0) with a positive numerator by their numerator
-    ahead of paid ones, which are ranked by numerator / cost (docs/methods.md §5); a free test
-    whose numerator is zero (0/0) counts as no benefit. Gain ratio is C4.5's: among features whose
-    gain is at least the average gain of the valid features, the largest gain / split
-    information. Ties (up to rounding relative to ``scale``, see ``beats``) go to the lowest
-    feature index.
+    The gain-type rules' value is the numerator itself, tier 0. Cost-divided rules rank free
+    tests (cost 0) with a positive numerator in tier 1 by their numerator, ahead of paid ones,
+    ranked by numerator / cost (docs/methods.md §5); a free test whose numerator is zero (0/0)
+    counts as no benefit. Gain ratio ranks by gain / split information. ``select_split``
+    compares a node's features by it, best-first growth its nodes (docs/methods.md §4).
+    """
+    numerator = split["score"]
+    if rule.code == RULE_GAIN_RATIO:
+        split_info = _split_information(split["weight_left"], node_weight)
+        if split_info > 0.0:
+            return 0, numerator / split_info, scale / split_info
+        return 0, -np.inf, scale
+    if rule.divides_by_cost:
+        if cost <= 0.0:
+            if numerator > TIE_TOLERANCE * scale:
+                return 1, numerator, scale
+            return 0, 0.0, scale  # 0 / 0: a free test that brings nothing
+        return 0, numerator / cost, scale / cost
+    return 0, numerator, scale
+
+
+@internal_kernel(reference_counted=False)
+def select_split(results, features, costs, rule, node_weight, scale):
+    """The feature whose best split wins under ``rule`` (-1 when none is valid): the largest
+    ``split_ranking``. Gain ratio is C4.5's: it ranks only the features whose gain is at least
+    the average gain of the valid features. Ties (up to rounding relative to ``scale``, see
+    ``beats``) go to the lowest feature index.
     """
     mean_gain = 0.0
     if rule.code == RULE_GAIN_RATIO:
@@ -260,27 +284,10 @@ def select_split(results, features, costs, rule, node_weight, scale):
         split = results[f]
         if split["bin_threshold"] == NO_SPLIT:
             continue
-        numerator = split["score"]
-        tier = 0
-        value_scale = scale
-        if rule.code == RULE_GAIN_RATIO:
-            if split["gain"] < mean_gain - 1e-12 * abs(mean_gain):
-                continue
-            split_info = _split_information(split["weight_left"], node_weight)
-            value = numerator / split_info if split_info > 0.0 else -np.inf
-            value_scale = scale / split_info if split_info > 0.0 else scale
-        elif rule.divides_by_cost:
-            if costs[f] <= 0.0:
-                if numerator > TIE_TOLERANCE * scale:
-                    tier = 1
-                    value = numerator
-                else:  # 0 / 0: a free test that brings nothing
-                    value = 0.0
-            else:
-                value = numerator / costs[f]
-                value_scale = scale / costs[f]
-        else:
-            value = numerator
+        if (rule.code == RULE_GAIN_RATIO
+                and split["gain"] < mean_gain - 1e-12 * abs(mean_gain)):
+            continue
+        tier, value, value_scale = split_ranking(split, costs[f], rule, node_weight, scale)
         if tier > best_tier or (tier == best_tier and beats(value, best_value, value_scale)):
             best, best_tier, best_value = f, tier, value
     return best

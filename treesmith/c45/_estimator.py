@@ -13,8 +13,9 @@ from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
 from .._precision import fitted_numeric_precision, precision_of_columns, rounded_values
 from .._validation import check_sample_weight, check_y_values
-from ..categorical import (FLOAT_PRECISIONS, _missing, _object_array, fitted_precision,
-                           sort_categories, unseen_report)
+from ..categorical import (FLOAT_PRECISIONS, _column, _is_polars_frame, _missing,
+                           _object_array, _polars_enum_order, fitted_precision,
+                           is_categorical_dtype, sort_categories, unseen_report)
 from ..categorical import _codes as category_codes
 from . import _grow, _prune
 from ._tree import C45Tree, predicted_class
@@ -145,9 +146,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             if spec not in ("from_dtype", "auto"):
                 raise ValueError(f"categorical_features must be 'from_dtype', None, column "
                                  f"indices, column names or a boolean mask, got {spec!r}.")
-            if hasattr(X, "dtypes"):
+            if hasattr(X, "dtypes"):  # pandas or polars (whose dtypes have no ``kind``)
                 for j, dtype in enumerate(X.dtypes):
-                    mask[j] = dtype.kind in "OSUb" or str(dtype) in ("category", "string")
+                    mask[j] = is_categorical_dtype(dtype)
             return mask
         spec = np.asarray(spec)
         if spec.dtype == bool:
@@ -169,10 +170,15 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         return mask
 
     def _columns(self, X):
-        """X as a list of 1-D object/float columns, and the column names (pandas) or None."""
+        """X as a list of 1-D object/float columns, and the column names (pandas, polars) or
+        None. A polars column comes as a numpy array (``categorical._column``: object for
+        text, None for nulls)."""
         if hasattr(X, "iloc") and hasattr(X, "columns"):
             names = np.asarray([str(c) for c in X.columns], dtype=object)
             return [X.iloc[:, j] for j in range(X.shape[1])], names
+        if _is_polars_frame(X):
+            names = np.asarray([str(c) for c in X.columns], dtype=object)
+            return [_column(X, j, False) for j in range(X.shape[1])], names
         if hasattr(X, "toarray") or hasattr(X, "tocsr"):
             raise TypeError("C45Classifier does not support sparse input; pass a dense array "
                             "or a DataFrame.")
@@ -183,8 +189,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                              f"or X.reshape(1, -1) for a single sample.")
         return [array[:, j] for j in range(array.shape[1])], None
 
-    def _encode(self, columns, fitting: bool):
-        """Float64 matrix: numeric values, category codes for nominal columns, NaN missing."""
+    def _encode(self, columns, fitting: bool, declared=None):
+        """Float64 matrix: numeric values, category codes for nominal columns, NaN missing.
+        ``declared[j]``: the categories column ``j``'s dtype declares in order (a polars Enum;
+        a pandas category column carries its own), None to sort the observed values."""
         n = len(columns[0]) if columns else 0
         X = np.empty((n, len(columns)), dtype=np.float64)
         categories = self.categories_ if not fitting else []
@@ -197,6 +205,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                     if str(getattr(column, "dtype", "")) == "category":
                         levels = [float(v) if isinstance(v, np.floating) else v
                                   for v in column.cat.categories]
+                    elif declared is not None and declared[j] is not None:
+                        levels = list(declared[j])
                     else:
                         levels = list({v for v in np.asarray(column, dtype=object)
                                        if not _is_missing(v)})
@@ -327,7 +337,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         self._nominal_ = self._nominal_mask(X, n_features, names)
         self.numeric_precision_ = precision_of_columns(
             [getattr(column, "dtype", None) for column in columns], self._nominal_)
-        X_encoded = self._encode(columns, fitting=True)
+        declared = [_polars_enum_order(X, j) for j in range(n_features)]
+        X_encoded = self._encode(columns, fitting=True, declared=declared)
         self.classes_, y_code = np.unique(y, return_inverse=True)
         self.n_classes_ = int(self.classes_.shape[0])
         self.n_features_in_ = n_features

@@ -35,7 +35,8 @@ def cost_complexity_path(tree: Tree, risk: str = "impurity") -> Bunch:
     """The whole weakest-link sequence of ``tree``.
 
     Returns a Bunch with, per step k (step 0 = the full tree):
-    ``ccp_alphas`` (the weakest link's strength, 0 for step 0), ``impurities`` (R(T_k), named
+    ``ccp_alphas`` (the weakest link's strength, 0 for step 0; non-negative and
+    non-decreasing, rounding below the previous value clipped, docs/methods.md §6), ``impurities`` (R(T_k), named
     as in scikit-learn), ``n_leaves`` and ``pruned_nodes`` (the node collapsed at step k, -1 for
     step 0); and ``risk``.
     """
@@ -44,7 +45,10 @@ def cost_complexity_path(tree: Tree, risk: str = "impurity") -> Bunch:
 
     def record(strength, node, state):
         risk_of_tree, n_leaves = state.risk_and_leaves(0)
-        alphas.append(strength)
+        # In exact arithmetic the strengths met are >= 0 and non-decreasing; R(t) - R(T_t)
+        # summed in another order can come out a few ulps below 0 (or below the strength
+        # before), which the path clips: alpha_k = max(g_k, alpha_{k-1}), alpha_0 = 0.
+        alphas.append(max(strength, alphas[-1]) if alphas else 0.0)
         nodes.append(node)
         risks.append(risk_of_tree)
         leaves.append(n_leaves)
