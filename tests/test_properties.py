@@ -141,7 +141,7 @@ def _distinct_rows(X, y, w):
     keys = [tuple(np.where(np.isnan(row), np.inf, row)) for row in X]
     _, first = np.unique(np.array(keys), axis=0, return_index=True)
     first = np.sort(first)
-    assume(len(first) >= 2)  # the estimators reject a single sample
+    assume(len(first) >= 2)  # a split needs two distinct rows
     return X[first], y[first], None if w is None else w[first]
 
 
