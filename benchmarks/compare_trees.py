@@ -49,9 +49,9 @@ def _configurations():
             return X, y, None
         return build
 
-    def with_nan(kind, n, p):
+    def with_nan(kind, n, p, n_classes=2):
         def build():
-            X, y = _data(kind, n, p, seed=1)
+            X, y = _data(kind, n, p, seed=1, n_classes=n_classes)
             rng = np.random.default_rng(2)
             X[rng.random(X.shape) < 0.1] = np.nan
             X[:, 2] = np.nan  # an all-missing column
@@ -104,6 +104,9 @@ def _configurations():
         "clf 3k x 10 categorical": (tree, {"categorical_features": [0, 1]},
                                     categorical("clf", 3000, 10)),
         "clf 5 classes 3k x 20": (tree, {}, plain("clf", 3000, 20, n_classes=5)),
+        "clf 20 classes 5k x 50": (tree, {}, plain("clf", 5000, 50, n_classes=20)),
+        "clf 20 classes max_leaf_nodes 80": (tree, {"max_leaf_nodes": 80},
+                                             with_nan("clf", 6000, 40, n_classes=20)),
         "clf 300 classes 3k x 30": (tree, {}, plain("clf", 3000, 30, n_classes=300)),
         "clf 1k classes 1k x 20 depth 6": (tree, {"max_depth": 6},
                                            plain("clf", 1000, 20, n_classes=1000)),

@@ -102,16 +102,31 @@ MIN_HISTOGRAM_POOL_BYTES = 4 * 2**20
 #: Histogram rows per feature (bins x statistics) for which SMALL_NODE_SIZE was measured
 #: (256 bins, 3 classes).
 REFERENCE_HISTOGRAM_ROWS = 256 * 6
+#: No pooled histograms when one histogram weighs more than this many times the binned data
+#: (``_histogram_outweighs_data``). Measured (``benchmarks/bench_memory.py``): from 20
+#: classes on 5k x 50 the pool is most of the fit's memory (peak 29 -> 8 MB without it) and
+#: saves no time; below, on binary or 3-class wide data (histogram 1.5-5x the binned data:
+#: 5k x 300, 2k x 1000, 8k x 100), the subtraction trick still makes fits 1.3-1.7x faster.
+HISTOGRAM_DATA_RATIO = 8
+
+
+def _histogram_outweighs_data(histogram_bytes: int, binned_bytes: int) -> bool:
+    """Whether one node histogram (features x bins x statistics float64) outweighs the binned
+    data (rows x features bytes) ``HISTOGRAM_DATA_RATIO`` times over: then the pool (at least
+    three histograms) and the scan of every bin of every statistic cost more than building
+    each node's compact histograms from its samples (many classes on few rows)."""
+    return histogram_bytes > HISTOGRAM_DATA_RATIO * binned_bytes
 
 
 def _small_node_size(n_bins: int, n_stats_: int, histogram_bytes: int,
-                     samples_few_features: bool = False) -> int:
+                     samples_few_features: bool = False, binned_bytes: int | None = None) -> int:
     """Nodes with fewer samples than this are scanned without a pooled histogram.
 
     SMALL_NODE_SIZE, scaled up with the histogram's rows per feature (many classes make every
     histogram large); no pooled histograms at all when three would not fit in
-    HISTOGRAM_POOL_BYTES (very wide data): nodes are then scanned from their samples, in
-    memory proportional to the node, not to n_features x n_bins.
+    HISTOGRAM_POOL_BYTES (very wide data) or when one outweighs the binned data
+    (``binned_bytes``, ``_histogram_outweighs_data``): nodes are then scanned from their
+    samples, in memory proportional to the node, not to n_features x n_bins.
 
     No pooled histograms either when each node examines at most half of the features
     (``samples_few_features``, forests' ``max_features="sqrt"``): a pooled histogram costs the
@@ -120,7 +135,9 @@ def _small_node_size(n_bins: int, n_stats_: int, histogram_bytes: int,
     Same splits either way; a forest tree on 1e5 x 50 with 7 features per node grows 5-8 %
     faster (``benchmarks/bench_forest.py``).
     """
-    if 3 * histogram_bytes > HISTOGRAM_POOL_BYTES or samples_few_features:
+    if (3 * histogram_bytes > HISTOGRAM_POOL_BYTES or samples_few_features
+            or (binned_bytes is not None
+                and _histogram_outweighs_data(histogram_bytes, binned_bytes))):
         return int(np.iinfo(np.int64).max)
     rows = n_bins * n_stats_
     return max(SMALL_NODE_SIZE, -(-SMALL_NODE_SIZE * rows // REFERENCE_HISTOGRAM_ROWS))
@@ -346,7 +363,8 @@ class TreeGrower:
         histogram_bytes = n_features * bins.n_bins * row_width * 8
         n_threads = numba.get_num_threads()
         small_node_size = int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
-                                               2 * sampling.max_features <= n_features))
+                                               2 * sampling.max_features <= n_features,
+                                               binned_bytes=X_binned.nbytes))
         stopping, significance = rules.record(), rules.significance_record()
         has_categorical = bool(bins.is_categorical.any())
         # with a categorical feature, every feature is scanned by the twin that reads bins in
