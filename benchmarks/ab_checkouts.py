@@ -6,8 +6,8 @@
 Each run imports treesmith from one checkout (first on sys.path), warms the kernels on a small
 fit, then times a full-depth fit of make_classification data (--features, default 50; 3
 classes) with one and with two Numba threads; scikit-learn's tree is timed once for reference.
-Prints wall and CPU seconds per checkout and the ratios. Used for the refactor's speed check (docs in the closing
-notes): run it on a quiet machine.
+Prints wall and CPU seconds per checkout and the ratios. Used for the refactor's speed check
+(docs in the closing notes): run it on a quiet machine.
 """
 
 import argparse
