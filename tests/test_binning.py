@@ -247,15 +247,25 @@ def test_sorted_columns_kernel_leaves_out_what_the_per_column_pass_must_handle()
     fractions = np.linspace(0, 1, limit + 1)[1:-1]
     edges, values = np.empty((4, limit)), np.empty((4, limit))
     n_edges, n_values = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
-    edges_of_sorted_columns(ordered, limit, fractions, True, edges, values, n_edges, n_values)
+    edges_of_sorted_columns(ordered, limit, fractions, True, False, edges, values, n_edges,
+                            n_values)
     assert list(n_edges) == [COLUMN_LEFT_OUT] * 2 + [1, COLUMN_LEFT_OUT]  # exact only
     np.testing.assert_array_equal(edges[2, :1], [2.5])  # values 0 and 5: exact
-    edges_of_sorted_columns(ordered, limit, fractions, False, edges, values, n_edges, n_values)
+    edges_of_sorted_columns(ordered, limit, fractions, False, False, edges, values, n_edges,
+                            n_values)
     # column 0: 5 values > 3, quantile positions 4/3 and 8/3: midpoints 1.5, 2.5 (numpy's)
     assert n_edges[0] == 2 and n_values[0] == -1
     np.testing.assert_array_equal(edges[0, :2], BinMapper._quantile_edges(ordered[:, 0], 3))
     assert n_edges[1] == COLUMN_LEFT_OUT  # NaN
     assert n_edges[3] == 2
+    # missing_last (samples sorted with their NaN): NaN rows skipped, an all-NaN column empty
+    ordered[:, 2] = np.nan
+    edges, values = np.empty((4, 5)), np.empty((4, 5))
+    edges_of_sorted_columns(ordered, 5, np.linspace(0, 1, 6)[1:-1], False, True, edges, values,
+                            n_edges, n_values)
+    assert list(n_values) == [5, 4, 0, 5] and list(n_edges) == [4, 3, 0, 4]
+    np.testing.assert_array_equal(values[1, :4], [0.0, 1.0, 2.0, 4.0])
+    np.testing.assert_array_equal(edges[1, :3], [0.5, 1.5, 3.0])
 
 
 def test_exact_binning_still_names_a_column_with_too_many_values():

@@ -96,13 +96,15 @@ def _exact_edges_of_short_columns(sample: np.ndarray) -> list[tuple]:
     return results
 
 
-def _blocked_edges(sample, columns, limit: int, exact_only: bool) -> dict:
+def _blocked_edges(sample, columns, limit: int, exact_only: bool,
+                   missing_last: bool = False) -> dict:
     """``{column: (edges, distinct values or None)}`` of the ``columns`` of ``sample`` (at
     most ``BLOCKED_BINNING_ROWS`` rows), as ``BinMapper.fit`` computes them one column at a
     time, bit for bit: blocks of columns are sorted by one ``np.sort`` (numpy's, as the
     per-column pass: the same order of equal values) and their edges computed by one compiled
-    call (``edges_of_sorted_columns``), on the fit's threads. The columns it leaves out (NaN,
-    ...) are missing from the result."""
+    call (``edges_of_sorted_columns``; ``missing_last``: NaN rows are skipped rather than the
+    column left out), on the fit's threads. The columns it leaves out are missing from the
+    result."""
     n_rows = sample.shape[0]
     width = max(1, BLOCK_VALUES // max(n_rows, 1))
     blocks = [columns[b:b + width] for b in range(0, len(columns), width)]
@@ -110,13 +112,15 @@ def _blocked_edges(sample, columns, limit: int, exact_only: bool) -> dict:
     stride = min(limit, n_rows)
 
     def block_edges(block):
-        ordered = np.sort(sample[:, block].astype(np.float64), axis=0)  # NaN last
+        # one float64 copy, a column per contiguous lane, sorted in place (NaN last)
+        ordered = np.array(sample[:, block], dtype=np.float64, order="F")
+        ordered.sort(axis=0)
         edges = np.empty((len(block), max(stride, 1)))
         values = np.empty((len(block), max(stride, 1)))
         n_edges = np.empty(len(block), dtype=np.int64)
         n_values = np.empty(len(block), dtype=np.int64)
-        edges_of_sorted_columns(ordered, limit, fractions, exact_only, edges, values,
-                                n_edges, n_values)
+        edges_of_sorted_columns(ordered, limit, fractions, exact_only, missing_last, edges,
+                                values, n_edges, n_values)
         kept = n_edges != COLUMN_LEFT_OUT
         # one copy of the block's edges and values, compact, that the columns' arrays view
         packed_edges = edges[np.arange(edges.shape[1]) < n_edges[:, None]]
@@ -288,7 +292,7 @@ class BinMapper(TransformerMixin, BaseEstimator):
                     "an int to use quantile bins.")
             return self._quantile_edges(values, limit), None
 
-        if sample.shape[0] <= limit:
+        if sample.shape[0] <= limit and sample.shape[0] > BLOCKED_BINNING_ROWS:
             # Every column has at most as many distinct values as there are rows: all exact.
             # A categorical feature's bins are its codes, present in these rows or not.
             results = [edges_of(j) if n_categories[j] > 0 else result
@@ -296,8 +300,10 @@ class BinMapper(TransformerMixin, BaseEstimator):
         else:
             blocked = {}
             if sample.shape[0] <= BLOCKED_BINNING_ROWS:
+                # a sample shorter than limit is sorted with its NaN, as
+                # _exact_edges_of_short_columns does: the same distinct values
                 blocked = _blocked_edges(sample, np.flatnonzero(n_categories == 0), limit,
-                                         exact_only)
+                                         exact_only, missing_last=sample.shape[0] <= limit)
             # np.sort releases the GIL: the columns are sorted on the threads the fit may use
             # (treesmith._threading; one for small samples).
             rest = [j for j in range(n_features) if j not in blocked]

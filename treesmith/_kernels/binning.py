@@ -93,8 +93,8 @@ COLUMN_LEFT_OUT = -1
 
 
 @njit(cache=True, nogil=True)
-def edges_of_sorted_columns(ordered, limit, fractions, exact_only, edges, values, n_edges,
-                            n_values):
+def edges_of_sorted_columns(ordered, limit, fractions, exact_only, missing_last, edges,
+                            values, n_edges, n_values):
     """Bin edges of every column of ``ordered`` (IN float64, each column sorted ascending),
     as ``BinMapper.fit`` computes them one column at a time (docs/methods.md §2), in one call
     for a block of columns.
@@ -104,20 +104,24 @@ def edges_of_sorted_columns(ordered, limit, fractions, exact_only, edges, values
     (OUT) their midpoints. Another gets ``n_values[j] = -1`` and quantile edges: for each of
     ``fractions`` (``np.linspace(0, 1, limit + 1)[1:-1]``) the midpoint of the values at the
     floor and ceiling of ``fraction * (n - 1)``, repeated ones dropped, those not below the
-    maximum too. ``n_edges[j] = COLUMN_LEFT_OUT`` leaves a column to the per-column pass.
+    maximum too. ``n_edges[j] = COLUMN_LEFT_OUT`` leaves a column to the per-column pass: one
+    holding NaN (sorted last), unless ``missing_last``, which skips the NaN rows instead.
     """
-    n_rows = ordered.shape[0]
     for j in range(ordered.shape[1]):
         n_edges[j] = COLUMN_LEFT_OUT
         n_values[j] = -1
-        if np.isnan(ordered[n_rows - 1, j]):
+        n_rows = ordered.shape[0]
+        if not missing_last and np.isnan(ordered[n_rows - 1, j]):
             continue
-        n_distinct = 1
+        while n_rows > 0 and np.isnan(ordered[n_rows - 1, j]):
+            n_rows -= 1
+        n_distinct = min(n_rows, 1)
         for i in range(1, n_rows):
             if ordered[i, j] != ordered[i - 1, j]:
                 n_distinct += 1
         if n_distinct <= limit:
-            values[j, 0] = ordered[0, j]
+            if n_rows > 0:
+                values[j, 0] = ordered[0, j]
             d = 1
             for i in range(1, n_rows):
                 if ordered[i, j] != ordered[i - 1, j]:
@@ -125,9 +129,9 @@ def edges_of_sorted_columns(ordered, limit, fractions, exact_only, edges, values
                     edges[j, d - 1] = _midpoint(values[j, d - 1], ordered[i, j])
                     d += 1
             n_values[j] = n_distinct
-            n_edges[j] = n_distinct - 1
+            n_edges[j] = max(n_distinct - 1, 0)
         elif not exact_only:
-            _quantile_edges(ordered, j, fractions, edges, n_edges)
+            _quantile_edges(ordered, j, n_rows, fractions, edges, n_edges)
 
 
 @internal_kernel
@@ -142,10 +146,11 @@ def _midpoint(lower, upper):
 
 
 @internal_kernel
-def _quantile_edges(ordered, j, fractions, edges, n_edges):
-    """``BinMapper._quantile_edges`` of column ``j`` into ``edges[j]``; ``n_edges[j]`` stays
-    ``COLUMN_LEFT_OUT`` when two of them are zeros of opposite signs (np.unique's order)."""
-    last = ordered.shape[0] - 1
+def _quantile_edges(ordered, j, n_rows, fractions, edges, n_edges):
+    """``BinMapper._quantile_edges`` of the first ``n_rows`` values of column ``j`` into
+    ``edges[j]``; ``n_edges[j]`` stays ``COLUMN_LEFT_OUT`` when two of them are zeros of
+    opposite signs (np.unique's order)."""
+    last = n_rows - 1
     largest = ordered[last, j]
     scale = np.float64(last)
     n = 0
