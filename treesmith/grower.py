@@ -364,7 +364,7 @@ class TreeGrower:
         n_threads = numba.get_num_threads()
         small_node_size = int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
                                                2 * sampling.max_features <= n_features,
-                                               binned_bytes=X_binned.nbytes))
+                                               X_binned.nbytes))
         stopping, significance = rules.record(), rules.significance_record()
         has_categorical = bool(bins.is_categorical.any())
         # with a categorical feature, every feature is scanned by the twin that reads bins in
