@@ -231,6 +231,9 @@ def test_blocked_binning_of_float32_and_categorical_columns(monkeypatch):
     X[:, 7] = np.random.default_rng(2).integers(0, 9, size=2000)
     n_categories = np.zeros(12, dtype=np.int64)
     n_categories[7] = 11
+    import treesmith.binning as binning
+
+    monkeypatch.setattr(binning, "BLOCKED_BINNING_MIN_COLUMNS", 1)  # 12 columns: blocked
     blocked = BinMapper(n_categories=n_categories).fit(X)
     _assert_same_bins(blocked, _per_column(monkeypatch, X, n_categories=n_categories))
     np.testing.assert_array_equal(blocked.bin_values_[7], np.arange(11.0))
@@ -315,11 +318,12 @@ def test_blocked_and_per_column_edges_agree_on_any_small_sample(data):
                                min_size=n_rows * n_features, max_size=n_rows * n_features))
     X = np.array(cells, dtype=np.float64).reshape(n_rows, n_features)
     max_bins = data.draw(st.sampled_from([2, 3, 16, 255]), label="max_bins")
-    blocked = BinMapper(max_bins=max_bins).fit(X)
-    saved = binning.BLOCKED_BINNING_ROWS
-    binning.BLOCKED_BINNING_ROWS = 0
+    saved = binning.BLOCKED_BINNING_ROWS, binning.BLOCKED_BINNING_MIN_COLUMNS
     try:
+        binning.BLOCKED_BINNING_MIN_COLUMNS = 1  # the blocked pass on any width
+        blocked = BinMapper(max_bins=max_bins).fit(X)
+        binning.BLOCKED_BINNING_ROWS = 0  # the per-column pass
         per_column = BinMapper(max_bins=max_bins).fit(X)
     finally:
-        binning.BLOCKED_BINNING_ROWS = saved
+        binning.BLOCKED_BINNING_ROWS, binning.BLOCKED_BINNING_MIN_COLUMNS = saved
     _assert_same_bins(blocked, per_column)
