@@ -32,10 +32,11 @@ MAX_CATEGORIES = 255
 FLOAT_INPUT_DTYPES = (np.float64, np.float32)
 #: Samples of at most this many rows get their edges a block of columns at a time (one sort
 #: and one compiled pass per block, ``_blocked_edges``) rather than one column at a time,
-#: whose dozen numpy calls per column cost more than sorting a short column (1000 x 1000:
-#: 0.13-0.19 s -> 0.04-0.06 s; 5k x 300 and 20k x 300 10-25 % faster on one thread; longer
-#: columns, sorted one per block, gain nothing).
-BLOCKED_BINNING_ROWS = 1 << 15
+#: whose dozen numpy calls per column (~0.1 ms) cost more than sorting a short column
+#: (fit_transform 1000 x 1000: 0.08-0.12 s -> 0.03-0.06 s; 5k x 300: 0.09-0.12 s ->
+#: 0.06-0.08 s). On 20 000 rows the sort dominates and the gain was within the noise on two
+#: threads: longer columns keep the per-column pass.
+BLOCKED_BINNING_ROWS = 1 << 13
 #: ... and at least this many columns: the blocked pass's fixed cost (~40 us: a compiled call,
 #: its buffers) is more than the per-column pass costs on a few columns (iris: 47 -> 80 us).
 BLOCKED_BINNING_MIN_COLUMNS = 16

@@ -103,10 +103,11 @@ MIN_HISTOGRAM_POOL_BYTES = 4 * 2**20
 #: (256 bins, 3 classes).
 REFERENCE_HISTOGRAM_ROWS = 256 * 6
 #: No pooled histograms when one histogram weighs more than this many times the binned data
-#: (``_histogram_outweighs_data``). Measured (``benchmarks/bench_memory.py``): from 20
-#: classes on 5k x 50 the pool is most of the fit's memory (peak 29 -> 8 MB without it) and
-#: saves no time; below, on binary or 3-class wide data (histogram 1.5-5x the binned data:
-#: 5k x 300, 2k x 1000, 8k x 100), the subtraction trick still makes fits 1.3-1.7x faster.
+#: (``_histogram_outweighs_data``). Measured: with 20 classes on 5k x 50 (histogram 16x the
+#: binned data) the pool is half the fit's extra memory and saves no time
+#: (``benchmarks/bench_memory.py --wide``: peak extra 13.9 -> 6.6 MB); on binary or 3-class
+#: wide data (histogram 1.5-5x the binned data: 5k x 300, 2k x 1000, 8k x 100) fits without
+#: the pool took 1.3-1.7x longer (``_small_node_size`` forced), so those keep it.
 HISTOGRAM_DATA_RATIO = 8
 
 
