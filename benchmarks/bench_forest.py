@@ -50,7 +50,7 @@ def forest_benchmark(task, n_rows, n_features, n_trees, jobs, repeats, backends)
           "regressor 1.0 in both libraries)")
     small_node_size = grower_module._small_node_size
 
-    def pooled(n_bins, n_stats, histogram_bytes, samples_few_features=False):
+    def pooled(n_bins, n_stats, histogram_bytes, samples_few_features=False, binned_bytes=None):
         return small_node_size(n_bins, n_stats, histogram_bytes)
 
     def treesmith_fit(n_jobs, backend, histograms="per-node"):

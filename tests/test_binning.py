@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from treesmith.binning import BinMapper, midpoints
@@ -172,3 +174,156 @@ def test_bin_mapper_passes_scikit_learns_estimator_checks(estimator, check):
     """It had no such test and failed 11: complex input binned with its imaginary part
     dropped, rows of weight zero or no rows at all accepted, sparse input, wording."""
     check(estimator)
+
+
+def _per_column(monkeypatch, X, **params):
+    """BinMapper fitted one column at a time (the blocked pass switched off)."""
+    import treesmith.binning as binning
+
+    with monkeypatch.context() as patch:
+        patch.setattr(binning, "BLOCKED_BINNING_ROWS", 0)
+        return BinMapper(**params).fit(X)
+
+
+def _assert_same_bins(ours, theirs):
+    """Same edges, values and exactness, byte for byte (-0.0 differs from 0.0)."""
+    assert len(ours.bin_thresholds_) == len(theirs.bin_thresholds_)
+    for a, b in zip(ours.bin_thresholds_, theirs.bin_thresholds_):
+        assert a.dtype == b.dtype == np.float64 and a.tobytes() == b.tobytes()
+    for a, b in zip(ours.bin_values_, theirs.bin_values_):
+        assert (a is None) == (b is None)
+        assert a is None or a.tobytes() == b.tobytes()
+    np.testing.assert_array_equal(ours.is_exact_, theirs.is_exact_)
+    np.testing.assert_array_equal(ours.n_bins_non_missing_, theirs.n_bins_non_missing_)
+
+
+def _zeros_and_ties(n_rows, n_features, seed):
+    """Columns of few and of many distinct values, ties, -0.0 and 0.0 mixed, NaN, a constant,
+    values near the float limits."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_rows, n_features))
+    X[:, 0] = np.round(X[:, 0], 1)  # few distinct values: exact
+    X[:, 1] = np.round(X[:, 1], 2)  # some hundreds: quantile with ties
+    for j in (0, 1, 2):
+        zeros = rng.random(n_rows) < 0.3
+        X[zeros, j] = np.where(rng.random(zeros.sum()) < 0.5, -0.0, 0.0)
+    X[:, 3] = -0.0
+    X[rng.random(n_rows) < 0.05, 4] = np.nan
+    X[:, 5] = rng.choice([-1.7e308, -5e-324, 0.0, 5e-324, 1.7e308], size=n_rows)
+    return X
+
+
+@pytest.mark.parametrize("n_rows", [300, 1000, 5000])
+@pytest.mark.parametrize("max_bins", [255, 16, None])
+def test_blocked_binning_gives_the_per_column_edges_bit_for_bit(monkeypatch, n_rows, max_bins):
+    X = _zeros_and_ties(n_rows, 40, n_rows)
+    if max_bins is None:
+        X[:, 6:] = np.round(X[:, 6:], 1)  # exact binning: at most 65535 distinct values
+    blocked = BinMapper(max_bins=max_bins).fit(X)
+    _assert_same_bins(blocked, _per_column(monkeypatch, X, max_bins=max_bins))
+    assert np.array_equal(blocked.transform(X), reference_bins(blocked, X))
+
+
+def test_blocked_binning_of_float32_and_categorical_columns(monkeypatch):
+    X = _zeros_and_ties(2000, 12, 1)
+    X[:, 5] = np.sign(X[:, 5]) * 3e38  # float32's range
+    X = X.astype(np.float32)
+    X[:, 7] = np.random.default_rng(2).integers(0, 9, size=2000)
+    n_categories = np.zeros(12, dtype=np.int64)
+    n_categories[7] = 11
+    import treesmith.binning as binning
+
+    monkeypatch.setattr(binning, "BLOCKED_BINNING_MIN_COLUMNS", 1)  # 12 columns: blocked
+    blocked = BinMapper(n_categories=n_categories).fit(X)
+    _assert_same_bins(blocked, _per_column(monkeypatch, X, n_categories=n_categories))
+    np.testing.assert_array_equal(blocked.bin_values_[7], np.arange(11.0))
+
+
+def test_sorted_columns_kernel_leaves_out_what_the_per_column_pass_must_handle():
+    # NaN, too many distinct values for exact binning, quantile edges at +0.0 and -0.0
+    from treesmith._kernels.binning import COLUMN_LEFT_OUT, edges_of_sorted_columns
+
+    ordered = np.sort(np.array([[0.0, 0.0, -0.0, 1.0], [1.0, 1.0, 0.0, 2.0],
+                                [2.0, 2.0, -0.0, 3.0], [3.0, np.nan, 0.0, 4.0],
+                                [4.0, 4.0, 5.0, 5.0]]), axis=0)
+    limit = 3
+    fractions = np.linspace(0, 1, limit + 1)[1:-1]
+    edges, values = np.empty((4, limit)), np.empty((4, limit))
+    n_edges, n_values = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
+    edges_of_sorted_columns(ordered, limit, fractions, True, False, edges, values, n_edges,
+                            n_values)
+    assert list(n_edges) == [COLUMN_LEFT_OUT] * 2 + [1, COLUMN_LEFT_OUT]  # exact only
+    np.testing.assert_array_equal(edges[2, :1], [2.5])  # values 0 and 5: exact
+    edges_of_sorted_columns(ordered, limit, fractions, False, False, edges, values, n_edges,
+                            n_values)
+    # column 0: 5 values > 3, quantile positions 4/3 and 8/3: midpoints 1.5, 2.5 (numpy's)
+    assert n_edges[0] == 2 and n_values[0] == -1
+    np.testing.assert_array_equal(edges[0, :2], BinMapper._quantile_edges(ordered[:, 0], 3))
+    assert n_edges[1] == COLUMN_LEFT_OUT  # NaN
+    assert n_edges[3] == 2
+    # missing_last (samples sorted with their NaN): NaN rows skipped, an all-NaN column empty
+    ordered[:, 2] = np.nan
+    edges, values = np.empty((4, 5)), np.empty((4, 5))
+    edges_of_sorted_columns(ordered, 5, np.linspace(0, 1, 6)[1:-1], False, True, edges, values,
+                            n_edges, n_values)
+    assert list(n_values) == [5, 4, 0, 5] and list(n_edges) == [4, 3, 0, 4]
+    np.testing.assert_array_equal(values[1, :4], [0.0, 1.0, 2.0, 4.0])
+    np.testing.assert_array_equal(edges[1, :3], [0.5, 1.5, 3.0])
+
+
+def test_exact_binning_still_names_a_column_with_too_many_values():
+    X = np.zeros((70_000, 3))
+    X[:, 1] = np.arange(70_000) / 7.0
+    with pytest.raises(ValueError, match="Feature 'x1' has 70000 distinct values"):
+        BinMapper(max_bins=None).fit(X)
+
+
+def test_thresholds_are_views_of_one_packed_array_and_pickles_hold_them_once():
+    import pickle
+
+    X = np.random.default_rng(0).normal(size=(3000, 200))
+    mapper = BinMapper().fit(X)
+    packed, offsets = mapper._packed_thresholds()
+    assert offsets[-1] == packed.size == sum(e.size for e in mapper.bin_thresholds_)
+    for j, edges in enumerate(mapper.bin_thresholds_):
+        assert edges.base is packed and edges.size == offsets[j + 1] - offsets[j]
+    edges_bytes = packed.nbytes
+    blob = pickle.dumps(mapper)
+    assert len(blob) < 1.3 * edges_bytes + 200 * 200  # once, not twice
+    restored = pickle.loads(blob)
+    _assert_same_bins(restored, mapper)
+    assert all(e.base is restored._packed_thresholds()[0] for e in restored.bin_thresholds_)
+    np.testing.assert_array_equal(restored.transform(X), mapper.transform(X))
+
+
+def test_replaced_thresholds_are_packed_again():
+    X = np.random.default_rng(1).normal(size=(600, 3))
+    mapper = BinMapper().fit(X)
+    mapper.bin_thresholds_ = [np.array([0.0]), np.array([-1.0, 1.0]), np.zeros(0)]
+    packed, offsets = mapper._packed_thresholds()
+    np.testing.assert_array_equal(packed, [0.0, -1.0, 1.0])
+    np.testing.assert_array_equal(offsets, [0, 1, 3, 3])
+    np.testing.assert_array_equal(mapper.transform(X), reference_bins(mapper, X))
+
+
+@given(data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_blocked_and_per_column_edges_agree_on_any_small_sample(data):
+    import treesmith.binning as binning
+
+    n_rows = data.draw(st.integers(1, 400), label="n_rows")
+    n_features = data.draw(st.integers(1, 6), label="n_features")
+    pool = st.sampled_from([-0.0, 0.0, np.nan, 1.0, -1.0, 5e-324, -5e-324, 0.5, 1e300])
+    cells = data.draw(st.lists(st.one_of(pool, st.floats(-1e6, 1e6)),
+                               min_size=n_rows * n_features, max_size=n_rows * n_features))
+    X = np.array(cells, dtype=np.float64).reshape(n_rows, n_features)
+    max_bins = data.draw(st.sampled_from([2, 3, 16, 255]), label="max_bins")
+    saved = binning.BLOCKED_BINNING_ROWS, binning.BLOCKED_BINNING_MIN_COLUMNS
+    try:
+        binning.BLOCKED_BINNING_MIN_COLUMNS = 1  # the blocked pass on any width
+        blocked = BinMapper(max_bins=max_bins).fit(X)
+        binning.BLOCKED_BINNING_ROWS = 0  # the per-column pass
+        per_column = BinMapper(max_bins=max_bins).fit(X)
+    finally:
+        binning.BLOCKED_BINNING_ROWS, binning.BLOCKED_BINNING_MIN_COLUMNS = saved
+    _assert_same_bins(blocked, per_column)

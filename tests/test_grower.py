@@ -196,3 +196,49 @@ def test_unit_weight_scan_only_where_weights_are_one(monkeypatch):
                                                              sample_weight=np.full(200, 2.0))
     treesmith.DecisionTreeClassifier().fit(X, y, sample_weight=np.full(200, 1.5))
     assert used == [True, True, True, False, False, False, False, False]
+
+
+def _creation_order_output():
+    """``growth.grow``'s arrays for root 0 -> (1, 2), node 1 -> (3, 4) (creation order; the
+    preorder is 0, 1, 3, 4, 2), with hand-set class statistics (node 4 weighs nothing)."""
+    leaf = grower.TREE_LEAF
+    stats = np.array([[3.0, 2.0, 3, 2], [1.0, 2.0, 1, 2], [2.0, 0.0, 2, 0],
+                      [1.0, 2.0, 1, 2], [0.0, 0.0, 0, 0]])
+    n = stats.shape[0]
+    return (np.array([1, 3, leaf, leaf, leaf]), np.array([2, 4, leaf, leaf, leaf]),
+            np.array([0, 1, -2, -2, -2]), np.array([0, 1, -1, -1, -1]),
+            np.array([1, 2, -1, -1, -1]), np.zeros(n, dtype=bool), np.arange(n) / 10.0,
+            np.array([0, 1, 1, 2, 2]), stats, np.zeros(n), np.zeros((n, 4), dtype=np.uint64),
+            np.full(n, -np.inf), np.full(n, np.inf), np.zeros(n, dtype=bool),
+            np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64))
+
+
+def test_in_growth_order_can_leave_the_statistics_in_creation_order():
+    out = _creation_order_output()
+    nodes, _, order = grower.in_growth_order(out, best_first=False, reorder_stats=False)
+    np.testing.assert_array_equal(order, [0, 1, 3, 4, 2])
+    assert nodes[grower._STATS] is out[grower._STATS]  # no copy
+    copied, _, _ = grower.in_growth_order(out, best_first=False)
+    np.testing.assert_array_equal(copied[grower._STATS], out[grower._STATS][order])
+    for kept, reordered in zip(nodes[:grower._STATS], copied[:grower._STATS]):
+        np.testing.assert_array_equal(kept, reordered)
+
+
+def test_tree_read_through_the_preorder_equals_the_tree_of_reordered_statistics():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
+    bins = treesmith.BinMapper().fit(X)
+    tree_grower = grower.TreeGrower(bins, treesmith.criteria.resolve_criterion("gini",
+                                                                              "classification"),
+                                    2, grower.StoppingRules())
+    out = _creation_order_output()
+    kept, _, order = grower.in_growth_order(out, best_first=False, reorder_stats=False)
+    copied, _, _ = grower.in_growth_order(out, best_first=False)
+    through_order = tree_grower._to_tree(2, *kept, stats_order=order)
+    reordered = tree_grower._to_tree(2, *copied)
+    for name in FIELDS + ("class_counts",):
+        np.testing.assert_array_equal(getattr(through_order, name), getattr(reordered, name))
+    # node 4 (new id 3) weighs nothing: value 0; node 3 (new id 2): weights 1, 2 -> 1/3, 2/3
+    np.testing.assert_array_equal(through_order.value[3], [0.0, 0.0])
+    np.testing.assert_array_equal(through_order.value[2], [1 / 3, 2 / 3])
+    np.testing.assert_array_equal(through_order.class_counts[1], [1.0, 2.0])
+    np.testing.assert_array_equal(through_order.n_node_samples, [5, 3, 3, 0, 2])

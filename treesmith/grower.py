@@ -88,6 +88,8 @@ MIN_SUBTREE_SIZE = 1024
 _NEVER = np.iinfo(np.int64).max
 #: Node arrays ``growth.grow`` returns before the deferred leaves.
 _N_NODE_ARRAYS = 13
+#: Position of the per-node statistics rows among them.
+_STATS = 8
 #: Nodes with fewer samples than this get no pooled histogram: they are scanned on compact
 #: per-node histograms built from their samples.
 SMALL_NODE_SIZE = 256
@@ -100,16 +102,32 @@ MIN_HISTOGRAM_POOL_BYTES = 4 * 2**20
 #: Histogram rows per feature (bins x statistics) for which SMALL_NODE_SIZE was measured
 #: (256 bins, 3 classes).
 REFERENCE_HISTOGRAM_ROWS = 256 * 6
+#: No pooled histograms when one histogram weighs more than this many times the binned data
+#: (``_histogram_outweighs_data``). Measured: with 20 classes on 5k x 50 (histogram 16x the
+#: binned data) the pool is half the fit's extra memory and saves no time
+#: (``benchmarks/bench_memory.py --wide``: peak extra 13.9 -> 6.6 MB); on binary or 3-class
+#: wide data (histogram 1.5-5x the binned data: 5k x 300, 2k x 1000, 8k x 100) fits without
+#: the pool took 1.3-1.7x longer (``_small_node_size`` forced), so those keep it.
+HISTOGRAM_DATA_RATIO = 8
+
+
+def _histogram_outweighs_data(histogram_bytes: int, binned_bytes: int) -> bool:
+    """Whether one node histogram (features x bins x statistics float64) outweighs the binned
+    data (rows x features bytes) ``HISTOGRAM_DATA_RATIO`` times over: then the pool (at least
+    three histograms) and the scan of every bin of every statistic cost more than building
+    each node's compact histograms from its samples (many classes on few rows)."""
+    return histogram_bytes > HISTOGRAM_DATA_RATIO * binned_bytes
 
 
 def _small_node_size(n_bins: int, n_stats_: int, histogram_bytes: int,
-                     samples_few_features: bool = False) -> int:
+                     samples_few_features: bool = False, binned_bytes: int | None = None) -> int:
     """Nodes with fewer samples than this are scanned without a pooled histogram.
 
     SMALL_NODE_SIZE, scaled up with the histogram's rows per feature (many classes make every
     histogram large); no pooled histograms at all when three would not fit in
-    HISTOGRAM_POOL_BYTES (very wide data): nodes are then scanned from their samples, in
-    memory proportional to the node, not to n_features x n_bins.
+    HISTOGRAM_POOL_BYTES (very wide data) or when one outweighs the binned data
+    (``binned_bytes``, ``_histogram_outweighs_data``): nodes are then scanned from their
+    samples, in memory proportional to the node, not to n_features x n_bins.
 
     No pooled histograms either when each node examines at most half of the features
     (``samples_few_features``, forests' ``max_features="sqrt"``): a pooled histogram costs the
@@ -118,7 +136,9 @@ def _small_node_size(n_bins: int, n_stats_: int, histogram_bytes: int,
     Same splits either way; a forest tree on 1e5 x 50 with 7 features per node grows 5-8 %
     faster (``benchmarks/bench_forest.py``).
     """
-    if 3 * histogram_bytes > HISTOGRAM_POOL_BYTES or samples_few_features:
+    if (3 * histogram_bytes > HISTOGRAM_POOL_BYTES or samples_few_features
+            or (binned_bytes is not None
+                and _histogram_outweighs_data(histogram_bytes, binned_bytes))):
         return int(np.iinfo(np.int64).max)
     rows = n_bins * n_stats_
     return max(SMALL_NODE_SIZE, -(-SMALL_NODE_SIZE * rows // REFERENCE_HISTOGRAM_ROWS))
@@ -344,7 +364,8 @@ class TreeGrower:
         histogram_bytes = n_features * bins.n_bins * row_width * 8
         n_threads = numba.get_num_threads()
         small_node_size = int(_small_node_size(bins.n_bins, row_width, histogram_bytes,
-                                               2 * sampling.max_features <= n_features))
+                                               2 * sampling.max_features <= n_features,
+                                               X_binned.nbytes))
         stopping, significance = rules.record(), rules.significance_record()
         has_categorical = bool(bins.is_categorical.any())
         # with a categorical feature, every feature is scanned by the twin that reads bins in
@@ -384,11 +405,18 @@ class TreeGrower:
         monotonicity = self._monotonicity()
         out = grow(data, *records, engine, scope, monotonicity)
         self._check_status(engine.status, data, bins, budget, row_width)
-        nodes, deferred = in_growth_order(out, best_first=stopping.max_leaf_nodes > 0)
-        if deferred[0].shape[0] > 0:
+        # Without deferred leaves the statistics rows (n_classes x 2 float64 per node, the
+        # largest node array) stay in creation order: _to_tree reads them through the
+        # preorder numbering instead of a reordered copy.
+        splice = bool(out[_N_NODE_ARRAYS].any())
+        nodes, deferred, order = in_growth_order(out, best_first=stopping.max_leaf_nodes > 0,
+                                                 reorder_stats=splice)
+        del out
+        if splice:
             nodes = self._grow_subtrees(nodes, deferred, data, records, engine, total_weight,
                                         test_costs, n_threads, monotonicity, budget)
-        return self._to_tree(n_features, *nodes)
+            return self._to_tree(n_features, *nodes)
+        return self._to_tree(n_features, *nodes, stats_order=order)
 
     def _node_stats_budget(self, n_samples: int, row_width: int) -> int:
         """``node_stats_budget()``, or no budget (the int64 maximum) when the tree's node
@@ -482,7 +510,7 @@ class TreeGrower:
             subtree_engine = engine._replace(parallel_threshold=_NEVER, n_threads=1,
                                              max_histograms=subtree_histograms,
                                              status=np.zeros(STATUS_SIZE, dtype=np.int64))
-            subtree, _ = in_growth_order(
+            subtree, _, _ = in_growth_order(
                 grow(subtree_data, *records, subtree_engine, scope, bounds), best_first=False)
             # The gathered rows are kept only to explain a failed growth: a full-depth fit
             # would otherwise hold a copy of the whole binned data until the splice.
@@ -534,27 +562,37 @@ class TreeGrower:
 
     def _to_tree(self, n_features, children_left, children_right, feature, bin_threshold,
                  next_bin, missing_go_left, impurity, depth, stats, score,
-                 left_categories=None, lower_bound=None, upper_bound=None) -> Tree:
+                 left_categories=None, lower_bound=None, upper_bound=None,
+                 stats_order=None) -> Tree:
         """The ``Tree`` of the growth kernel's node arrays, thresholds in original units
         (``left_categories`` None: no split by a set of categories, as from kernels that split
         numbers only); with monotonic constraints, node values clipped to their bounds
-        ``[lower_bound, upper_bound]`` (``treesmith.monotonic.clip_values``)."""
+        ``[lower_bound, upper_bound]`` (``treesmith.monotonic.clip_values``).
+
+        ``stats_order``: node ``i``'s statistics are row ``stats_order[i]`` of ``stats`` (None:
+        row ``i``), so that the growth loop's rows need no reordered copy
+        (``in_growth_order``)."""
         bins = self.bin_mapper
+        n_nodes = children_left.shape[0]
         if left_categories is None:
-            left_categories = np.zeros((children_left.shape[0], 4), dtype=np.uint64)
+            left_categories = np.zeros((n_nodes, 4), dtype=np.uint64)
+        if stats_order is None:
+            stats_order = np.arange(n_nodes, dtype=np.int64)
         threshold = _thresholds(bins, children_left, feature, bin_threshold, next_bin)
-        n_node_samples = node_counts(stats, self.n_classes)
-        weighted_n = node_weights(stats, self.n_classes)
+        n_node_samples = node_counts(stats, self.n_classes)[stats_order]
+        weighted_n = node_weights(stats, self.n_classes)[stats_order]
         # Fresh arrays that the tree adopts without copying: with many classes value and
         # class_counts (n_nodes x n_classes each) are the largest arrays of the fit.
         if self.n_classes:
-            class_counts = np.ascontiguousarray(stats[:, class_counts_slice(self.n_classes)])
-            value = np.zeros((stats.shape[0], self.n_classes))
-            np.divide(stats[:, class_weights_slice(self.n_classes)], weighted_n[:, None],
-                      out=value, where=weighted_n[:, None] > 0)
+            class_counts = np.take(stats[:, class_counts_slice(self.n_classes)], stats_order,
+                                   axis=0)
+            value = np.take(stats[:, class_weights_slice(self.n_classes)], stats_order, axis=0)
+            weighed = weighted_n > 0
+            np.divide(value, weighted_n[:, None], out=value, where=weighed[:, None])
+            value[~weighed] = 0.0
         else:
-            class_counts = np.zeros((stats.shape[0], 0))
-            value = np.ascontiguousarray(self.criterion.node_value(stats)[:, None])
+            class_counts = np.zeros((n_nodes, 0))
+            value = np.ascontiguousarray(self.criterion.node_value(stats)[stats_order, None])
         if self.monotonic_cst is not None and lower_bound is not None:
             clip_values(value, lower_bound, upper_bound)
         return Tree._adopting(
@@ -576,17 +614,20 @@ class TreeGrower:
         )
 
 
-def in_growth_order(out, best_first: bool):
+def in_growth_order(out, best_first: bool, reorder_stats: bool = True):
     """The node arrays ``growth.grow`` returns (creation order) numbered as the tree keeps
     them: in depth-first preorder (scikit-learn's numbering), or in creation order for
     best-first growth; and the deferred leaves ``(deferred_node, deferred_start,
     deferred_end)`` (new ids, in preorder, and their sample ranges).
 
-    Returns ``(nodes, deferred)``, ``nodes`` the ``_N_NODE_ARRAYS`` arrays children_left,
-    children_right, feature, bin_threshold, next_bin, missing_go_left, impurity, depth, stats,
-    score, left_categories, lower_bound, upper_bound. In numpy, like ``_splice``: a
-    renumbering kernel compiled into the growth loop cost 0.4 s of every first fit, and this
-    is a few array passes.
+    Returns ``(nodes, deferred, order)``, ``nodes`` the ``_N_NODE_ARRAYS`` arrays
+    children_left, children_right, feature, bin_threshold, next_bin, missing_go_left,
+    impurity, depth, stats, score, left_categories, lower_bound, upper_bound, and ``order``
+    the creation index of each new id. With ``reorder_stats`` False, ``stats`` is left in
+    creation order (node ``i``'s row is ``stats[order[i]]``): with many classes it is the
+    largest node array, and ``TreeGrower._to_tree`` reads it through ``order`` instead of a
+    reordered copy. In numpy, like ``_splice``: a renumbering kernel compiled into the growth
+    loop cost 0.4 s of every first fit, and this is a few array passes.
     """
     children_left, children_right = out[0], out[1]
     n_nodes = children_left.shape[0]
@@ -598,10 +639,13 @@ def in_growth_order(out, best_first: bool):
     new_id[order] = np.arange(n_nodes, dtype=np.int64)
     children = [np.where(column[order] != TREE_LEAF, new_id[column[order]], TREE_LEAF)
                 for column in (children_left, children_right)]
-    nodes = tuple(children + [np.ascontiguousarray(field[order])
-                              for field in out[2:_N_NODE_ARRAYS]])
+    nodes = tuple(children + [
+        field if position == _STATS and not reorder_stats
+        else np.ascontiguousarray(field[order])
+        for position, field in enumerate(out[2:_N_NODE_ARRAYS], start=2)])
     deferred, start, end = (field[order] for field in out[_N_NODE_ARRAYS:])
-    return nodes, (np.flatnonzero(deferred).astype(np.int64), start[deferred], end[deferred])
+    return (nodes, (np.flatnonzero(deferred).astype(np.int64), start[deferred], end[deferred]),
+            order)
 
 
 def _splice(top, deferred_node, subtrees):
