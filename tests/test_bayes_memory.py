@@ -135,7 +135,7 @@ def test_the_posterior_sample_stops_at_the_memory_left(monkeypatch):
 
 def test_the_kernels_limit_keeps_the_sample_below_it_and_changes_nothing_else():
     """``SamplerSettings.max_sample_nodes``: the recorded trees are those of an unlimited
-    chain, up to the first that would pass the limit."""
+    chain, up to the first that would pass the limit, where the chain stops."""
     rng = np.random.default_rng(1)
     X_binned = rng.integers(0, 8, size=(200, 3)).astype(np.uint8)
     y = (X_binned[:, 0] + X_binned[:, 1] > 7).astype(np.int64)
@@ -143,9 +143,12 @@ def test_the_kernels_limit_keeps_the_sample_below_it_and_changes_nothing_else():
                              np.zeros(0), np.ones(200), 8, 7, np.zeros(3, dtype=bool))
     prior = kernel.TreePrior(0.95, 0.5, kernel.CLASSIFICATION, np.ones(2), -1, 16, 1.0)
 
+    burn_in = 500
+
     def chain(limit):
-        settings = kernel.SamplerSettings(3000, 500, kernel.DEFAULT_MOVE_PROBABILITIES.copy(),
-                                          False, True, limit)
+        settings = kernel.SamplerSettings(3000, burn_in,
+                                          kernel.DEFAULT_MOVE_PROBABILITIES.copy(), False, True,
+                                          limit)
         return bayes.ChainResult(*kernel.run_chain(data, prior, settings, 3))
 
     full, unlimited = chain(-1), chain(10**9)
@@ -160,4 +163,13 @@ def test_the_kernels_limit_keeps_the_sample_below_it_and_changes_nothing_else():
     np.testing.assert_array_equal(cut.sample_offsets, full.sample_offsets[:n_trees + 1])
     np.testing.assert_array_equal(cut.sample_feature,
                                   full.sample_feature[:cut.sample_offsets[-1]])
-    np.testing.assert_array_equal(cut.log_posterior, full.log_posterior)  # the chain ran on
+    # the chain stopped at the tree that would pass the limit: its traces are the unlimited
+    # chain's up to that iteration (the first of the tree's run, after burn_in)
+    n_run = cut.log_posterior.shape[0]
+    assert burn_in < n_run < full.log_posterior.shape[0]
+    for name in ("log_posterior", "log_likelihood", "n_leaves"):
+        np.testing.assert_array_equal(getattr(cut, name), getattr(full, name)[:n_run])
+    assert cut.n_proposed.sum() == n_run
+    # every iteration from burn_in on but the last is recorded, each tree's run whole
+    assert int(cut.sample_weights.sum()) == n_run - 1 - burn_in
+    np.testing.assert_array_equal(cut.sample_weights, full.sample_weights[:n_trees])

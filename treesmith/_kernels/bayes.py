@@ -1086,9 +1086,10 @@ def run_chain(data, prior, settings, seed):
     run-length encoded (a tree enters when the chain moves to it, its weight is the number of
     iterations it was the state); last, the category sets of the best tree's and of the
     recorded trees' nodes (uint64 (n_nodes, BITSET_WORDS), zero but for categorical rules),
-    and whether the recording stopped at ``settings.max_sample_nodes`` (the sample is then
-    incomplete: the caller must not use it). The recording buffers double as they fill, up to
-    that limit, so they hold at most twice the recorded nodes, and the limit's worth at most.
+    and whether the recording stopped at ``settings.max_sample_nodes``: the chain then stops
+    too (its traces end at that iteration) and the sample is incomplete: the caller must not
+    use it. The recording buffers double as they fill, up to that limit, so they hold at
+    most twice the recorded nodes, and the limit's worth at most.
     """
     nodes, scratch = new_state(data, prior)
     width = n_stats(prior)
@@ -1138,6 +1139,7 @@ def run_chain(data, prior, settings, seed):
     if node_limit < 0:
         node_limit = n_recorded * capacity if n_recorded < (1 << 62) // capacity else 1 << 62
     sample_truncated = False
+    n_run = n_iter  # iterations run: fewer when the recording stops at node_limit
     p = settings.move_probabilities
     for iteration in range(n_iter):
         u = uniform(state)
@@ -1178,13 +1180,16 @@ def run_chain(data, prior, settings, seed):
             best_n_nodes = write_compact(nodes, scratch, 0, best_feature, best_bin,
                                          best_next_bin, best_left, best_right, best_stats,
                                          best_categories)
-        if settings.record_sample and iteration >= settings.burn_in and not sample_truncated:
+        if settings.record_sample and iteration >= settings.burn_in:
             if changed_since_recorded:
                 n_tree = nodes.sizes[INTERNAL] + nodes.sizes[LEAVES]
                 needed = n_sample_nodes + n_tree
                 if needed > node_limit:
+                    # the caller refuses an incomplete sample: the chain's remaining
+                    # iterations would be wasted
                     sample_truncated = True
-                    continue
+                    n_run = iteration + 1
+                    break
                 sample_feature = grow_buffer_1d(sample_feature, needed, node_limit)
                 sample_bin = grow_buffer_1d(sample_bin, needed, node_limit)
                 sample_next_bin = grow_buffer_1d(sample_next_bin, needed, node_limit)
@@ -1203,7 +1208,8 @@ def run_chain(data, prior, settings, seed):
                 changed_since_recorded = False
             else:
                 sample_weights[n_states - 1] += 1
-    return (trace_log_posterior, trace_log_likelihood, trace_n_leaves, n_proposed, n_accepted,
+    return (trace_log_posterior[:n_run], trace_log_likelihood[:n_run],
+            trace_n_leaves[:n_run], n_proposed, n_accepted,
             best_feature[:best_n_nodes].copy(), best_bin[:best_n_nodes].copy(),
             best_next_bin[:best_n_nodes].copy(), best_left[:best_n_nodes].copy(),
             best_right[:best_n_nodes].copy(), best_stats[:best_n_nodes].copy(),
