@@ -34,7 +34,8 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 
 import treesmith
-from treesmith.pruning import prune, select_ccp_alpha
+from treesmith.model_selection import select_ccp_alpha
+from treesmith.pruning import prune
 
 DATASETS = {
     "iris": "sklearn:iris",
