@@ -108,7 +108,9 @@ def run_split(name, X, y, cost_setting, repeat, lambdas, choose):
         rows.append({
             "dataset": name, "costs": cost_setting, "repeat": repeat, "method": method,
             "auc": validation_auc(model, X_test, y_test),
-            "expected_cost": expected_cost(model, X_test),
+            # the setting's costs, also for J48, which is fitted without them
+            "expected_cost": expected_cost(model, X_test, feature_costs=costs,
+                                           cost_model="per_test"),
             "size": model.tree_.node_count, "lambda": lam, "seconds": seconds,
         })
     return rows
