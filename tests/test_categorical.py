@@ -1704,3 +1704,66 @@ def test_integers_beyond_float64_beside_numpy_floats(make, cells):
         np.testing.assert_array_equal(model.predict(X), y)
     with pytest.warns(UnseenLevelWarning):
         model.predict(pd.DataFrame({"c": pd.Series([np.float32(0.5), 2**1031], dtype=object)}))
+
+
+def _partition_reference(sample_idx, start, end, column, bits, missing_bin, missing_go_left):
+    """Stable partition of ``sample_idx[start:end]`` by a category set, written plainly."""
+    def left(i):
+        b = int(column[i])
+        if b == missing_bin:
+            return missing_go_left
+        return (int(bits[b >> 6]) >> (b & 63)) & 1 == 1
+    part = list(sample_idx[start:end])
+    lefts = [i for i in part if left(i)]
+    return len(lefts) + start, np.array(lefts + [i for i in part if not left(i)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), wide=st.booleans(), missing_go_left=st.booleans())
+def test_the_categorical_partition_is_the_stable_partition_by_the_set(seed, wide,
+                                                                       missing_go_left):
+    """``partition_categorical`` (branch-free) against a plain stable partition, on uint8 and
+    uint16 columns; a uint16 matrix (max_bins > 255) has its missing bin beyond the 256 codes
+    a bitset holds."""
+    from treesmith._kernels.categorical import partition_categorical
+    from treesmith._kernels.pointers import twin
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    n_categories = int(rng.integers(1, 256))
+    missing_bin = 700 if wide else 255
+    column = rng.integers(0, n_categories, n)
+    column[rng.random(n) < 0.2] = missing_bin
+    column = column.astype(np.uint16 if wide else np.uint8)
+    bits = np.zeros(4, dtype=np.uint64)
+    for c in rng.choice(n_categories, int(rng.integers(0, n_categories + 1)), replace=False):
+        bits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    sample_idx = rng.permutation(n).astype(np.int64)
+    start, end = sorted(int(v) for v in rng.integers(0, n + 1, 2))
+    expected_mid, expected = _partition_reference(sample_idx, start, end, column, bits,
+                                                  missing_bin, missing_go_left)
+    partition = twin(partition_categorical, "python", python_entry=True)
+    got = sample_idx.copy()
+    mid = partition(got, np.int64(start), np.int64(end), column, bits, np.int64(missing_bin),
+                    missing_go_left, np.empty(n, dtype=np.int64))
+    assert mid == expected_mid
+    np.testing.assert_array_equal(got[start:end], expected)
+    np.testing.assert_array_equal(got[:start], sample_idx[:start])
+    np.testing.assert_array_equal(got[end:], sample_idx[end:])
+
+
+def test_a_categorical_split_in_a_uint16_matrix_routes_its_training_rows():
+    """max_bins > 255 stores the bins as uint16 and puts the missing bin beyond 255: the
+    growth loop's partition by a set of categories (with missing values) sends each training
+    row where the fitted tree sends it, so every node's sample count is its rows'."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    city = rng.integers(0, 40, n).astype(float)
+    city[rng.random(n) < 0.15] = np.nan
+    X = pd.DataFrame({"city": pd.Categorical(city), "x": rng.normal(size=n)})
+    y = ((np.nan_to_num(city, nan=7) % 3 == 0) ^ (X["x"] > 0.5)).astype(int)
+    tree = DecisionTreeClassifier(max_bins=1000, random_state=0).fit(X, y)
+    assert tree.bin_mapper_.missing_values_bin_idx_ > 255
+    assert (tree.tree_.bin_threshold == -2).any()  # some split is by a set of categories
+    counts = tree.decision_path(X).sum(axis=0).A1
+    np.testing.assert_array_equal(counts, tree.tree_.n_node_samples)

@@ -860,26 +860,34 @@ def no_categorical_scan(hist_f, n_bins_non_missing, missing_bin, node, work, res
     results[f]["bin_threshold"] = NO_SPLIT
 
 
-@pointer_kernel
+@pointer_kernel(reference_counted=False)
 def partition_categorical(sample_idx, start, end, column, left_categories, missing_bin,
                           missing_go_left, buffer):
     """``splitting.partition`` for a split by a set of categories: stable, in place, left
     samples (category in ``left_categories``, or missing and ``missing_go_left``) first.
     Returns the position of the first right sample. The growth loop calls it through
     ``pointers.categorical_partition_pointer``: fits without categorical features do not
-    compile it."""
+    compile it.
+
+    Branch-free, as ``splitting.partition`` (whose docstring says why the double write is
+    harmless): a set of categories sends about half the samples each way in no order the
+    branch predictor can learn, and the branch on the side cost 7.4 ns a sample against
+    2.1 for the numeric partition (2e5 rows).
+    Compiled without reference counting: it allocates nothing."""
+    missing_left = np.int64(missing_go_left)
     n_left = start
     n_right = 0
     for position in range(start, end):
         i = sample_idx[position]
         b = np.int64(column[i])
-        go_left = missing_go_left if b == missing_bin else has_category(left_categories, b)
-        if go_left:
-            sample_idx[n_left] = i
-            n_left += 1
-        else:
-            buffer[n_right] = i
-            n_right += 1
+        # (b >> 6) & 3: the missing bin of a uint16 matrix (max_bins > 255) may pass 255; its
+        # in_set is read in bounds and not used
+        in_set = np.int64((left_categories[(b >> 6) & 3] >> np.uint64(b & 63)) & np.uint64(1))
+        go_left = missing_left if b == missing_bin else in_set
+        sample_idx[n_left] = i
+        buffer[n_right] = i
+        n_left += go_left
+        n_right += 1 - go_left
     for j in range(n_right):
         sample_idx[n_left + j] = buffer[j]
     return n_left
