@@ -7,6 +7,7 @@ sides, on float32 and float64 input, with NaN, and with row counts that do not f
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import treesmith
@@ -238,3 +239,30 @@ def test_infinity_is_rejected_during_the_walk_with_the_column_named(dtype, row, 
         tree.predict(X, feature_names=names)
     with pytest.raises(ValueError, match=rf"column {unused}"):
         tree.decision_path(X)
+
+
+@pytest.mark.parametrize("n_rows", [5, 3001])  # the serial and the parallel walk
+def test_the_categorical_walk_sends_values_that_are_not_codes_to_the_missing_side(n_rows):
+    """``Tree.apply`` and ``decision_path`` on raw values at a split by a set of categories:
+    NaN, fractions, negatives and values past 255 take the missing side, codes their set's
+    side, as the plain reference walk says; the caller's X is left as it is."""
+    from treesmith import DecisionTreeClassifier
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    codes = rng.integers(0, 30, n).astype(float)
+    codes[rng.random(n) < 0.1] = np.nan
+    X = pd.DataFrame({"c": pd.Categorical(codes), "x": rng.normal(size=n)})
+    y = ((np.nan_to_num(codes, nan=1) % 4 == 1) ^ (X["x"] > 0)).astype(int)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    assert tree.is_categorical_split.any()
+    raw = np.column_stack([rng.choice([np.nan, -1.0, -0.0, 2.5, 255.0, 256.0, 1e300, 3.0, 7.0],
+                                      n_rows), rng.normal(size=n_rows)])
+    raw[: min(n_rows, 30), 0] = np.arange(min(n_rows, 30))
+    before = raw.copy()
+    expected = leaf_reference(raw, tree.children_left, tree.children_right, tree.feature,
+                              tree.threshold, tree.missing_go_left, tree.left_categories)
+    np.testing.assert_array_equal(tree.apply(raw), expected)
+    paths = tree.decision_path(raw)
+    np.testing.assert_array_equal(paths.indices[paths.indptr[1:] - 1], expected)
+    np.testing.assert_array_equal(raw, before)

@@ -310,26 +310,45 @@ class Tree:
                              f"n_features), got shape {X.shape}")
         return X
 
+    def _walkable(self, X: np.ndarray) -> np.ndarray:
+        """``X`` as the categorical walk reads it: at the features of splits by sets of
+        categories every value NaN or a code 0..255. Any other value (say 2.5 or -1, from a
+        caller of ``apply`` on raw values) takes the missing side, as documented; it is made
+        NaN in a copy first. Encoded inputs hold codes and NaN only: one compiled pass
+        checks, nothing is copied."""
+        if not self.is_categorical_split.any():
+            return X
+        features = np.unique(self.feature[self.is_categorical_split]).astype(np.int64)
+        if not _predict.non_code_rows(X, features):
+            return X
+        X = np.array(X, copy=True)
+        columns = X[:, features]
+        with np.errstate(invalid="ignore"):
+            code = (columns >= 0) & (columns < 256) & (columns == np.floor(columns))
+        X[:, features] = np.where(code | np.isnan(columns), columns, np.nan)
+        return X
+
     def apply(self, X: np.ndarray, feature_names=None) -> np.ndarray:
         """Index of the leaf each row of ``X`` (float32/float64) reaches.
 
         Values are compared with the float64 thresholds in float64; NaN takes the learned
         missing side, and ±inf raises a ValueError naming the column (``feature_names`` or
         ``x0, x1, ...``), checked during the same pass over X."""
-        X = self._rows(X)
+        X = self._walkable(self._rows(X))
         out = np.empty(X.shape[0], dtype=np.int64)
         if self.is_categorical_split.any():
             walk = _traversal(_predict.apply_rows_categorical, X.shape[0])
             found_infinity = walk(X, self._packed(), self.left_categories, out)
         else:
-            found_infinity = _traversal(_predict.apply_rows, X.shape[0])(X, self._packed(), out)
+            found_infinity = _traversal(_predict.apply_rows, X.shape[0])(
+                X, self._packed(), self.left_categories, out)
         if found_infinity:
             check_no_infinity(X, feature_names)
         return out
 
     def decision_path(self, X: np.ndarray, feature_names=None) -> sp.csr_matrix:
         """CSR indicator matrix: entry (i, j) is 1 when row i passes through node j."""
-        X = self._rows(X)
+        X = self._walkable(self._rows(X))
         lengths = np.empty(X.shape[0], dtype=np.int64)
         if _traversal(_predict.path_lengths, X.shape[0])(X, self._packed(),
                                                          self.left_categories, lengths):
