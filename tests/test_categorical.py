@@ -126,6 +126,26 @@ def test_regression_split_is_the_best_partition(criterion, m):
         assert _root_gain(model) == pytest.approx(_best_gain(model, x, y, weight), rel=1e-9)
 
 
+@pytest.mark.parametrize("zero", ["category", "missing"])
+@pytest.mark.parametrize("criterion", ["poisson", "tweedie"])
+def test_a_zero_mean_category_does_not_hide_the_best_deviance_partition(criterion, zero):
+    """Poisson and Tweedie (p > 0) refuse a child of mean 0 (its deviance is infinite), a
+    constraint the mean order does not know: with categories 0 (all labels 0; or the missing
+    values), 1 (mean 2), 2 (2), 4 (2.33) and 5 (1.77), the best valid split is
+    {0, 2, missing} | {1, 4, 5}, not a prefix of the order 0, 5, 1, 2, 4 (review 15b)."""
+    x = np.array([5, 0, 5, 5, 2, 4, 0, 1, 4, 5, np.nan, 5, 1, 0, 2, np.nan, 5.0])
+    y = np.array([1, 0, 0, 2, 2, 3, 0, 5, 2, 2, 0, 2, 0, 0, 2, 0, 2.0])
+    weight = np.array([1, 3, 1, 2, 2, 1, 3, 2, 2, 3, 1, 3, 3, 3, 2, 1, 3.0])
+    if zero == "missing":  # only the missing values have mean 0; means 1.75, 2, 2, 2
+        x = np.array([0, 0, 0, 0, 1, 1, 2, 3, 3, np.nan])
+        y = np.array([2, 2, 2, 1, 2, 2, 2, 2, 2, 0.0])
+        weight = np.ones(10)
+    x = x.reshape(-1, 1)
+    model = DecisionTreeRegressor(criterion=criterion, max_depth=1, categorical_features=[0])
+    model.fit(x, y, sample_weight=weight)
+    assert _root_gain(model) == pytest.approx(_best_gain(model, x, y, weight), rel=1e-9)
+
+
 @pytest.mark.parametrize("m", [3, EXHAUSTIVE_MAX_CATEGORIES])
 def test_multiclass_split_is_the_best_partition_up_to_ten_categories(m):
     for seed, n in ((4, 150), (5, 900)):

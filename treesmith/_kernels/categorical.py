@@ -16,8 +16,10 @@ Candidates, with m the categories present in the node:
   hold the best split: two classes, a gain-type rule, a strictly concave impurity of the
   class-1 proportion and no leaf-size constraint (the ``skip_same_class_runs`` condition), or
   regression (squared error, Poisson and Tweedie deviances: w(S) phi(mean) with phi concave)
-  under a gain-type rule without leaf-size constraint. The key is the class-1 proportion or the
-  mean target; the best gain is then a prefix (Breiman, Friedman, Olshen & Stone,
+  under a gain-type rule without leaf-size constraint, where no present category nor the
+  missing values has an infinite h (Poisson and Tweedie refuse a child of mean 0, a
+  constraint the order does not know: ``_refuses_a_category``). The key is the class-1
+  proportion or the mean target; the best gain is then a prefix (Breiman, Friedman, Olshen & Stone,
   "Classification and Regression Trees", 1984, Theorem 4.5; Fisher, "On grouping for maximum
   homogeneity", 1958). The missing bin, forced to one side, does not break this: the best
   ordered partition of the categories plus "missing" is one of the candidates.
@@ -213,6 +215,23 @@ def _ordering_is_exact(node):
         return node.rule.skip_same_class_runs
     return (node.n_classes == 0 and numerator_is_gain(node.rule.code)
             and node.min_samples_leaf <= 1 and node.min_weight_leaf <= 0.0)
+
+
+@internal_kernel(reference_counted=False)
+def _refuses_a_category(hist_f, present, m, missing_bin, node):
+    """Regression: whether h is not finite on a present category's row or on the missing
+    row (the Poisson and Tweedie deviances of a mean 0). The numeric scan refuses a child
+    whose h is not finite, a constraint the mean order does not know, like a leaf-size limit:
+    the best valid split need not be a prefix (the zero-mean categories can join any side)."""
+    if node.n_classes != 0:
+        return False
+    h = node.impurity.h
+    h_params = node.impurity.h_params
+    for j in range(m):
+        if not np.isfinite(h(hist_f[present[j]], h_params)):
+            return True
+    return (hist_f[missing_bin, REGRESSION_COUNT] > 0.0
+            and not np.isfinite(h(hist_f[missing_bin], h_params)))
 
 
 @internal_kernel(reference_counted=False)
@@ -668,7 +687,9 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     # reads the feature's monotonic direction, 0 for a categorical feature (constraints on
     # one are refused), so category sets are never restricted by another feature's. Both
     # paths stay in this one function: as separate functions they cost 0.6 s more compile.
-    if m <= EXHAUSTIVE_MAX_CATEGORIES and not _ordering_is_exact(node):
+    if m <= EXHAUSTIVE_MAX_CATEGORIES and (
+            not _ordering_is_exact(node)
+            or _refuses_a_category(hist_f, present, m, np.int64(missing_bin), node)):
         # every partition, each a two-row histogram (then the missing row)
         scale = node_tie_scale(node)
         best_score = -np.inf
