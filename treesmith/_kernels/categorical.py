@@ -550,6 +550,15 @@ def categorical_scan_workspace(n_blocks, n_stats, n_classes, n_bins):
     return np.zeros((n_blocks, SCAN_WORK_ROWS + extra, width))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _scan_candidates(scan_in_order, hist_f, n_bins_non_missing, missing_bin, node, work,
+                     results, f):
+    """How ``scan_categorical`` scores its candidates: with the fit's in-order scan
+    ``scan_in_order``. Its every-candidate twins bind this name to ``scan_every_candidate``
+    (``pointers.categorical_scan_pointer``). Inlined: the same call as before."""
+    scan_in_order(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
+
+
 @pointer_kernel(reference_counted=False)
 def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
                      scan_in_order):
@@ -711,7 +720,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             pair = exhaustive_floats[3 * n_stats:5 * n_stats].reshape((2, n_stats))
             _copy_row(hist_f, present[0], pair, np.int64(0))
             _copy_row(hist_f, np.int64(missing_bin), pair, np.int64(1))
-            scan_in_order(pair, np.int64(1), np.int64(1), compact_node, work, results, f)
+            _scan_candidates(scan_in_order, pair, np.int64(1), np.int64(1), compact_node, work,
+                             results, f)
             trial = results[f]
             failed = failed or trial["impurity_failed"]
             if trial["bin_threshold"] != NO_SPLIT and beats(trial["score"], best_score, scale):
@@ -746,8 +756,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 for s in range(n_stats):
                     compact[left_row, s] = left_sums[mask, s]
                     compact[1 - left_row, s] = left_sums[complement, s] + hist_f[last, s]
-                scan_in_order(compact, np.int64(2), np.int64(2), compact_node, work, results,
-                              f)
+                _scan_candidates(scan_in_order, compact, np.int64(2), np.int64(2), compact_node,
+                                 work, results, f)
                 trial = results[f]
                 failed = failed or trial["impurity_failed"]
                 if trial["bin_threshold"] == NO_SPLIT or not beats(trial["score"], best_score,
@@ -790,7 +800,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             scratch_floats[scratch_floats.shape[0] - principal_floats + n_classes * n:])
     _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
     in_key_order = _with_bin_order(node, order)
-    scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
+    _scan_candidates(scan_in_order, hist_f, m, missing_bin, in_key_order, work, results, f)
     if not numerator_is_symmetric(node.rule.code):
         # a rule not symmetric in the children: the same prefixes the other way round (the
         # order reversed), as the exhaustive path does; the first scan wins ties
@@ -801,7 +811,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         first_missing_left = out["missing_go_left"]
         first_failed = out["impurity_failed"]
         _reverse(order, m)
-        scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
+        _scan_candidates(scan_in_order, hist_f, m, missing_bin, in_key_order, work, results,
+                         f)
         out["impurity_failed"] = out["impurity_failed"] or first_failed
         scale = node_tie_scale(node)
         if first_threshold != NO_SPLIT and (out["bin_threshold"] == NO_SPLIT or not beats(
@@ -854,22 +865,23 @@ def no_principal_component_keys(class_weights, weights, inverse_weights, m, keys
     return 0.0, 0.0
 
 
-#: The numeric scan ``scan_categorical_every_candidate`` scores sets with; its twins bind it
+#: The numeric scan ``scan_every_candidate`` scores sets with; its twins bind it
 #: (``pointers.categorical_scan_pointer(..., every_candidate=True)``).
 every_candidate_scan = None
 
 
-@pointer_kernel(reference_counted=False)
-def scan_categorical_every_candidate(hist_f, n_bins_non_missing, missing_bin, node, work,
-                                     results, f, scan_in_order):
-    """``scan_categorical`` scoring its sets of categories with ``every_candidate_scan``, the
-    in-order scan of every bin, instead of the fit's scan ``scan_in_order``. For a rule that
-    samples its candidate thresholds (``Minimax(candidates="sampled")``): the paper samples
-    thresholds of numeric features, so a categorical feature's candidate sets are all tried,
-    as ``GreedyTreeClassifier`` tries them (docs/methods.md §11); the sampling scan would drop
-    sets at random. Used through its twins only."""
-    scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
-                     every_candidate_scan)
+@njit(cache=True, nogil=True, inline="always")
+def scan_every_candidate(scan_in_order, hist_f, n_bins_non_missing, missing_bin, node, work,
+                         results, f):
+    """``_scan_candidates`` of ``scan_categorical``'s every-candidate twins: the in-order scan
+    of every bin (``every_candidate_scan``, bound by the twin) instead of the fit's scan
+    ``scan_in_order``. For a rule that samples its candidate thresholds
+    (``Minimax(candidates="sampled")``): the paper samples thresholds of numeric features, so a
+    categorical feature's candidate sets are all tried, as ``GreedyTreeClassifier`` tries them
+    (docs/methods.md §11); the sampling scan would drop sets at random. A direct call: handing
+    the global on as a first-class function would put its address in the code, which Numba
+    cannot cache. Used through its twins only."""
+    every_candidate_scan(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
 
 
 @pointer_kernel
