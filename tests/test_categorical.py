@@ -1193,12 +1193,43 @@ def test_principal_component_keys_with_a_rare_last_class():
     np.testing.assert_allclose(keys, expected, rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.parametrize("n_classes, m", [(13, 11), (40, 15), (300, 12), (2000, 30)])
+def test_principal_component_keys_with_fewer_categories_than_classes(n_classes, m):
+    """With fewer categories than classes the covariance has rank below m: the keys come
+    from the m x m Gram matrix of the categories (the same first eigenvector, v = D W^(1/2) u
+    for u the Gram's), numpy's eigh keys; the scratch grows with m, not K^2 (2000 classes
+    took 96 MB per thread and 20 s per node, review 15b)."""
+    from treesmith._kernels.categorical import principal_component_scratch
+
+    rng = np.random.default_rng(n_classes + m)
+    class_weights = rng.integers(0, 5, (m, n_classes)).astype(float)
+    class_weights[:, rng.integers(0, n_classes, 3)] += 40.0  # a well-defined direction
+    class_weights[2] = 0.0  # a category of weight 0 scores 0
+    keys = _category_keys_of(class_weights)
+    expected, values = _numpy_principal_keys(class_weights)
+    assert values[-1] > values[-2] * 1.01
+    np.testing.assert_allclose(keys, expected, rtol=1e-9, atol=1e-12)
+    assert keys[2] == 0.0 and not np.signbit(keys[2])
+    assert principal_component_scratch(2000, 255) < 800_000  # floats (5.7 MB; was 12 million)
+
+
+def test_many_classes_and_a_categorical_column_fit_in_reasonable_work():
+    """1000 classes, one column of 100 categories, 3000 rows: every node with more than 10
+    categories takes the principal component, in the Gram matrix's m dimensions (before: a
+    999 x 999 matrix squared up to 40 times per node, 2.4 s for a stump)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 100, 3000).astype(float).reshape(-1, 1)
+    y = rng.integers(0, 1000, 3000)
+    model = DecisionTreeClassifier(max_depth=3, categorical_features=[0]).fit(x, y)
+    assert model.tree_.node_count > 1 and model.tree_.is_categorical_split[0]
+
+
 _PYTHON_KEYS = """
 import json, sys
 import numpy as np
 from treesmith._kernels.categorical import category_keys
 out = {}
-for n_classes, m in ((3, 11), (4, 40), (10, 255)):
+for n_classes, m in ((3, 11), (4, 40), (10, 255), (40, 12)):
     rng = np.random.default_rng(n_classes)
     weights = rng.random((m, n_classes)) * 4000.0
     weights[1] = 0.0

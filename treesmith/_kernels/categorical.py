@@ -299,13 +299,30 @@ def _keep_category(present, weights, inverse_weights, m, b, weight):
 
 
 @njit(inline="always")
+def _gram_scratch(n_classes, m):
+    """Floats of ``_principal_component_keys_of_gram``'s scratch for K = ``n_classes`` and
+    ``m`` categories: m rows of ``padded_length(K, LANES)`` (the centred proportions of every
+    class, category by category), a vector of that length (v), one of K (the class totals),
+    three m x m matrices with rows padded to ``CHUNK``, two vectors of m and one of
+    ``padded_length(m, LANES)``."""
+    k_width = padded_length(n_classes, LANES)
+    return (m * k_width + k_width + n_classes + 3 * m * padded_length(m, CHUNK) + 2 * m
+            + padded_length(m, LANES))
+
+
+@njit(inline="always")
 def principal_component_scratch(n_classes, n):
     """Floats of ``_principal_component_keys``'s scratch for ``n_classes`` classes (K) and up
-    to ``n`` categories: K rows of ``lanes.padded_length(n, LANES)`` floats (the centred class
-    proportions of K - 1 classes, the keys), three (K - 1) x (K - 1) matrices with rows padded
-    to ``lanes.CHUNK``, and three vectors of K."""
-    return (n_classes * padded_length(n, LANES)
-            + 3 * (n_classes - 1) * padded_length(n_classes - 1, CHUNK) + 3 * n_classes)
+    to ``n`` categories. With m >= K - 1 categories (the covariance's own dimension): K rows
+    of ``lanes.padded_length(m, LANES)`` floats (the centred class proportions of K - 1
+    classes, the keys), three (K - 1) x (K - 1) matrices with rows padded to ``lanes.CHUNK``,
+    and three vectors of K; with fewer, ``_gram_scratch`` (m x m matrices): never K^2."""
+    covariance = (n_classes * padded_length(n, LANES)
+                  + 3 * (n_classes - 1) * padded_length(n_classes - 1, CHUNK) + 3 * n_classes
+                  if n >= n_classes - 1 else 0)
+    gram_categories = min(n, n_classes - 2)
+    gram = _gram_scratch(n_classes, gram_categories) if gram_categories > 0 else 0
+    return max(covariance, gram)
 
 
 @internal_kernel(reference_counted=False)
@@ -417,6 +434,9 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     """
     k_classes = class_weights.shape[0]
     n_free = k_classes - 1
+    if m < n_free:  # the covariance has rank < m: its m x m Gram matrix is smaller
+        return _principal_component_keys_of_gram(class_weights, weights, inverse_weights, m,
+                                                 keys, scratch)
     width = padded_length(m, LANES)
     # rows a < n_free: class a's centred proportions, padded with zeros to ``width``; row
     # n_free: the keys, padded with a copy of a key
@@ -521,6 +541,105 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
         key = projection[j] if weights[j] > 0.0 else 0.0
         projection[j] = key
         keys[j] = key
+    for j in range(m, width):  # padding that changes neither the lowest nor the highest key
+        projection[j] = projection[0]
+    return lane_min_max(projection, width)
+
+
+@internal_kernel(reference_counted=False)
+def _principal_component_keys_of_gram(class_weights, weights, inverse_weights, m, keys,
+                                      scratch):
+    """``_principal_component_keys`` for m < K - 1 categories, in m dimensions: with D the
+    K x m centred proportions (column j: p_j - p) and W the categories' weights, the
+    covariance is C = D W D^T, of rank < m. If u is the first eigenvector of the Gram
+    matrix M = W^(1/2) D^T D W^(1/2) (m x m), v = D W^(1/2) u / |D W^(1/2) u| is C's, and
+    the keys are D^T v: the same direction and sign rule (v's largest component, the first
+    of equal ones, positive), in m^2 K + m^3 operations instead of m K^2 + K^3 (and m^2
+    floats of scratch instead of K^2: 2000 classes took 96 MB per thread and seconds per
+    node). Every deviation is computed from its own class's proportion; sums run in
+    ``lanes``' fixed orders or in plain loops, as in the covariance path."""
+    k_classes = class_weights.shape[0]
+    k_width = padded_length(k_classes, LANES)
+    stride = padded_length(m, CHUNK)
+    matrix_size = m * stride
+    rows = scratch[:m * k_width]  # row j: category j's centred proportions, K classes
+    offset = m * k_width
+    v = scratch[offset:offset + k_width]
+    offset += k_width
+    class_total = scratch[offset:offset + k_classes]
+    offset += k_classes
+    gram = scratch[offset:offset + matrix_size]
+    power = scratch[offset + matrix_size:offset + 2 * matrix_size]
+    product = scratch[offset + 2 * matrix_size:offset + 3 * matrix_size]
+    offset += 3 * matrix_size
+    u = scratch[offset:offset + m]
+    root_weights = scratch[offset + m:offset + 2 * m]
+    projection = scratch[offset + 2 * m:offset + 2 * m + padded_length(m, LANES)]
+    # each class's weight over the categories of weight > 0, as the covariance path sums it
+    for j in range(m):
+        projection[j] = inverse_weights[j] * weights[j]
+    n_columns = class_weights.shape[1]
+    lane_row_dots(projection, class_weights.reshape(k_classes * n_columns), k_classes,
+                  n_columns, m, class_total)
+    total = 0.0
+    for a in range(k_classes):
+        total += class_total[a]
+    if not total > 0.0:
+        for j in range(m):
+            keys[j] = 0.0
+        return 0.0, 0.0
+    for a in range(k_classes):
+        class_total[a] = class_total[a] / total  # the mean proportions
+    for j in range(m):
+        row = rows[j * k_width:(j + 1) * k_width]
+        for a in range(k_classes):
+            row[a] = class_weights[a, j] * inverse_weights[j] - class_total[a]
+        for a in range(k_classes, k_width):
+            row[a] = 0.0
+        root_weights[j] = np.sqrt(weights[j])
+    spread = 0.0
+    for j in range(m):  # M[j, c] for c >= j, mirrored: symmetric bit for bit
+        lane_row_dots(rows[j * k_width:(j + 1) * k_width], rows[j * k_width:], m - j, k_width,
+                      k_classes, gram[j * stride + j:(j + 1) * stride])
+        for c in range(j, m):
+            gram[j * stride + c] = (root_weights[j] * root_weights[c]) * gram[j * stride + c]
+        for c in range(j + 1, m):
+            gram[c * stride + j] = gram[j * stride + c]
+        for c in range(m, stride):
+            gram[j * stride + c] = 0.0
+        spread += gram[j * stride + j]
+    if not spread > 0.0:  # every category has the same proportions
+        for j in range(m):
+            keys[j] = 0.0
+        return 0.0, 0.0
+    if m == 1:
+        u[0] = 1.0
+    elif m == 2:
+        u[0], u[1] = _first_eigenvector_of_two(gram[0], gram[1], gram[stride + 1])
+    else:
+        _first_eigenvector(gram, m, stride, u, power, product)
+    for j in range(m):
+        u[j] = root_weights[j] * u[j]  # the coefficients of v = D W^(1/2) u
+    row_combinations(u, 0, 1, rows, m, k_width, v)  # from +0.0
+    norm = 0.0
+    largest = v[0]  # v's largest component (the first of equal ones) is made positive
+    for a in range(k_classes):
+        norm += v[a] * v[a]
+        if abs(v[a]) > abs(largest):
+            largest = v[a]
+    if not norm > 0.0:  # rounding: M's first eigenvalue too small to give a direction
+        for j in range(m):
+            keys[j] = 0.0
+        return 0.0, 0.0
+    scale = (-1.0 if largest < 0.0 else 1.0) / np.sqrt(norm)
+    for a in range(k_classes):
+        v[a] = v[a] * scale
+    lane_row_dots(v, rows, m, k_width, k_classes, projection)
+    for j in range(m):  # 0 for the categories of weight 0
+        key = projection[j] if weights[j] > 0.0 else 0.0
+        projection[j] = key
+        keys[j] = key
+    width = padded_length(m, LANES)
     for j in range(m, width):  # padding that changes neither the lowest nor the highest key
         projection[j] = projection[0]
     return lane_min_max(projection, width)
