@@ -4,7 +4,9 @@
 ``DecisionTreeRegressor`` whose ``tree_`` holds treesmith's nodes, so that the tools written for
 scikit-learn's trees read it as they read their own: ``shap.TreeExplainer``, ``skl2onnx``,
 ``dtreeviz``, ``sklearn.tree.plot_tree`` / ``export_graphviz`` and
-``sklearn.inspection.partial_dependence(method="recursion")``. A treesmith random forest becomes
+``sklearn.inspection.partial_dependence(method="recursion")`` (scikit-learn 1.9 offers the
+recursion for regression trees and forests only; a classifier needs ``method="brute"``). A
+treesmith random forest becomes
 a fitted ``sklearn.ensemble.RandomForestClassifier`` / ``RandomForestRegressor`` (an ExtraTrees
 forest: ``ExtraTreesClassifier`` / ``ExtraTreesRegressor``) whose trees are its members converted
 the same way (scikit-learn's forests average the trees' probabilities or means, as treesmith's
