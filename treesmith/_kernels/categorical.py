@@ -596,7 +596,9 @@ def _principal_component_keys_of_gram(class_weights, weights, inverse_weights, m
             row[a] = class_weights[a, j] * inverse_weights[j] - class_total[a]
         for a in range(k_classes, k_width):
             row[a] = 0.0
-        root_weights[j] = np.sqrt(weights[j])
+        # the weights' shares: scaling every weight by a power of two leaves them, and so
+        # the keys, bit for bit (the square root of the weights themselves would not)
+        root_weights[j] = np.sqrt(weights[j] / total)
     spread = 0.0
     for j in range(m):  # M[j, c] for c >= j, mirrored: symmetric bit for bit
         lane_row_dots(rows[j * k_width:(j + 1) * k_width], rows[j * k_width:], m - j, k_width,
