@@ -126,6 +126,26 @@ def test_regression_split_is_the_best_partition(criterion, m):
         assert _root_gain(model) == pytest.approx(_best_gain(model, x, y, weight), rel=1e-9)
 
 
+@pytest.mark.parametrize("zero", ["category", "missing"])
+@pytest.mark.parametrize("criterion", ["poisson", "tweedie"])
+def test_a_zero_mean_category_does_not_hide_the_best_deviance_partition(criterion, zero):
+    """Poisson and Tweedie (p > 0) refuse a child of mean 0 (its deviance is infinite), a
+    constraint the mean order does not know: with categories 0 (all labels 0; or the missing
+    values), 1 (mean 2), 2 (2), 4 (2.33) and 5 (1.77), the best valid split is
+    {0, 2, missing} | {1, 4, 5}, not a prefix of the order 0, 5, 1, 2, 4 (review 15b)."""
+    x = np.array([5, 0, 5, 5, 2, 4, 0, 1, 4, 5, np.nan, 5, 1, 0, 2, np.nan, 5.0])
+    y = np.array([1, 0, 0, 2, 2, 3, 0, 5, 2, 2, 0, 2, 0, 0, 2, 0, 2.0])
+    weight = np.array([1, 3, 1, 2, 2, 1, 3, 2, 2, 3, 1, 3, 3, 3, 2, 1, 3.0])
+    if zero == "missing":  # only the missing values have mean 0; means 1.75, 2, 2, 2
+        x = np.array([0, 0, 0, 0, 1, 1, 2, 3, 3, np.nan])
+        y = np.array([2, 2, 2, 1, 2, 2, 2, 2, 2, 0.0])
+        weight = np.ones(10)
+    x = x.reshape(-1, 1)
+    model = DecisionTreeRegressor(criterion=criterion, max_depth=1, categorical_features=[0])
+    model.fit(x, y, sample_weight=weight)
+    assert _root_gain(model) == pytest.approx(_best_gain(model, x, y, weight), rel=1e-9)
+
+
 @pytest.mark.parametrize("m", [3, EXHAUSTIVE_MAX_CATEGORIES])
 def test_multiclass_split_is_the_best_partition_up_to_ten_categories(m):
     for seed, n in ((4, 150), (5, 900)):
@@ -1173,12 +1193,43 @@ def test_principal_component_keys_with_a_rare_last_class():
     np.testing.assert_allclose(keys, expected, rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.parametrize("n_classes, m", [(13, 11), (40, 15), (300, 12), (2000, 30)])
+def test_principal_component_keys_with_fewer_categories_than_classes(n_classes, m):
+    """With fewer categories than classes the covariance has rank below m: the keys come
+    from the m x m Gram matrix of the categories (the same first eigenvector, v = D W^(1/2) u
+    for u the Gram's), numpy's eigh keys; the scratch grows with m, not K^2 (2000 classes
+    took 96 MB per thread and 20 s per node, review 15b)."""
+    from treesmith._kernels.categorical import principal_component_scratch
+
+    rng = np.random.default_rng(n_classes + m)
+    class_weights = rng.integers(0, 5, (m, n_classes)).astype(float)
+    class_weights[:, rng.integers(0, n_classes, 3)] += 40.0  # a well-defined direction
+    class_weights[2] = 0.0  # a category of weight 0 scores 0
+    keys = _category_keys_of(class_weights)
+    expected, values = _numpy_principal_keys(class_weights)
+    assert values[-1] > values[-2] * 1.01
+    np.testing.assert_allclose(keys, expected, rtol=1e-9, atol=1e-12)
+    assert keys[2] == 0.0 and not np.signbit(keys[2])
+    assert principal_component_scratch(2000, 255) < 800_000  # floats (5.7 MB; was 12 million)
+
+
+def test_many_classes_and_a_categorical_column_fit_in_reasonable_work():
+    """1000 classes, one column of 100 categories, 3000 rows: every node with more than 10
+    categories takes the principal component, in the Gram matrix's m dimensions (before: a
+    999 x 999 matrix squared up to 40 times per node, 2.4 s for a stump)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 100, 3000).astype(float).reshape(-1, 1)
+    y = rng.integers(0, 1000, 3000)
+    model = DecisionTreeClassifier(max_depth=3, categorical_features=[0]).fit(x, y)
+    assert model.tree_.node_count > 1 and model.tree_.is_categorical_split[0]
+
+
 _PYTHON_KEYS = """
 import json, sys
 import numpy as np
 from treesmith._kernels.categorical import category_keys
 out = {}
-for n_classes, m in ((3, 11), (4, 40), (10, 255)):
+for n_classes, m in ((3, 11), (4, 40), (10, 255), (40, 12)):
     rng = np.random.default_rng(n_classes)
     weights = rng.random((m, n_classes)) * 4000.0
     weights[1] = 0.0

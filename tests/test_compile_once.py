@@ -57,3 +57,33 @@ def test_a_first_fit_compiles_each_kernel_once_per_signature(tmp_path):
     duplicated = {name: len(found) for name, found in signatures.items()
                   if len(set(found)) < len(found)}
     assert duplicated == {}
+
+
+def test_the_kernels_of_a_minimax_fit_with_categories_can_be_cached():
+    """A kernel whose code embeds a function's address (a dispatcher held in a global and
+    passed on as a first-class function) cannot be cached: Numba warned "Cannot cache compiled
+    function ... as it uses dynamic globals" on every process's first minimax fit with a
+    categorical feature, and compiled the categorical scan again each time (review 15b)."""
+    import gc
+    import weakref
+
+    import numpy as np
+    from numba.core.dispatcher import Dispatcher
+
+    import treesmith
+
+    rng = np.random.default_rng(0)
+    n = 120
+    X = np.column_stack([rng.integers(0, 6, n), rng.normal(size=n)]).astype(float)
+    for n_classes in (2, 3):  # the scan's twins without and with the principal component
+        y = rng.integers(0, n_classes, n)
+        treesmith.DecisionTreeClassifier(split_rule="minimax", categorical_features=[0],
+                                         max_depth=3).fit(X, y)
+    dynamic = sorted({f"{obj.py_func.__module__}.{obj.py_func.__qualname__}"
+                      for obj in gc.get_objects()
+                      # isinstance on a proxy whose referent is gone raises ReferenceError
+                      if type(obj) not in weakref.ProxyTypes and isinstance(obj, Dispatcher)
+                      and obj.py_func.__module__.startswith("treesmith")
+                      for result in obj.overloads.values()
+                      if getattr(result.library, "has_dynamic_globals", False)})
+    assert dynamic == []

@@ -416,6 +416,33 @@ def test_boolean_columns_convert_as_thresholds_at_one_half():
             X.assign(city=rng.choice(["u", "v"], n)), y).to_sklearn()
 
 
+@pytest.mark.parametrize("kind", ["tree", "forest"])
+def test_boolean_split_of_both_values_against_missing_values_converts(kind):
+    """A bool column's split {False, True} | missing (both values left, missing values right)
+    became x <= 0.5, which sends True right: the converted model predicted otherwise for every
+    True row (review 15b)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 200
+    c = pd.Series(rng.random(n) < 0.5, dtype=object)
+    c[::4] = None
+    x = rng.normal(size=n)
+    y = c.isna().to_numpy().astype(int)
+    X = pd.DataFrame({"c": c, "x": x})
+    if kind == "tree":
+        model = treesmith.DecisionTreeClassifier(max_depth=1).fit(X, y)
+        tree = model.tree_
+        assert {bool(model.categories_[0][code]) for code in tree.categories_left(0)} == {
+            False, True}
+    else:
+        model = treesmith.ensemble.RandomForestClassifier(
+            n_estimators=3, max_depth=2, random_state=0).fit(X, y)
+    converted = model.to_sklearn()
+    np.testing.assert_array_equal(converted.predict(X.astype(float)), model.predict(X))
+    np.testing.assert_array_equal(converted.predict(X.astype(float)), y)
+
+
 def test_bayesian_map_tree_converts_with_its_posterior_predictive_leaves(cancer, diabetes):
     """A Bayesian CART's MAP tree predicts the leaves' posterior means, not their training
     proportions / means: the converted tree carries those, so it predicts the same."""

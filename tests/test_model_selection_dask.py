@@ -80,3 +80,43 @@ def test_a_killed_worker_does_not_change_the_result(client, instances):
     assert result.best_params == expected.best_params
     client.wait_for_workers(2, timeout=60)
     assert client.run(os.getpid) != pids  # the nanny restarted the killed worker
+
+
+def test_an_instance_lost_twice_is_scattered_again_each_time(client, instances):
+    """A lost instance was scattered again as ``client.scatter(instance)``: dask scatters a
+    tuple's fields one by one, so the copy became an Instance of four futures, and the next
+    task of that instance lost in the same search failed with "'Instance' object has no
+    attribute 'status'" (test_a_killed_worker_does_not_change_the_result, when the killed
+    worker held two tasks of one instance; review 15b). Here every first copy is lost."""
+    from treesmith.model_selection.execution import Task, run_dask
+    from treesmith.model_selection.scoring import check_scoring
+
+    class LosingClient:
+        """The real client, whose first scatter (every instance) is released at once."""
+
+        def __init__(self, real):
+            self.real, self.scatters = real, 0
+
+        def scatter(self, data, **options):
+            copies = self.real.scatter(data, **options)
+            self.scatters += 1
+            if self.scatters == 1:
+                self.real.cancel(copies)
+            return copies
+
+        def submit(self, *args, **options):
+            return self.real.submit(*args, **options)
+
+        def cancel(self, futures):
+            self.real.cancel(futures)
+
+    estimator = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0)
+    points = [{"max_depth": depth} for depth in (1, 2, 3)]
+    tasks = [Task(0, (i,), (point,)) for i, point in enumerate(points)]
+    losing = LosingClient(client)
+    results = dict(
+        (task.point_idx, losses) for task, losses in run_dask(
+            estimator, instances, tasks, check_scoring("error", 0.0, estimator), None,
+            losing, 3, None, 1))
+    assert sorted(results) == [(0,), (1,), (2,)]
+    assert losing.scatters >= 2

@@ -106,3 +106,30 @@ def test_accuracy_vs_cost_chart_has_units_legend_and_error_bars():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["cart", "c45"]
     means = [container.lines[0].get_xydata()[0] for container in ax.containers]
     np.testing.assert_allclose(means, [[4.0, 90.0], [3.5, 92.0]])
+
+
+def test_a_long_set_of_categories_wraps_in_the_boxes():
+    """A split by a set of 100 categories was one line of 1500 characters in its box: the
+    figure was capped at 150 inches and drawn at 4 pt, unreadable. Boxes (plot_tree, DOT) wrap
+    a set between two categories; export_text keeps one line per node (review 15b)."""
+    import pandas as pd
+
+    from treesmith.export import BOX_LINE_WIDTH, TreeExporter
+
+    rng = np.random.default_rng(0)
+    names = [f"category_{i}" for i in range(200)]
+    city = rng.choice(names, 4000)
+    effect = dict(zip(names, rng.random(200)))
+    y = (rng.random(4000) < pd.Series(city).map(effect)).astype(int)
+    model = treesmith.DecisionTreeClassifier(max_depth=2).fit(pd.DataFrame({"city": city}), y)
+    exporter = TreeExporter(model)
+    first = exporter.node_lines(0)
+    condition = exporter.condition(0, True)
+    assert len(condition) > 10 * BOX_LINE_WIDTH
+    wrapped = first[:first.index(next(line for line in first if line.startswith("missing")))]
+    assert len(wrapped) > 10 and max(len(line) for line in wrapped) <= BOX_LINE_WIDTH
+    assert " ".join(wrapped) == condition  # whole categories per line, in the set's order
+    text = treesmith.export_text(model)
+    assert condition in text
+    artists = plot_tree(model)
+    assert artists[0].figure.get_size_inches()[0] < 40

@@ -103,3 +103,13 @@ def test_predict_lazy_says_how_many_more(monkeypatch, batch):
         in message
     with pytest.warns(treesmith.UnseenLevelWarning):
         np.testing.assert_array_equal(result.predictions, model.predict(new))
+
+
+def test_numpy_scalars_are_shown_as_the_values_they_hold():
+    """A bool column's categories are numpy bools: the warning listed them as
+    'np.False_, np.True_' (numpy 2's repr) where the exports write False, True (review 15b)."""
+    model = treesmith.DecisionTreeClassifier().fit(
+        pd.DataFrame({"b": [True, False, True, False]}), [0, 1, 0, 1])
+    with pytest.warns(treesmith.UnseenLevelWarning,
+                      match=r"not seen at fit time: 2, 'x' \(training categories: False, True\)"):
+        model.predict(pd.DataFrame({"b": pd.Series(["x", np.int64(2)], dtype=object)}))

@@ -625,10 +625,11 @@ def category_text(value, precision=None) -> str:
 
 
 def _category_repr(value, precision) -> str:
-    """A value in a warning: text quoted (``'Nice '``), a float in its fitted precision."""
+    """A value in a warning: text quoted (``'Nice '``), a float in its fitted precision, a
+    numpy scalar as the Python value it holds (``False``, not numpy 2's ``np.False_``)."""
     if isinstance(value, (float, np.floating)):
         return category_text(float(value), precision)
-    return repr(value)
+    return repr(_python_number(value))
 
 
 def category_names(categories: np.ndarray, codes, precision=None) -> list[str]:

@@ -84,6 +84,29 @@ def _check_depth_like(parameter: str, value):
     return value
 
 
+#: The boxes of ``plot_tree`` and ``export_graphviz`` wrap a set of categories to lines of at
+#: most this many characters (a longer category keeps a line of its own): a split by a set of
+#: 100 categories was one line of 1500 characters, a figure hundreds of inches wide.
+BOX_LINE_WIDTH = 60
+
+
+def _joined_set(items: list[str], width: int | None, start: int) -> str:
+    """``{a, b, c}``; with ``width``, a line break after a comma wherever the next item would
+    take the line past ``width`` characters (the first line already holds ``start``)."""
+    if width is None:
+        return "{" + ", ".join(items) + "}"
+    text = "{"
+    line = start + 1
+    for i, item in enumerate(items):
+        piece = item + (", " if i < len(items) - 1 else "}")
+        if i and line + len(piece.rstrip()) > width:
+            text = text.rstrip() + "\n"
+            line = 0
+        text += piece
+        line += len(piece)
+    return text
+
+
 class TreeExporter:
     """What every format shows about each node; subclasses lay it out.
 
@@ -191,16 +214,21 @@ class TreeExporter:
         return self.is_leaf(node) or (self.max_depth is not None
                                       and self.tree.depth[node] >= self.max_depth)
 
-    def category_set(self, feature: int, codes) -> str:
+    def category_set(self, feature: int, codes, width: int | None = None,
+                     start: int = 0) -> str:
         """Categories as ``{Lyon, Nice}`` (their codes when the categories are not known).
         A category whose text would be ambiguous in that list (empty, padded with spaces,
         holding ``,``, ``{``, ``}``, a quote or a line break or other unprintable character, or
         the text of another category, as 1 and '1') is shown quoted, as Python writes it:
         ``{'', 'Nice, France'}``; another object (an interval of ``pandas.cut``) as its text
-        quoted, ``{'(0.0, 0.25]'}``, unless that text is another category's."""
+        quoted, ``{'(0.0, 0.25]'}``, unless that text is another category's.
+
+        ``width``: a line break after a category's comma wherever the next category would
+        take the line (which already holds ``start`` characters) past ``width`` characters
+        (the boxes of ``node_lines``)."""
         categories = self.categories[feature] if self.categories is not None else None
         if categories is None:
-            return "{" + ", ".join(str(c) for c in sorted(codes)) + "}"
+            return _joined_set([str(c) for c in sorted(codes)], width, start)
         precision = (self.category_precision[feature]
                      if self.category_precision is not None else None)
         texts = [category_text(category, precision) for category in categories]
@@ -218,7 +246,7 @@ class TreeExporter:
                 return repr(categories[code])
             return repr(text)  # e.g. pandas.cut's interval (0.0, 0.25]: its text, quoted
 
-        return "{" + ", ".join(shown(c) for c in sorted(codes)) + "}"
+        return _joined_set([shown(c) for c in sorted(codes)], width, start)
 
     def categories_to(self, node: int, go_left: bool) -> set:
         """Codes of the known categories a split by a set of categories sends to one side
@@ -263,19 +291,21 @@ class TreeExporter:
             self._nominal_bounds = bounds
         return self._nominal_bounds[node].get(int(self.tree.feature[node]), (-np.inf, np.inf))
 
-    def condition(self, node: int, go_left: bool) -> str:
+    def condition(self, node: int, go_left: bool, width: int | None = None) -> str:
         """The test outcome leading to the left (``x <= t``) or right (``x > t``) child.
 
         An infinite threshold is the engine's missing-versus-present split: ``x <= inf``
         holds for every present value, so the branches read "is (not) missing". A split by a
-        set of categories reads ``city in {Lyon, Nice}``.
+        set of categories reads ``city in {Lyon, Nice}``, over lines of at most ``width``
+        characters when one is given (``category_set``).
         """
         name = self.feature_names[self.tree.feature[node]]
         if self.tree.is_categorical_split[node]:
             codes = self.categories_to(node, go_left)
             if not codes:  # no category seen in training goes this way: missing values do
                 return f"{name} is missing"
-            return f"{name} in {self.category_set(int(self.tree.feature[node]), codes)}"
+            return f"{name} in " + self.category_set(int(self.tree.feature[node]), codes,
+                                                     width, len(name) + 4)
         threshold = float(self.tree.threshold[node])
         if np.isinf(threshold):
             present = go_left == (threshold > 0)
@@ -289,7 +319,7 @@ class TreeExporter:
             if not codes:  # C4.5's binary view draws "x = v" with a side no value takes
                 return (f"{name} is missing" if self.missing_goes_left(node) == go_left
                         else f"{name} in {{}} (no value goes this way)")
-            shown = self.category_set(int(self.tree.feature[node]), codes)
+            shown = self.category_set(int(self.tree.feature[node]), codes, width, len(name) + 4)
             return f"{name} = {shown[1:-1]}" if len(codes) == 1 else f"{name} in {shown}"
         text = self.number(threshold)
         return f"{name} <= {text}" if go_left else f"{name} > {text}"
@@ -384,10 +414,11 @@ class TreeExporter:
         return tuple(alpha * c + (1 - alpha) for c in base)
 
     def node_lines(self, node: int) -> list[str]:
-        """The lines of a node's box (DOT and matplotlib)."""
+        """The lines of a node's box (DOT and matplotlib): a set of categories wraps at
+        ``BOX_LINE_WIDTH`` characters."""
         lines = []
         if not self.shown_as_leaf(node):
-            lines.append(self.condition(node, True))
+            lines.extend(self.condition(node, True, BOX_LINE_WIDTH).split("\n"))
             extra = [] if np.isinf(self.tree.threshold[node]) else [
                 f"missing → {'yes' if self.missing_goes_left(node) else 'no'}"]
             cost = self.test_cost(node)

@@ -4,7 +4,9 @@
 ``DecisionTreeRegressor`` whose ``tree_`` holds treesmith's nodes, so that the tools written for
 scikit-learn's trees read it as they read their own: ``shap.TreeExplainer``, ``skl2onnx``,
 ``dtreeviz``, ``sklearn.tree.plot_tree`` / ``export_graphviz`` and
-``sklearn.inspection.partial_dependence(method="recursion")``. A treesmith random forest becomes
+``sklearn.inspection.partial_dependence(method="recursion")`` (scikit-learn 1.9 offers the
+recursion for regression trees and forests only; a classifier needs ``method="brute"``). A
+treesmith random forest becomes
 a fitted ``sklearn.ensemble.RandomForestClassifier`` / ``RandomForestRegressor`` (an ExtraTrees
 forest: ``ExtraTreesClassifier`` / ``ExtraTreesRegressor``) whose trees are its members converted
 the same way (scikit-learn's forests average the trees' probabilities or means, as treesmith's
@@ -17,8 +19,9 @@ What carries over, exactly:
 - the leaf values: class proportions (weighted, after ``class_weight``) or the mean label, so
   ``predict``, ``predict_proba`` and ``apply`` agree with treesmith's;
 - splits on a boolean column (categorical by default, categories False/True): scikit-learn
-  reads it as 0/1, so ``b in {False}`` becomes ``b <= 0.5`` and ``b in {True}`` the same test
-  with its children (and missing side) exchanged.
+  reads it as 0/1, so ``b in {False}`` becomes ``b <= 0.5``, ``b in {True}`` the same test
+  with its children (and missing side) exchanged, and ``b in {False, True}`` (missing values
+  on the other side) ``b <= 1.5``.
 
 What does not: a split by a set of categories of any other column, or a model with such a
 categorical column even unsplit (the converted model would be given its text), raises a
@@ -193,7 +196,8 @@ def _boolean_features(model) -> set:
 def _boolean_splits_as_thresholds(model, tree, boolean: set, threshold) -> np.ndarray:
     """Set ``threshold`` to 0.5 at the splits on boolean features; returns the nodes whose
     children (and missing side) must swap: those sending True left, since x <= 0.5 sends
-    False left."""
+    False left. A split of both values against the missing values (``{False, True}``) is
+    x <= 1.5, which sends both left."""
     swap = np.zeros(tree.node_count, dtype=bool)
     for node in np.flatnonzero(tree.is_categorical_split):
         feature = int(tree.feature[node])
@@ -201,8 +205,11 @@ def _boolean_splits_as_thresholds(model, tree, boolean: set, threshold) -> np.nd
             continue
         levels = model.categories_[feature]
         left = {bool(levels[code]) for code in tree.categories_left(node)}
-        threshold[node] = 0.5
-        swap[node] = left == {True}
+        if len(left) == 1:
+            threshold[node] = 0.5
+            swap[node] = left == {True}
+        else:  # {False, True} | missing: both values left; no value left: both right
+            threshold[node] = 1.5 if left else -0.5
     return swap
 
 

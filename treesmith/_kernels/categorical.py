@@ -16,8 +16,10 @@ Candidates, with m the categories present in the node:
   hold the best split: two classes, a gain-type rule, a strictly concave impurity of the
   class-1 proportion and no leaf-size constraint (the ``skip_same_class_runs`` condition), or
   regression (squared error, Poisson and Tweedie deviances: w(S) phi(mean) with phi concave)
-  under a gain-type rule without leaf-size constraint. The key is the class-1 proportion or the
-  mean target; the best gain is then a prefix (Breiman, Friedman, Olshen & Stone,
+  under a gain-type rule without leaf-size constraint, where no present category nor the
+  missing values has an infinite h (Poisson and Tweedie refuse a child of mean 0, a
+  constraint the order does not know: ``_refuses_a_category``). The key is the class-1
+  proportion or the mean target; the best gain is then a prefix (Breiman, Friedman, Olshen & Stone,
   "Classification and Regression Trees", 1984, Theorem 4.5; Fisher, "On grouping for maximum
   homogeneity", 1958). The missing bin, forced to one side, does not break this: the best
   ordered partition of the categories plus "missing" is one of the candidates.
@@ -216,6 +218,23 @@ def _ordering_is_exact(node):
 
 
 @internal_kernel(reference_counted=False)
+def _refuses_a_category(hist_f, present, m, missing_bin, node):
+    """Regression: whether h is not finite on a present category's row or on the missing
+    row (the Poisson and Tweedie deviances of a mean 0). The numeric scan refuses a child
+    whose h is not finite, a constraint the mean order does not know, like a leaf-size limit:
+    the best valid split need not be a prefix (the zero-mean categories can join any side)."""
+    if node.n_classes != 0:
+        return False
+    h = node.impurity.h
+    h_params = node.impurity.h_params
+    for j in range(m):
+        if not np.isfinite(h(hist_f[present[j]], h_params)):
+            return True
+    return (hist_f[missing_bin, REGRESSION_COUNT] > 0.0
+            and not np.isfinite(h(hist_f[missing_bin], h_params)))
+
+
+@internal_kernel(reference_counted=False)
 def _copy_row(source, b, target, r):
     for s in range(source.shape[1]):
         target[r, s] = source[b, s]
@@ -280,13 +299,30 @@ def _keep_category(present, weights, inverse_weights, m, b, weight):
 
 
 @njit(inline="always")
+def _gram_scratch(n_classes, m):
+    """Floats of ``_principal_component_keys_of_gram``'s scratch for K = ``n_classes`` and
+    ``m`` categories: m rows of ``padded_length(K, LANES)`` (the centred proportions of every
+    class, category by category), a vector of that length (v), one of K (the class totals),
+    three m x m matrices with rows padded to ``CHUNK``, two vectors of m and one of
+    ``padded_length(m, LANES)``."""
+    k_width = padded_length(n_classes, LANES)
+    return (m * k_width + k_width + n_classes + 3 * m * padded_length(m, CHUNK) + 2 * m
+            + padded_length(m, LANES))
+
+
+@njit(inline="always")
 def principal_component_scratch(n_classes, n):
     """Floats of ``_principal_component_keys``'s scratch for ``n_classes`` classes (K) and up
-    to ``n`` categories: K rows of ``lanes.padded_length(n, LANES)`` floats (the centred class
-    proportions of K - 1 classes, the keys), three (K - 1) x (K - 1) matrices with rows padded
-    to ``lanes.CHUNK``, and three vectors of K."""
-    return (n_classes * padded_length(n, LANES)
-            + 3 * (n_classes - 1) * padded_length(n_classes - 1, CHUNK) + 3 * n_classes)
+    to ``n`` categories. With m >= K - 1 categories (the covariance's own dimension): K rows
+    of ``lanes.padded_length(m, LANES)`` floats (the centred class proportions of K - 1
+    classes, the keys), three (K - 1) x (K - 1) matrices with rows padded to ``lanes.CHUNK``,
+    and three vectors of K; with fewer, ``_gram_scratch`` (m x m matrices): never K^2."""
+    covariance = (n_classes * padded_length(n, LANES)
+                  + 3 * (n_classes - 1) * padded_length(n_classes - 1, CHUNK) + 3 * n_classes
+                  if n >= n_classes - 1 else 0)
+    gram_categories = min(n, n_classes - 2)
+    gram = _gram_scratch(n_classes, gram_categories) if gram_categories > 0 else 0
+    return max(covariance, gram)
 
 
 @internal_kernel(reference_counted=False)
@@ -398,6 +434,9 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     """
     k_classes = class_weights.shape[0]
     n_free = k_classes - 1
+    if m < n_free:  # the covariance has rank < m: its m x m Gram matrix is smaller
+        return _principal_component_keys_of_gram(class_weights, weights, inverse_weights, m,
+                                                 keys, scratch)
     width = padded_length(m, LANES)
     # rows a < n_free: class a's centred proportions, padded with zeros to ``width``; row
     # n_free: the keys, padded with a copy of a key
@@ -507,6 +546,107 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     return lane_min_max(projection, width)
 
 
+@internal_kernel(reference_counted=False)
+def _principal_component_keys_of_gram(class_weights, weights, inverse_weights, m, keys,
+                                      scratch):
+    """``_principal_component_keys`` for m < K - 1 categories, in m dimensions: with D the
+    K x m centred proportions (column j: p_j - p) and W the categories' weights, the
+    covariance is C = D W D^T, of rank < m. If u is the first eigenvector of the Gram
+    matrix M = W^(1/2) D^T D W^(1/2) (m x m), v = D W^(1/2) u / |D W^(1/2) u| is C's, and
+    the keys are D^T v: the same direction and sign rule (v's largest component, the first
+    of equal ones, positive), in m^2 K + m^3 operations instead of m K^2 + K^3 (and m^2
+    floats of scratch instead of K^2: 2000 classes took 96 MB per thread and seconds per
+    node). Every deviation is computed from its own class's proportion; sums run in
+    ``lanes``' fixed orders or in plain loops, as in the covariance path."""
+    k_classes = class_weights.shape[0]
+    k_width = padded_length(k_classes, LANES)
+    stride = padded_length(m, CHUNK)
+    matrix_size = m * stride
+    rows = scratch[:m * k_width]  # row j: category j's centred proportions, K classes
+    offset = m * k_width
+    v = scratch[offset:offset + k_width]
+    offset += k_width
+    class_total = scratch[offset:offset + k_classes]
+    offset += k_classes
+    gram = scratch[offset:offset + matrix_size]
+    power = scratch[offset + matrix_size:offset + 2 * matrix_size]
+    product = scratch[offset + 2 * matrix_size:offset + 3 * matrix_size]
+    offset += 3 * matrix_size
+    u = scratch[offset:offset + m]
+    root_weights = scratch[offset + m:offset + 2 * m]
+    projection = scratch[offset + 2 * m:offset + 2 * m + padded_length(m, LANES)]
+    # each class's weight over the categories of weight > 0, as the covariance path sums it
+    for j in range(m):
+        projection[j] = inverse_weights[j] * weights[j]
+    n_columns = class_weights.shape[1]
+    lane_row_dots(projection, class_weights.reshape(k_classes * n_columns), k_classes,
+                  n_columns, m, class_total)
+    total = 0.0
+    for a in range(k_classes):
+        total += class_total[a]
+    if not total > 0.0:
+        for j in range(m):
+            keys[j] = 0.0
+        return 0.0, 0.0
+    for a in range(k_classes):
+        class_total[a] = class_total[a] / total  # the mean proportions
+    for j in range(m):
+        row = rows[j * k_width:(j + 1) * k_width]
+        for a in range(k_classes):
+            row[a] = class_weights[a, j] * inverse_weights[j] - class_total[a]
+        for a in range(k_classes, k_width):
+            row[a] = 0.0
+        # the weights' shares: scaling every weight by a power of two leaves them, and so
+        # the keys, bit for bit (the square root of the weights themselves would not)
+        root_weights[j] = np.sqrt(weights[j] / total)
+    spread = 0.0
+    for j in range(m):  # M[j, c] for c >= j, mirrored: symmetric bit for bit
+        lane_row_dots(rows[j * k_width:(j + 1) * k_width], rows[j * k_width:], m - j, k_width,
+                      k_classes, gram[j * stride + j:(j + 1) * stride])
+        for c in range(j, m):
+            gram[j * stride + c] = (root_weights[j] * root_weights[c]) * gram[j * stride + c]
+        for c in range(j + 1, m):
+            gram[c * stride + j] = gram[j * stride + c]
+        for c in range(m, stride):
+            gram[j * stride + c] = 0.0
+        spread += gram[j * stride + j]
+    if not spread > 0.0:  # every category has the same proportions
+        for j in range(m):
+            keys[j] = 0.0
+        return 0.0, 0.0
+    if m == 1:
+        u[0] = 1.0
+    elif m == 2:
+        u[0], u[1] = _first_eigenvector_of_two(gram[0], gram[1], gram[stride + 1])
+    else:
+        _first_eigenvector(gram, m, stride, u, power, product)
+    for j in range(m):
+        u[j] = root_weights[j] * u[j]  # the coefficients of v = D W^(1/2) u
+    row_combinations(u, 0, 1, rows, m, k_width, v)  # from +0.0
+    norm = 0.0
+    largest = v[0]  # v's largest component (the first of equal ones) is made positive
+    for a in range(k_classes):
+        norm += v[a] * v[a]
+        if abs(v[a]) > abs(largest):
+            largest = v[a]
+    if not norm > 0.0:  # rounding: M's first eigenvalue too small to give a direction
+        for j in range(m):
+            keys[j] = 0.0
+        return 0.0, 0.0
+    scale = (-1.0 if largest < 0.0 else 1.0) / np.sqrt(norm)
+    for a in range(k_classes):
+        v[a] = v[a] * scale
+    lane_row_dots(v, rows, m, k_width, k_classes, projection)
+    for j in range(m):  # 0 for the categories of weight 0
+        key = projection[j] if weights[j] > 0.0 else 0.0
+        projection[j] = key
+        keys[j] = key
+    width = padded_length(m, LANES)
+    for j in range(m, width):  # padding that changes neither the lowest nor the highest key
+        projection[j] = projection[0]
+    return lane_min_max(projection, width)
+
+
 @njit(inline="always")
 def categorical_scratch_floats(n_classes, n_stats, n):
     """Floats of ``scan_categorical``'s scratch for a feature of up to ``n`` categories: the
@@ -529,6 +669,15 @@ def categorical_scan_workspace(n_blocks, n_stats, n_classes, n_bins):
     width = max(n_stats, n_classes, 1)
     extra = (categorical_scratch_floats(n_classes, n_stats, max(n_bins, 1)) + width - 1) // width
     return np.zeros((n_blocks, SCAN_WORK_ROWS + extra, width))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scan_candidates(scan_in_order, hist_f, n_bins_non_missing, missing_bin, node, work,
+                     results, f):
+    """How ``scan_categorical`` scores its candidates: with the fit's in-order scan
+    ``scan_in_order``. Its every-candidate twins bind this name to ``scan_every_candidate``
+    (``pointers.categorical_scan_pointer``). Inlined: the same call as before."""
+    scan_in_order(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
 
 
 @pointer_kernel(reference_counted=False)
@@ -668,7 +817,9 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
     # reads the feature's monotonic direction, 0 for a categorical feature (constraints on
     # one are refused), so category sets are never restricted by another feature's. Both
     # paths stay in this one function: as separate functions they cost 0.6 s more compile.
-    if m <= EXHAUSTIVE_MAX_CATEGORIES and not _ordering_is_exact(node):
+    if m <= EXHAUSTIVE_MAX_CATEGORIES and (
+            not _ordering_is_exact(node)
+            or _refuses_a_category(hist_f, present, m, np.int64(missing_bin), node)):
         # every partition, each a two-row histogram (then the missing row)
         scale = node_tie_scale(node)
         best_score = -np.inf
@@ -690,7 +841,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             pair = exhaustive_floats[3 * n_stats:5 * n_stats].reshape((2, n_stats))
             _copy_row(hist_f, present[0], pair, np.int64(0))
             _copy_row(hist_f, np.int64(missing_bin), pair, np.int64(1))
-            scan_in_order(pair, np.int64(1), np.int64(1), compact_node, work, results, f)
+            _scan_candidates(scan_in_order, pair, np.int64(1), np.int64(1), compact_node, work,
+                             results, f)
             trial = results[f]
             failed = failed or trial["impurity_failed"]
             if trial["bin_threshold"] != NO_SPLIT and beats(trial["score"], best_score, scale):
@@ -725,8 +877,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
                 for s in range(n_stats):
                     compact[left_row, s] = left_sums[mask, s]
                     compact[1 - left_row, s] = left_sums[complement, s] + hist_f[last, s]
-                scan_in_order(compact, np.int64(2), np.int64(2), compact_node, work, results,
-                              f)
+                _scan_candidates(scan_in_order, compact, np.int64(2), np.int64(2), compact_node,
+                                 work, results, f)
                 trial = results[f]
                 failed = failed or trial["impurity_failed"]
                 if trial["bin_threshold"] == NO_SPLIT or not beats(trial["score"], best_score,
@@ -769,7 +921,7 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
             scratch_floats[scratch_floats.shape[0] - principal_floats + n_classes * n:])
     _sort_by_key(present, keys, m, low, high, sorted_keys, order, bucket_start, bucket_of)
     in_key_order = _with_bin_order(node, order)
-    scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
+    _scan_candidates(scan_in_order, hist_f, m, missing_bin, in_key_order, work, results, f)
     if not numerator_is_symmetric(node.rule.code):
         # a rule not symmetric in the children: the same prefixes the other way round (the
         # order reversed), as the exhaustive path does; the first scan wins ties
@@ -780,7 +932,8 @@ def scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, result
         first_missing_left = out["missing_go_left"]
         first_failed = out["impurity_failed"]
         _reverse(order, m)
-        scan_in_order(hist_f, m, missing_bin, in_key_order, work, results, f)
+        _scan_candidates(scan_in_order, hist_f, m, missing_bin, in_key_order, work, results,
+                         f)
         out["impurity_failed"] = out["impurity_failed"] or first_failed
         scale = node_tie_scale(node)
         if first_threshold != NO_SPLIT and (out["bin_threshold"] == NO_SPLIT or not beats(
@@ -833,22 +986,23 @@ def no_principal_component_keys(class_weights, weights, inverse_weights, m, keys
     return 0.0, 0.0
 
 
-#: The numeric scan ``scan_categorical_every_candidate`` scores sets with; its twins bind it
+#: The numeric scan ``scan_every_candidate`` scores sets with; its twins bind it
 #: (``pointers.categorical_scan_pointer(..., every_candidate=True)``).
 every_candidate_scan = None
 
 
-@pointer_kernel(reference_counted=False)
-def scan_categorical_every_candidate(hist_f, n_bins_non_missing, missing_bin, node, work,
-                                     results, f, scan_in_order):
-    """``scan_categorical`` scoring its sets of categories with ``every_candidate_scan``, the
-    in-order scan of every bin, instead of the fit's scan ``scan_in_order``. For a rule that
-    samples its candidate thresholds (``Minimax(candidates="sampled")``): the paper samples
-    thresholds of numeric features, so a categorical feature's candidate sets are all tried,
-    as ``GreedyTreeClassifier`` tries them (docs/methods.md §11); the sampling scan would drop
-    sets at random. Used through its twins only."""
-    scan_categorical(hist_f, n_bins_non_missing, missing_bin, node, work, results, f,
-                     every_candidate_scan)
+@njit(cache=True, nogil=True, inline="always")
+def scan_every_candidate(scan_in_order, hist_f, n_bins_non_missing, missing_bin, node, work,
+                         results, f):
+    """``_scan_candidates`` of ``scan_categorical``'s every-candidate twins: the in-order scan
+    of every bin (``every_candidate_scan``, bound by the twin) instead of the fit's scan
+    ``scan_in_order``. For a rule that samples its candidate thresholds
+    (``Minimax(candidates="sampled")``): the paper samples thresholds of numeric features, so a
+    categorical feature's candidate sets are all tried, as ``GreedyTreeClassifier`` tries them
+    (docs/methods.md §11); the sampling scan would drop sets at random. A direct call: handing
+    the global on as a first-class function would put its address in the code, which Numba
+    cannot cache. Used through its twins only."""
+    every_candidate_scan(hist_f, n_bins_non_missing, missing_bin, node, work, results, f)
 
 
 @pointer_kernel

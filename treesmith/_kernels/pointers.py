@@ -335,30 +335,35 @@ def categorical_scan_pointer(enabled: bool = True, principal_component: bool = T
     ``principal_component`` False (two classes or regression: the principal-component order
     of K > 2 classes is never taken) gives the scan's twin compiled with a stand-in for
     ``categorical._principal_component_keys``: about a second less compilation for those
-    fits. ``every_candidate`` (a rule whose scan samples its candidate thresholds) gives
-    ``categorical.scan_categorical_every_candidate``'s twin, which scores every set of
-    categories with the in-order scan of every bin."""
+    fits. ``every_candidate`` (a rule whose scan samples its candidate thresholds) gives the
+    scan's twin whose ``_scan_candidates`` is ``categorical.scan_every_candidate``, which
+    scores every set of categories with the in-order scan of every bin (called directly:
+    passed on as a first-class function, a global's address would keep Numba from caching
+    the twin)."""
     from .categorical import (
         no_categorical_scan,
         no_principal_component_keys,
         scan_categorical,
-        scan_categorical_every_candidate,
+        scan_every_candidate,
     )
     from .splitting import scan_feature
 
     every_candidate = bool(enabled and every_candidate)
+    replaced = {}
+    if not principal_component:
+        replaced["_principal_component_keys"] = no_principal_component_keys
+    if every_candidate:
+        replaced["_scan_candidates"] = twin(
+            scan_every_candidate, "in_order",
+            every_candidate_scan=twin(scan_feature, "in_order", **_in_order_globals()))
     if not enabled:
         function = no_categorical_scan
-    elif principal_component:
-        function = scan_categorical
+    elif replaced:
+        suffix = "_".join((["every_candidate"] if every_candidate else [])
+                          + ([] if principal_component else ["two_keys"]))
+        function = twin(scan_categorical, suffix, **replaced)
     else:
-        function = twin(scan_categorical, "two_keys",
-                        _principal_component_keys=no_principal_component_keys)
-    if every_candidate:
-        suffix = "every_candidate" + ("" if principal_component else "_two_keys")
-        function = twin(scan_categorical_every_candidate, suffix, scan_categorical=function,
-                        every_candidate_scan=twin(scan_feature, "in_order",
-                                                  **_in_order_globals()))
+        function = scan_categorical
     return _cached_pointer(_CATEGORICAL_SCAN_POINTERS,
                            (bool(enabled), bool(enabled and principal_component),
                             every_candidate), function, categorical_scan_signature)

@@ -164,8 +164,9 @@ def run_dask(estimator, instances, tasks, loss, exact, client, retries, progress
                 raise RuntimeError(f"task {key} was lost {resubmitted[key]} times "
                                    f"({future.status}); the cluster keeps losing workers.")
             if scattered[task.instance_idx].status != "finished":
-                scattered[task.instance_idx] = client.scatter(instances[task.instance_idx],
-                                                              broadcast=True, hash=False)
+                # in a list, as at first: dask scatters a tuple's (an Instance's) fields apart
+                scattered[task.instance_idx] = client.scatter(
+                    [instances[task.instance_idx]], broadcast=True, hash=False)[0]
             future = submit(task)
             pending[future] = task
             queue.add(future)
