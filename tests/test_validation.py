@@ -29,7 +29,9 @@ from treesmith._validation import (
     (Interval(Integral, 1, None), [1, 2, 10**30, np.int64(5)], [0, -1, 1.0, True, "1", None]),
     (Interval(Real, 0, 1, "right"), [1, 0.5, np.float32(0.1)], [0, 0.0, 1.01, np.nan, True]),
     (Interval(RealNotInt, 0, 1, "neither"), [0.5], [1, 0, 1.0, 0.0, np.nan]),
-    (Interval(Real, 0, None), [0, 1e300], [np.inf, -1e-300, np.nan]),
+    # an int beyond float64 (10**400) is no usable real number: refused, not an OverflowError
+    (Interval(Real, 0, None), [0, 1e300, 10**30], [np.inf, -1e-300, np.nan, 10**400]),
+    (Interval(RealNotInt, 0, 1, "right"), [0.5], [10**400, -10**400]),
     (Interval(Real, 0, None, allow_inf=True), [np.inf], [-np.inf, np.nan]),
     (Options({"a", "b"}), ["a", "b"], ["c", None, ["a"], np.array(["a"])]),
     (InstanceOf(dict, "a dict"), [{}], [[], None]),
@@ -46,6 +48,15 @@ def test_descriptions_read_as_english():
         "None, an int >= 1 or one of 'log2', 'sqrt'"
     with pytest.raises(ValueError, match=r"^Tree: depth must be an int >= 1 or None, got 0\.$"):
         check_parameter("depth", 0, [Interval(Integral, 1, None), None], "Tree")
+
+
+@pytest.mark.parametrize("name", ["ccp_alpha", "min_impurity_decrease",
+                                  "min_weight_fraction_leaf", "min_weight_fraction_split"])
+def test_an_int_beyond_float64_is_refused_by_name(name):
+    """math.isnan(10**400) raised OverflowError ('int too large to convert to float')."""
+    X, y = np.arange(20.0).reshape(10, 2), np.arange(10) % 2
+    with pytest.raises(ValueError, match=rf"^DecisionTreeClassifier: {name} must be a float "):
+        DecisionTreeClassifier(**{name: 10**400}).fit(X, y)
 
 
 @given(st.integers(min_value=1, max_value=10**40), st.integers(min_value=1, max_value=10**6))

@@ -37,8 +37,8 @@ The vocabulary:
 * ``None`` — the value ``None``;
 * ``Interval(Integral | Real | RealNotInt, low, high, closed="left")`` — an int (bools are
   not ints) or a real number (RealNotInt: a float, not an int) in an interval; ``None``
-  bounds are unbounded; real intervals reject NaN and, unless ``allow_inf=True``, ±inf.
-  Integer intervals accept numpy integers and arbitrarily large Python ints (the estimator
+  bounds are unbounded; real intervals reject NaN, ints beyond float64 (``10**400``) and,
+  unless ``allow_inf=True``, ±inf. Integer intervals accept numpy integers and arbitrarily large Python ints (the estimator
   clamps them to what can be reached, see :func:`clamp_count`);
 * ``Options({...})`` — one of a set of values (strings compared exactly);
 * ``InstanceOf(types, description)`` — an instance of a type (e.g. a criterion object);
@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import threading
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -79,6 +80,12 @@ def _is_int(value) -> bool:
 
 def _is_real(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _beyond_float(value) -> bool:
+    """An int no float64 can hold (10**400): no real number the estimators can use, and
+    ``math.isnan`` or ``float`` of it raise OverflowError."""
+    return _is_int(value) and abs(int(value)) > sys.float_info.max
 
 
 # -- constraints ------------------------------------------------------------------------------
@@ -105,7 +112,7 @@ class Interval:
         if self.kind is Integral:
             if not _is_int(value):
                 return False
-        elif not _is_real(value) or math.isnan(value):
+        elif not _is_real(value) or _beyond_float(value) or math.isnan(value):
             return False
         elif self.kind is RealNotInt and _is_int(value):
             return False
