@@ -281,6 +281,71 @@ def test_bad_parameters_are_named(params, message):
         RandomForestClassifier(**{"n_estimators": 3, **params}).fit(X, y)
 
 
+FORESTS = [RandomForestClassifier, RandomForestRegressor, treesmith.ExtraTreesClassifier,
+           treesmith.ExtraTreesRegressor]
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+@pytest.mark.parametrize("params, message", [
+    # the trees' parameters are checked as the single tree checks them (its table), not
+    # converted with float() or int(): these were accepted and changed meaning
+    ({"min_impurity_decrease": -1}, r"min_impurity_decrease must be a float >= 0.0, got -1"),
+    ({"min_impurity_decrease": float("nan")}, r"min_impurity_decrease must be .*got nan"),
+    ({"min_impurity_decrease": "3"}, r"min_impurity_decrease must be .*got '3'"),
+    ({"min_impurity_decrease": True}, r"min_impurity_decrease must be .*got True"),
+    ({"min_impurity_decrease": np.array(0.5)}, r"min_impurity_decrease must be"),
+    ({"cost_model": None}, r"cost_model must be one of"),
+    ({"random_state": True}, r"random_state must be None, an int"),
+    # max_samples=True was one draw per tree
+    ({"max_samples": True}, r"max_samples must be None, an int in \[1, 9007199254740992\] "
+                            r"or a float in \(0.0, 1.0\], got True"),
+    # beyond int64 the multinomial draw raised OverflowError after the data were binned
+    ({"max_samples": 2**63}, r"max_samples must be None, an int in \[1, 9007199254740992\]"),
+    ({"max_samples": np.uint64(2**63)}, r"max_samples must be"),
+    ({"bootstrap": 1}, r"bootstrap must be a bool, got 1"),
+    ({"warm_start": "yes"}, r"warm_start must be a bool"),
+    ({"n_estimators": 2.0}, r"n_estimators must be an int >= 1, got 2.0"),
+])
+def test_forest_parameters_are_checked_before_the_data(Forest, params, message):
+    """Every parameter is checked against the forest's table (the trees' own for the
+    parameters passed to each tree) at the start of fit: X and y are not even looked at."""
+    with pytest.raises(ValueError, match=message):
+        Forest(**{"n_estimators": 3, **params}).fit(None, None)
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+def test_every_forest_parameter_is_declared(Forest):
+    """As for the single tree (test_validation): only the names resolved elsewhere (rules,
+    costs) are missing from the table, and the trees' parameters have the trees' domain."""
+    from treesmith.estimators import TREE_PARAMETER_CONSTRAINTS
+
+    forest = Forest()
+    declared = set(type(forest)._parameter_table)
+    assert set(forest.get_params()) - declared == {"split_rule", "feature_costs", "cost_groups"}
+    for name in set(TREE_PARAMETER_CONSTRAINTS) & declared:
+        assert type(forest)._parameter_table[name] == TREE_PARAMETER_CONSTRAINTS[name], name
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+@pytest.mark.parametrize("n_estimators", [2**31, 10**12, np.uint64(2**63)])
+def test_a_forest_too_large_for_memory_is_refused_before_allocating(Forest, n_estimators):
+    """The seeds of 10**12 trees were 7 TiB of int64 (MemoryError from numpy, or 'Maximum
+    allowed dimension exceeded'); a tree takes kilobytes, so the forest is refused first."""
+    X, y = make_classification(30, 3, n_redundant=0, random_state=0)
+    with pytest.raises(ValueError, match=rf"n_estimators={int(n_estimators)} trees need at "
+                                         r"least .* more than the .* of memory available"):
+        Forest(n_estimators=n_estimators).fit(X, y)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_a_huge_int_ccp_alpha_prunes_every_tree_to_its_root(Forest):
+    """ccp_alpha=10**30 (an int) reached np.isfinite / np.isnan as an object and raised a
+    TypeError; it is the same as the float 1e30."""
+    X, y = make_classification(40, 3, n_redundant=0, random_state=0)
+    forest = Forest(n_estimators=2, ccp_alpha=10**30, random_state=0).fit(X, y)
+    assert all(member.get_n_leaves() == 1 for member in forest.estimators_)
+
+
 def test_infinity_is_named_by_column():
     X, y = make_classification(50, 4, random_state=0)
     X[3, 2] = np.inf
