@@ -66,6 +66,8 @@ def test_cost_groups_forms():
     assert as_lists.tolist() == [0, 0, 1, 2]
     assert as_dict.tolist() == [0, 0, 1, 2]
     assert as_ids.tolist() == [0, 0, 1, 2]
+    # ids are labels, whatever their size (2**63 raised OverflowError in an int64 array)
+    assert resolve_costs(None, [2**63, 2**63, -5, 0], None, 4).cost_group.tolist() == [0, 0, 1, 2]
     # the fitted form round-trips
     assert resolve_costs(None, as_ids, None, 4).cost_group.tolist() == as_ids.tolist()
 
@@ -76,6 +78,13 @@ def test_cost_groups_forms():
     ([0, 1, 2], "one id per column"),
     (["age", "bp"], "must be a list of columns"),
     ("age", "cost_groups must be"),
+    # numbers are not groupings: they raised "'int' object is not iterable"
+    (3, r"cost_groups must be None, a list of column groups, .* got 3\."),
+    (2.5, "cost_groups must be None"),
+    (True, "cost_groups must be None"),
+    (np.int64(3), "cost_groups must be None"),
+    (np.array(3), "cost_groups must be None"),
+    (b"ab", "cost_groups must be None"),
 ])
 def test_bad_cost_groups(bad, message):
     with pytest.raises(ValueError, match=message) as info:

@@ -116,16 +116,20 @@ def resolve_cost_groups(cost_groups, n_features: int, feature_names=None) -> np.
     """One int64 group id per column (0..n_groups-1 in order of first appearance)."""
     if cost_groups is None:
         return np.arange(n_features, dtype=np.int64)
-    if isinstance(cost_groups, str):
+    if isinstance(cost_groups, (str, bytes)) or not isinstance(cost_groups, dict) and (
+            not hasattr(cost_groups, "__iter__") or getattr(cost_groups, "ndim", 1) == 0):
+        # a number (or a 0-d array) is not a grouping: iterating it raised a TypeError
         raise ValueError(f"cost_groups must be None, a list of column groups, a dict "
                          f"{{group: columns}} or one group id per column, got {cost_groups!r}.")
     groups = list(cost_groups.values()) if isinstance(cost_groups, dict) else list(cost_groups)
     if groups and all(_is_int(g) for g in groups):
-        ids = np.asarray(groups, dtype=np.int64)
-        if ids.shape[0] != n_features:
+        if len(groups) != n_features:
             raise ValueError(f"cost_groups given as group ids must have one id per column "
-                             f"({n_features}), got {ids.shape[0]}.")
-        return _first_appearance(ids)
+                             f"({n_features}), got {len(groups)}.")
+        # renumbered in order of first appearance; any ints are labels (2**63 included)
+        ranks: dict = {}
+        return np.asarray([ranks.setdefault(int(g), len(ranks)) for g in groups],
+                          dtype=np.int64)
     ids = np.full(n_features, -1, dtype=np.int64)
     for group_index, group in enumerate(groups):
         if isinstance(group, (str, numbers.Number)) or not hasattr(group, "__iter__"):
