@@ -334,6 +334,9 @@ def test_product_does_not_underflow_with_many_classes():
     (lambda: LossMatrixGini("abc"), "matrix"),
     (lambda: Tweedie(power=1.5), "power"),
     (lambda: Tweedie(power=-0.1), "power"),
+    # float(10**400) raised OverflowError ('int too large to convert to float')
+    (lambda: Tsallis(alpha=10**400), "alpha must be a real number"),
+    (lambda: Tweedie(power=-10**400), "power must be a real number"),
 ])
 def test_bad_parameters_are_refused_naming_the_parameter(make, parameter):
     with pytest.raises(ValueError, match=parameter):

@@ -61,10 +61,19 @@ def test_equality_and_set_params():
         rules.ECART().set_params(lam=-0.5)
 
 
-@pytest.mark.parametrize("lam", [-1.0, np.inf, np.nan, "big", True, None])
+@pytest.mark.parametrize("lam", [-1.0, np.inf, np.nan, "big", True, None, 10**400,
+                                 np.array([1.0, 2.0])], ids=str)
 def test_invalid_lambda(lam):
-    with pytest.raises(ValueError, match="lam"):
+    with pytest.raises(ValueError, match=r"^ECART: lam must be a float >= 0\.0, got "):
         rules.ECART(lam=lam)
+
+
+def test_a_huge_or_fractional_lambda_is_a_float():
+    """np.isfinite(10**30) (an int beyond int64) raised numpy's TypeError."""
+    from fractions import Fraction
+
+    assert rules.ECART(lam=10**30).parameters()[0] == 1e30
+    assert rules.ECART(lam=Fraction(1, 4)).parameters()[0] == 0.25
 
 
 @pytest.mark.parametrize("bad", ["gini", "ECART", 3, None, rules])
