@@ -277,8 +277,29 @@ def test_a_binning_without_subsample_still_checks_its_random_state():
 
     X = np.arange(12.0).reshape(6, 2)
     assert BinMapper(random_state=3).fit(X).n_bins_non_missing_.tolist() == [6, 6]
-    with pytest.raises(ValueError, match="cannot be used to seed"):
+    with pytest.raises(ValueError, match=r"^BinMapper: random_state must be None, an int in "
+                                         r"\[0, 2\*\*32 - 1\] or a numpy RandomState, "
+                                         r"got 'three'\.$"):
         BinMapper(random_state="three").fit(X)
+
+
+@pytest.mark.parametrize("params, match", [
+    # scikit-learn's "Seed must be between 0 and 2**32 - 1" / "... cannot be used to seed":
+    # neither named random_state; a bool was seed 0 or 1
+    ({"random_state": -1}, r"random_state must be None, an int in \[0, 2\*\*32 - 1\]"),
+    ({"random_state": 2**32}, r"random_state must be"),
+    ({"random_state": True}, r"random_state must be"),
+    ({"random_state": np.random.default_rng(0)}, r"random_state must be"),
+    # a bool was a sample of one row ("expected a sequence of integers ..., got 'True'")
+    ({"subsample": True}, r"^BinMapper: subsample must be an int >= 1 or None, got True\.$"),
+    ({"subsample": 2.5}, r"subsample must be an int >= 1 or None"),
+    ({"max_bins": 2**40}, r"^BinMapper: max_bins must be an int in \[2, 65535\] or None"),
+])
+def test_bin_mapper_parameters_are_named(params, match):
+    from treesmith import BinMapper
+
+    with pytest.raises(ValueError, match=match):
+        BinMapper(**params).fit(np.arange(12.0).reshape(6, 2))
 
 
 @pytest.mark.parametrize("y, predicted", [
