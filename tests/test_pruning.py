@@ -413,3 +413,59 @@ def test_prune_c45_with_subtree_raising_keeps_a_constrained_tree_monotone():
         rows[:, :, feature] = grid[:, None]
         proba = pruned.predict_proba(rows.reshape(-1, 3))[:, 1].reshape(grid.size, 60)
         assert np.all(direction * np.diff(proba, axis=0) >= 0)
+
+
+# -- hostile parameters of the tree-level functions -----------------------------------------
+_TREE = (0, [5, 1], (1, [0, 4], [3, 3]))
+
+
+@pytest.mark.parametrize("call, match", [
+    # np.isfinite of a str / None / an int beyond int64 raised numpy's TypeError, a list a
+    # comparison TypeError, an array numpy's ambiguous truth; a bool was 0 or 1
+    (lambda t: top_down_pessimistic_prune_tree(t, "1"), r"n_standard_errors must be a float"),
+    (lambda t: top_down_pessimistic_prune_tree(t, None), r"n_standard_errors must be a float"),
+    (lambda t: top_down_pessimistic_prune_tree(t, True), r"n_standard_errors must be a float"),
+    (lambda t: top_down_pessimistic_prune_tree(t, 10**400), r"n_standard_errors must be"),
+    (lambda t: top_down_pessimistic_prune_tree(t, np.array([1.0, 2.0])),
+     r"n_standard_errors must be"),
+    (lambda t: bottom_up_pessimistic_prune_tree(t, c1=[0.1]), r"c1 must be a float >= 0"),
+    (lambda t: bottom_up_pessimistic_prune_tree(t, c2=True), r"c2 must be a float >= 0"),
+    (lambda t: bottom_up_pessimistic_prune_tree(t, c1=np.nan), r"c1 must be a float >= 0"),
+    # collapse="no" was true (any truthy value collapsed)
+    (lambda t: error_based_prune_tree(t, collapse="no"), r"collapse must be a bool"),
+    (lambda t: error_based_prune_tree(t, confidence_factor=True),
+     r"confidence_factor must be a float in \(0.0, 0.5\]"),
+    (lambda t: top_down_pessimistic_prune_tree("tree"),
+     r"^tree must be a treesmith.tree.Tree \(a fitted estimator's tree_\), got str\.$"),
+    (lambda t: error_based_prune_tree(t.to_arrays()), r"tree must be a treesmith.tree.Tree"),
+])
+def test_tree_level_functions_name_a_bad_parameter(call, match):
+    exception = TypeError if "tree must be" in match else ValueError
+    with pytest.raises(exception, match=match):
+        call(build_tree(_TREE))
+
+
+@pytest.mark.parametrize("n, errors, cf, match", [
+    # NaN, negative counts and bools gave numbers (NaN, or a value for n=True); None, a str or
+    # a list a comparison TypeError; cf=0 or cf=0.9 a quantile that C4.5 never uses
+    (np.nan, 1.0, 0.25, r"^added_errors: n must be a float >= 0"),
+    (-5.0, 1.0, 0.25, r"^added_errors: n must be a float >= 0"),
+    (True, 0.0, 0.25, r"^added_errors: n must be"),
+    (10.0, None, 0.25, r"^added_errors: errors must be a float >= 0"),
+    (10.0, "1", 0.25, r"^added_errors: errors must be"),
+    (10.0, 1.0, 0.0, r"^added_errors: confidence_factor must be a float in \(0.0, 0.5\]"),
+    (10.0, 1.0, 0.9, r"^added_errors: confidence_factor must be"),
+])
+def test_added_errors_names_a_bad_argument(n, errors, cf, match):
+    with pytest.raises(ValueError, match=match):
+        added_errors(n, errors, cf)
+
+
+@pytest.mark.parametrize("method", [{"method": "ccp"}, ["ccp"], np.array(["ccp"])],
+                         ids=["dict", "list", "array"])
+def test_prune_names_a_method_that_is_not_a_name(method):
+    """An unhashable method raised "unhashable type: 'dict'" from the lookup."""
+    X, y = load_iris(return_X_y=True)
+    model = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"^method must be one of \['bup', 'c45', 'ccp'"):
+        prune(model, method)

@@ -6,15 +6,15 @@ of a tree-level function and returns the pruned Tree, which ``prune`` puts into 
 from __future__ import annotations
 
 import inspect
-from numbers import Real
 
 import numpy as np
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_array
 
 from .._precision import fitted_numeric_precision, rounded_to
-from .._validation import Interval, Options, check_consistent_rows, check_parameter
+from .._validation import check_consistent_rows
 from ._estimator import check_sample_weight, encode_labels, fitted_tree, held_out_data, with_tree
+from ._parameters import PARAMETER_TABLES, check_pruning_parameters  # noqa: F401
 from .bottom_up_pessimistic import bottom_up_pessimistic_prune_tree
 from .cost_complexity import prune_tree_ccp
 from .error_based import error_based_prune_tree, error_based_prune_tree_with_raising
@@ -89,36 +89,9 @@ def _nodes(estimator, nodes):
 #: Method name -> function(estimator, **params) -> pruned Tree.
 METHODS = {"ccp": _ccp, "rep": _rep, "tdp": _tdp, "c45": _c45, "bup": _bup, "nodes": _nodes}
 
-_WEIGHT = [None, Interval(Real, 0.0, None), "array-like"]  # one number: the same for every row
-_DATA = {"X": ["array-like"], "y": ["array-like"], "sample_weight": _WEIGHT}
-#: Allowed values of each method's parameters (the validation room's vocabulary), checked
-#: before any work: by :func:`prune` and, before growth, by the estimators' ``pruning=``.
-#: The bounds are those of docs/methods.md §6 (C4.5's confidence factor in (0, 0.5]).
-PARAMETER_TABLES = {
-    "ccp": {"ccp_alpha": [Interval(Real, 0.0, None, allow_inf=True)],  # inf: the root alone
-            "risk": [Options({"impurity", "misclassification"})]},
-    "rep": {**_DATA, "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")]},
-    "tdp": {"n_standard_errors": [Interval(Real, 0.0, None)]},
-    "bup": {"c1": [Interval(Real, 0.0, None)], "c2": [Interval(Real, 0.0, None)]},
-    "c45": {"confidence_factor": [Interval(Real, 0.0, 0.5, closed="right")],
-            "collapse": ["boolean"], "subtree_raising": ["boolean"],
-            "X": [None, "array-like"], "y": [None, "array-like"], "sample_weight": _WEIGHT},
-    "nodes": {"nodes": ["array-like"]},
-}
-
-
-def check_pruning_parameters(method: str, params: dict, owner: str | None = None) -> None:
-    """Raise a ValueError naming the parameter when a value of ``params`` is out of the
-    method's table (unknown names are reported by the callers, which know what they accept)."""
-    table = PARAMETER_TABLES[method]
-    for name, value in params.items():
-        if name in table:
-            check_parameter(name, value, table[name], owner)
-
-
 def prune(estimator, method: str, **params):
     """A pruned copy of the fitted ``estimator`` (see the module docstring for the methods)."""
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}.")
     function = METHODS[method]
     signature = inspect.signature(function)

@@ -15,15 +15,13 @@ Choosing alpha (K-fold CV, exact ERM across problem instances) lives in
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 from sklearn.utils import Bunch
 
-from .._validation import Interval, check_parameter
 from ..tree import Tree
 from ._estimator import fitted_tree, unpruned_clone
 from ._node_statistics import resubstitution_risk
+from ._parameters import check_pruning_parameters
 from ._traversal import at_most, prune_weakest_link
 
 RISKS = ("impurity", "misclassification")
@@ -70,7 +68,7 @@ def prune_tree_ccp(tree: Tree, ccp_alpha: float, risk: str = "impurity") -> Tree
     """The subtree minimising R_alpha: weakest links collapsed while their strength <= alpha."""
     check_risk(risk)
     # any real >= 0, as the estimators' table (an int such as 10**30 too); inf prunes to the root
-    check_parameter("ccp_alpha", ccp_alpha, [Interval(Real, 0.0, None, allow_inf=True)])
+    check_pruning_parameters("ccp", {"ccp_alpha": ccp_alpha})
     ccp_alpha = float(ccp_alpha)
     # Strengths within at_most's rounding tolerance of ccp_alpha count as equal to it, so
     # that a breakpoint read from a path prunes at that breakpoint however it was summed.
