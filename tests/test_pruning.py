@@ -469,3 +469,30 @@ def test_prune_names_a_method_that_is_not_a_name(method):
     model = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=r"^method must be one of \['bup', 'c45', 'ccp'"):
         prune(model, method)
+
+
+@pytest.mark.parametrize("y_value", [np.nan, None])
+def test_reduced_error_pruning_refuses_a_missing_held_out_label(y_value):
+    """A NaN label was encoded as a class never seen (always an error) and pruned on."""
+    X, y = load_iris(return_X_y=True)
+    model = treesmith.DecisionTreeClassifier(random_state=0).fit(X[::2], y[::2])
+    y_held = y[1::2].astype(object)
+    y_held[3] = y_value
+    with pytest.raises(ValueError, match=r"y has missing values \(None or NaN\) at rows 3"):
+        prune(model, "rep", X=X[1::2], y=y_held)
+    regressor = treesmith.DecisionTreeRegressor(random_state=0).fit(X[::2], y[::2] * 1.0)
+    with pytest.raises(ValueError, match=r"y has missing values"):
+        prune(regressor, "rep", X=X[1::2], y=np.where(np.arange(75) == 3, np.nan, 1.0))
+
+
+@pytest.mark.parametrize("estimator", ["tree", None, 3.0], ids=str)
+def test_pruning_helpers_say_what_is_not_an_estimator(estimator):
+    """An AttributeError ("'str' object has no attribute 'decision_path'" / 'get_params')."""
+    from treesmith.pruning import cost_complexity_pruning_path
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(TypeError, match=r"not an estimator|does not seem to be a scikit-learn "
+                                        r"estimator"):
+        prune(estimator, "rep", X=X, y=y)
+    with pytest.raises(TypeError, match=r"does not seem to be a scikit-learn estimator"):
+        cost_complexity_pruning_path(estimator, X, y)
