@@ -227,3 +227,11 @@ def test_select_lambda_rejects_bad_grids(bad):
         rules.select_lambda(None, None, None, None, None, lambdas=bad)
     with pytest.raises(ValueError, match="choose"):
         rules.select_lambda(None, None, None, None, None, choose="best")
+
+
+@pytest.mark.parametrize("task", ["classificaton", "Classification", None, 3,
+                                  np.array(["regression", "regression"])], ids=str)
+def test_rules_for_task_names_an_unknown_task(task):
+    """Any value but the two tasks listed no rule at all (a typo gave [])."""
+    with pytest.raises(ValueError, match=r"^task must be 'classification' or 'regression'"):
+        rules.rules_for_task(task)

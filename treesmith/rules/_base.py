@@ -24,6 +24,7 @@ from .._kernels.split_rules import (
 )
 from .._parameters import ParameterObject
 from .._validation import Interval, check_parameter
+from ..criteria._base import check_task
 
 _REGISTRY: dict[str, type] = {}
 
@@ -203,6 +204,7 @@ def registered() -> dict[str, type]:
 def rules_for_task(task: str) -> list[str]:
     """Names of the registered rules available for ``task`` ("classification" or
     "regression")."""
+    check_task(task)  # any other value listed no rule ('classificaton' too)
     return [name for name, cls in _REGISTRY.items() if task in cls.tasks]
 
 
