@@ -472,6 +472,8 @@ def small_model():
     # a str cost raised float()'s "could not convert string to float"
     (lambda m: export_text(m, feature_costs=["a", 1, 1]), ValueError,
      r"^feature_costs must hold 3 finite non-negative numbers, got \['a', 1, 1\]$"),
+    (lambda m: export_text(m, feature_costs=[1 + 1j, 1, 1]), ValueError,
+     r"feature_costs must hold 3 finite non-negative numbers"),
     (lambda m: export_text(m, show_distribution=np.array(["counts"] * 2)), ValueError,
      r"show_distribution must be 'counts', 'proportions' or None"),
 ])

@@ -107,6 +107,18 @@ def test_sample_weight_checker():
         check_sample_weight([1, -1, -2], 3)
     with pytest.raises(ValueError, match=r"my_weight must be finite"):
         check_sample_weight([1, np.nan], 2, name="my_weight")
+    # numpy's cast to float64 dropped the imaginary part (with a ComplexWarning only)
+    with pytest.raises(ValueError, match=r"^sample_weight must be real numbers, one per sample "
+                                         r"\(2\); got complex numbers\.$"):
+        check_sample_weight(np.array([1 + 2j, 1 + 0j]), 2)
+
+
+def test_a_frame_without_columns_is_named():
+    """numpy's 'at least one array or dtype is required' (scikit-learn's too)."""
+    import pandas as pd
+
+    with pytest.raises(ValueError, match=r"^X is a DataFrame without columns \(shape=\(6, 0\)\)"):
+        DecisionTreeClassifier().fit(pd.DataFrame(index=range(6)), np.arange(6) % 2)
 
 
 def test_class_weight_checker():

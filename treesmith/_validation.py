@@ -443,6 +443,9 @@ def check_sample_weight(sample_weight, n_samples: int, *, name: str = "sample_we
         return weights / max(n_samples, 1) if normalize else weights
     if _is_real(sample_weight):
         sample_weight = np.full(n_samples, float(sample_weight))
+    if np.iscomplexobj(sample_weight):  # numpy's cast drops the imaginary part with a warning
+        raise ValueError(f"{name} must be real numbers, one per sample ({n_samples}); got "
+                         "complex numbers.")
     try:
         weights = np.asarray(sample_weight, dtype=np.float64)
     except (TypeError, ValueError):
@@ -576,6 +579,9 @@ def check_X_frame(X, text_columns: bool = True) -> None:
     columns = getattr(X, "columns", None)
     dtypes = getattr(X, "dtypes", None)
     if columns is not None and dtypes is not None and hasattr(X, "iloc"):
+        if len(columns) == 0:  # numpy's "at least one array or dtype is required"
+            raise ValueError(f"X is a DataFrame without columns (shape={X.shape}) while a "
+                             "minimum of 1 feature is required.")
         if len(dtypes) and all(str(dtype).startswith("Sparse") for dtype in dtypes):
             # scikit-learn turns such a frame into a sparse matrix and then asks for
             # ``.toarray()``, which a DataFrame does not have (or, with a NaN fill value,

@@ -106,7 +106,7 @@ def _check_out_file(out_file) -> None:
 def _checked_costs(costs, n_features: int):
     """Costs as float64, one finite non-negative number per column; ValueError otherwise."""
     try:
-        values = np.asarray(costs, dtype=np.float64)
+        values = None if np.iscomplexobj(costs) else np.asarray(costs, dtype=np.float64)
     except (TypeError, ValueError):
         values = None
     if values is None or values.shape != (n_features,) or not np.all(np.isfinite(values)) \
