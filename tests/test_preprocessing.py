@@ -154,9 +154,17 @@ def test_parameters_and_weights_are_checked_by_the_validation_room():
     X = np.arange(12.0).reshape(6, 2)
     for params, name in [({"n_bins": 1}, "n_bins"), ({"n_bins": 2.5}, "n_bins"),
                          ({"drop_binary": "yes"}, "drop_binary"),
-                         ({"random_state": -3}, "random_state")]:
+                         ({"random_state": -3}, "random_state"),
+                         # a number raised "'int' object is not iterable"
+                         ({"categorical": 1}, "categorical"),
+                         ({"categorical": 0.5}, "categorical"),
+                         ({"categorical": np.array(1)}, "categorical"),
+                         ({"categorical": {}}, "categorical")]:
         with pytest.raises(ValueError, match=f"KMeansBinarizer: {name} must be"):
             KMeansBinarizer(**params).fit(X)
+    with pytest.raises(ValueError, match=r"categorical lists column names or positions, not "
+                                         r"booleans; got \[True\]"):
+        KMeansBinarizer(categorical=[True]).fit(X)  # was column 1
     with pytest.raises(ValueError, match=r"sample_weight must be non-negative; it is negative "
                                          r"at rows 2"):
         coalesce(X, np.zeros(6), sample_weight=[1, 1, -1, 1, 1, 1])
