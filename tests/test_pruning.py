@@ -496,3 +496,15 @@ def test_pruning_helpers_say_what_is_not_an_estimator(estimator):
         prune(estimator, "rep", X=X, y=y)
     with pytest.raises(TypeError, match=r"does not seem to be a scikit-learn estimator"):
         cost_complexity_pruning_path(estimator, X, y)
+
+
+@pytest.mark.parametrize("nodes", [[0.5], [1.7], [True], [10**30], ["a"], [np.nan], [-1]],
+                         ids=str)
+def test_prune_nodes_takes_int_node_ids_only(nodes):
+    """numpy's cast to int64 truncated 0.5 to the root (every split pruned) and 1.7 to node 1,
+    took True as node 1, and raised OverflowError for 10**30."""
+    X, y = load_iris(return_X_y=True)
+    model = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"^nodes must be node ids \(ints\) in \[0, 5\)"):
+        prune(model, "nodes", nodes=nodes)
+    assert prune(model, "nodes", nodes=[np.int64(2)]).tree_.node_count == 3

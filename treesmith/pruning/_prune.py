@@ -12,7 +12,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_array
 
 from .._precision import fitted_numeric_precision, rounded_to
-from .._validation import check_consistent_rows
+from .._validation import _is_int, check_consistent_rows
 from ._estimator import check_sample_weight, encode_labels, fitted_tree, held_out_data, with_tree
 from ._parameters import PARAMETER_TABLES, check_pruning_parameters  # noqa: F401
 from .bottom_up_pessimistic import bottom_up_pessimistic_prune_tree
@@ -80,10 +80,13 @@ def c45_with_raising(estimator, X, y, weight, confidence_factor=0.25, collapse=T
 
 def _nodes(estimator, nodes):
     tree = fitted_tree(estimator)
-    nodes = np.asarray(list(nodes), dtype=np.int64).ravel()
-    if np.any((nodes < 0) | (nodes >= tree.node_count)):
-        raise ValueError(f"nodes must be node ids in [0, {tree.node_count}), got {nodes}.")
-    return tree.collapse(nodes)
+    ids = np.asarray(list(nodes), dtype=object).ravel().tolist()
+    # ids as ints, checked before numpy's cast: 0.5 was node 0 (the root: everything pruned),
+    # True node 1, 10**30 an OverflowError, NaN "cannot convert float NaN to integer"
+    if not all(_is_int(node) and 0 <= node < tree.node_count for node in ids):
+        raise ValueError(f"nodes must be node ids (ints) in [0, {tree.node_count}), got "
+                         f"{nodes!r}."[:300])
+    return tree.collapse(np.asarray(ids, dtype=np.int64))
 
 
 #: Method name -> function(estimator, **params) -> pruned Tree.
