@@ -240,7 +240,10 @@ def parse_costs(dataset, costs_file: Path | None, cost_items: list[str]):
 
 
 def _read_costs_file(path: Path) -> dict[str, float]:
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:  # a folder ('' is '.'), a binary file
+        raise CLIError(f"cannot read the --costs file {str(path)!r}: {error}") from None
     if path.suffix.lower() == ".json":
         try:
             document = json.loads(text)
@@ -671,7 +674,9 @@ def export(
         plt = optional_import("matplotlib.pyplot")
         path = out if out is not None else picture
         artists = plot_tree(estimator, **options)
-        artists[0].figure.savefig(path, dpi=100, bbox_inches="tight")
+        # the format asked for, whatever --out ends with (matplotlib guessed it from the
+        # suffix: --out tree.txt raised "Format 'txt' is not supported")
+        artists[0].figure.savefig(path, dpi=100, bbox_inches="tight", format="png")
         plt.close(artists[0].figure)
         console.print(f"tree picture written to {path}", markup=False)
         return
