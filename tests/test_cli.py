@@ -287,6 +287,13 @@ def test_compare_writes_table_csv_markdown_and_plot(tmp_path):
     # joblib's "n_jobs == 0 in Parallel has no meaning"; 10**20 "Python int too large to
     # convert to C int"; 10**20 repeats a MemoryError after 80 s
     (["compare", "sklearn:iris", "--methods", "cart", "--jobs", "0"], "n_jobs must be None or"),
+    # the last of a key given twice silently won
+    (["fit", "sklearn:iris", "--criterion", "tsallis:alpha=2.5,alpha=3"],
+     "'alpha' is given twice in 'tsallis:alpha=2.5,alpha=3'"),
+    (["fit", "sklearn:iris", "--pruning", "c45:confidence_factor=0.1,confidence_factor=0.2"],
+     "'confidence_factor' is given twice"),
+    (["fit", "sklearn:iris", "--class-weight", "setosa=2,setosa=3"],
+     "'setosa' is given twice in 'setosa=2,setosa=3'"),
     (["compare", "sklearn:iris", "--methods", "cart", "--repeats", "99999999999999999999"],
      "n_repeats=99999999999999999999 splits from random_state=0 need seeds up to"),
 ])
