@@ -346,6 +346,38 @@ def test_a_huge_int_ccp_alpha_prunes_every_tree_to_its_root(Forest):
     assert all(member.get_n_leaves() == 1 for member in forest.estimators_)
 
 
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, treesmith.ExtraTreesRegressor])
+def test_a_target_whose_squares_overflow_is_named_as_by_the_single_tree(Forest):
+    """y near 1e200: w * y**2 overflows float64. The single tree says so; the forests grew
+    one-leaf trees (every impurity inf or NaN) and predicted a constant, silently."""
+    X, y = make_classification(60, 3, n_redundant=0, random_state=0)
+    target = (X[:, 0] + 0.1 * X[:, 1]) * 1e200
+    with pytest.raises(ValueError, match=r"y is too large for float64 sums"):
+        DecisionTreeRegressor().fit(X, target)
+    with pytest.raises(ValueError, match=r"y is too large for float64 sums"):
+        Forest(n_estimators=3, random_state=0).fit(X, target)
+    scaled = Forest(n_estimators=3, random_state=0).fit(X, target / 1e200)
+    assert all(member.get_n_leaves() > 1 for member in scaled.estimators_)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+@pytest.mark.parametrize("seed", range(4))
+def test_huge_finite_weights_times_bootstrap_counts_stay_finite(Forest, seed):
+    """sample_weight 1e308 on a row drawn twice was inf in the tree's weights: the classifier's
+    Gini failed (CriterionFailure) or the regressor's leaf values were NaN, depending on the
+    seed. A tree's weights are scaled by a power of two when their sum overflows, as the
+    single tree's are (exact: the tree is the one of the unscaled weights)."""
+    X, y = make_classification(60, 3, n_redundant=0, random_state=0)
+    target = y if Forest is RandomForestClassifier else X[:, 0]
+    weight = np.r_[1e308, np.full(59, 1e-300)]
+    forest = Forest(n_estimators=4, random_state=seed).fit(X, target, sample_weight=weight)
+    output = forest.predict_proba(X) if Forest is RandomForestClassifier else forest.predict(X)
+    assert np.all(np.isfinite(output))
+    big = Forest(n_estimators=4, random_state=seed).fit(X, target, sample_weight=np.full(60, 1e307))
+    unit = Forest(n_estimators=4, random_state=seed).fit(X, target)
+    assert trees_equal(big, unit)
+
+
 def test_infinity_is_named_by_column():
     X, y = make_classification(50, 4, random_state=0)
     X[3, 2] = np.inf

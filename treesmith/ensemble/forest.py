@@ -22,6 +22,7 @@ member. docs/methods.md §7.
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 from collections.abc import Callable
 from numbers import Integral
@@ -245,9 +246,27 @@ class TreeJob:
         if not self.bootstrap:
             return self.sample_weight
         counts = bootstrap_counts(seed, self.sample_weight.shape[0], self.n_draws)
-        weight = self.sample_weight * counts
+        factor = counts
         if self.balance_classes:
-            weight *= subsample_class_weight(self.y_code, counts, self.n_classes)[self.y_code]
+            factor = counts * subsample_class_weight(self.y_code, counts,
+                                                     self.n_classes)[self.y_code]
+        with np.errstate(over="ignore"):
+            weight = self.sample_weight * factor
+            total = weight.sum()
+        if not np.isfinite(total):
+            # finite weights times multiplicities (1e308 drawn twice) overflow: scaled first by
+            # the power of two that brings their sum below 2**1000 (exact, as check_sample_weight
+            # scales a single tree's: the tree is the one of the unscaled weights)
+            exponent = (math.ceil(math.log2(float(self.sample_weight.max())))
+                        + math.ceil(math.log2(float(factor.max())))
+                        + math.ceil(math.log2(weight.shape[0])) - 1000)
+            weight = (self.sample_weight * 2.0 ** -exponent) * factor
+            if np.any((weight == 0) & (self.sample_weight > 0) & (factor > 0)):
+                raise ValueError(
+                    "sample_weight spans too many orders of magnitude (largest "
+                    f"{float(self.sample_weight.max()):.3g}): a tree's weights (sample_weight "
+                    "x bootstrap counts) overflow float64 and scaling them down would turn "
+                    "the smallest into zero. Divide them by a constant first.")
         return weight
 
     def _no_weight_message(self) -> str:
@@ -517,6 +536,9 @@ class BaseForest(BaseEstimator):
         monotonic_cst = template._monotonic_constraints(n_features, n_classes, criterion)
         if self._task == REGRESSION_TASK:
             criterion.validate_targets(y)
+            # y whose float64 sums overflow is refused before any tree grows, as by the single
+            # tree (the trees were one leaf each: every impurity inf or NaN)
+            DecisionTreeRegressor._sample_statistics(criterion, y, sample_weight)
         categories = getattr(self, "categories_", None)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
                                      n_categories=category_counts(categories))
@@ -742,8 +764,11 @@ class _RegressionTreeJob(TreeJob):
         self.y = y
 
     def grow_on(self, seed, X_binned, y_code, weight, rows):
-        return self.grower(seed, weight).grow(X_binned, y_code, weight,
-                                      self.criterion.sample_statistics(self.y[rows], weight))
+        # the single tree's statistics: weights scaled down when w * y**2 overflows, and the
+        # error naming y when y itself is too large
+        statistics = DecisionTreeRegressor._sample_statistics(self.criterion, self.y[rows],
+                                                              weight)
+        return self.grower(seed, weight).grow(X_binned, y_code, weight, statistics)
 
 
 class RandomForestClassifier(ClassifierMixin, BaseForest):
