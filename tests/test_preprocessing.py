@@ -198,6 +198,20 @@ def test_binarizer_passes_scikit_learns_estimator_checks(estimator, check):
     check(estimator)
 
 
+@pytest.mark.parametrize("scale", [1e-320, 1e-200, 1e-12])
+def test_values_too_close_for_kmeans_bins_are_named(scale):
+    """KBinsDiscretizer drops bins narrower than 1e-8: values of magnitude 1e-200 left no edge
+    and _fit_column raised IndexError (index 0 is out of bounds) reading the first edge."""
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    X[:, 1] *= scale
+    with pytest.raises(ValueError, match=r"column 'x1' has 60 distinct values, but every k-means "
+                                         r"bin of them is narrower than scikit-learn's minimum "
+                                         r"bin width 1e-8"):
+        KMeansBinarizer(random_state=0).fit(X)
+    X[:, 1] /= scale  # the same values at a scale k-means bins
+    assert KMeansBinarizer(random_state=0).fit(X).bin_edges_["x1"].size == 4
+
+
 def test_a_numpy_object_array_of_numbers_is_binned_as_documented():
     """numpy input has no categorical column unless listed: an object array of numbers gave
     one indicator per distinct value (100 here) instead of k-means bins."""

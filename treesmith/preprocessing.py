@@ -223,6 +223,12 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
             return self._indicators(name, "value", distinct.tolist(),
                                     [f"{name}={_format(v)}" for v in distinct])
         edges = self._kmeans_edges(values, name)
+        if edges.size == 0:  # the labels below read edges[0]: an IndexError
+            raise ValueError(
+                f"column {name!r} has {distinct.size} distinct values, but every k-means bin of "
+                f"them is narrower than scikit-learn's minimum bin width 1e-8 (its values span "
+                f"{float(distinct[-1] - distinct[0]):.3g}), so they merge into one bin; rescale "
+                "the column (e.g. multiply it by a power of ten) or list it in categorical=.")
         self.bin_edges_[name] = edges
         labels = ([f"{name}<{_format(edges[0])}"]
                   + [f"{_format(lo)}<={name}<{_format(hi)}" for lo, hi in itertools.pairwise(edges)]
