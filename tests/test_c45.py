@@ -312,6 +312,20 @@ def test_categorical_features_of_floats_are_not_truncated_to_indices(spec):
         C45Classifier(categorical_features=spec).fit(X, y)
 
 
+@pytest.mark.parametrize("method", ["fit", "predict"])
+def test_complex_columns_are_refused_not_truncated(method):
+    """numpy's cast of X + 1j to float64 dropped the imaginary part with a ComplexWarning: the
+    tree was grown on (or predicted) the real parts only."""
+    X, y = load_iris(return_X_y=True)
+    model = C45Classifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"column x0 holds complex numbers; C4.5 needs real "
+                                         r"numbers"):
+        if method == "fit":
+            C45Classifier().fit(X + 1j, y)
+        else:
+            model.predict(X + 1j)
+
+
 def test_huge_numbers_are_numbers():
     """min_objects=10**30 raised np.isfinite's TypeError (an int beyond int64 is an object to
     numpy); it is the float 1e30: no split has two branches that heavy, the tree is a leaf.

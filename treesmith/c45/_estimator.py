@@ -279,6 +279,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             return np.array([lookup.get(v, np.nan) if not _is_missing(v) else np.nan
                              for v in np.asarray(values, dtype=object).ravel()],
                             dtype=np.float64)
+        if np.asarray(values).dtype.kind == "c":  # the cast dropped the imaginary part
+            raise ValueError(f"column {self._column_name(j)} holds complex numbers; C4.5 "
+                             "needs real numbers (or name it in categorical_features).")
         try:
             codes = np.asarray(values, dtype=np.float64)
         except (TypeError, ValueError) as error:
