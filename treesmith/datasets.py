@@ -302,6 +302,7 @@ def load_csv(path, *, target: str | None = None, task: str | None = None,
     if frame.shape[1] < 2:
         raise ValueError(f"CSV file {os.fspath(path)!r} needs at least one feature column and "
                          f"a target column, found {frame.shape[1]} column(s)")
+    _check_unique_header(path, frame.shape[1])
     if frame.shape[0] == 0:
         raise ValueError(f"CSV file {os.fspath(path)!r} has no data rows")
     target = frame.columns[-1] if target is None else _one_target(target, frame.columns)
@@ -321,6 +322,19 @@ def load_csv(path, *, target: str | None = None, task: str | None = None,
                    description=f"CSV file {os.fspath(path)} ({frame.shape[0]} rows, "
                                f"{features.shape[1]} feature columns, target {target!r})",
                    feature_groups=groups, categories=levels)
+
+
+def _check_unique_header(path, n_columns: int) -> None:
+    """pandas renames a repeated column name ("a,a" reads as a, a.1): the model would then
+    refer to a column "a.1" that the file does not name. Refused, as a DataFrame with
+    duplicate column names is refused by the estimators."""
+    pd = optional_import("pandas")
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(name) for name in header.iloc[0]]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated and len(names) == n_columns:
+        raise ValueError(f"CSV file {os.fspath(path)!r} has repeated column names "
+                         f"{repeated}; give every column a unique name")
 
 
 def _infer_task(labels) -> str:
