@@ -443,14 +443,16 @@ def check_sample_weight(sample_weight, n_samples: int, *, name: str = "sample_we
         return weights / max(n_samples, 1) if normalize else weights
     if _is_real(sample_weight):
         sample_weight = np.full(n_samples, float(sample_weight))
-    if np.iscomplexobj(sample_weight):  # numpy's cast drops the imaginary part with a warning
-        raise ValueError(f"{name} must be real numbers, one per sample ({n_samples}); got "
-                         "complex numbers.")
     try:
-        weights = np.asarray(sample_weight, dtype=np.float64)
+        given = np.asarray(sample_weight)  # (array-likes with __array__ only: no np.* calls)
+        complex_numbers = given.dtype.kind == "c"
+        weights = None if complex_numbers else np.asarray(given, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be numbers, one per sample ({n_samples}); could not "
                          f"convert {type(sample_weight).__name__} to float.") from None
+    if complex_numbers:  # numpy's cast drops the imaginary part with only a warning
+        raise ValueError(f"{name} must be real numbers, one per sample ({n_samples}); got "
+                         "complex numbers.")
     if weights.ndim != 1 or weights.shape[0] != n_samples:
         raise ValueError(
             f"{name} must be a 1-D array with one weight per sample ({n_samples}), "
@@ -765,7 +767,10 @@ def plain_accuracy(y, predicted, sample_weight=None):
 
 def accuracy(y, predicted, sample_weight=None) -> float:
     """``sklearn.metrics.accuracy_score(y, predicted, sample_weight=sample_weight)``, the
-    score of the classifiers: ``plain_accuracy`` when it applies, else scikit-learn's."""
+    score of the classifiers: ``plain_accuracy`` when it applies, else scikit-learn's.
+    Weights are checked as fit checks them (scikit-learn averages with negative weights)."""
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(sample_weight, _n_rows(predicted))
     fast = plain_accuracy(y, predicted, sample_weight)
     if fast is not None:
         return fast
