@@ -26,7 +26,7 @@ from ._kernels.binning import (
 )
 from ._kernels.pointers import serial_twin
 from ._threading import map_in_threads
-from ._validation import Interval, validate_parameters
+from ._validation import Interval, check_sample_weight, validate_parameters
 
 #: Most categories of a categorical feature: one bit each in a split's 256-bit category set,
 #: and one uint8 bin each.
@@ -249,10 +249,9 @@ class BinMapper(TransformerMixin, BaseEstimator):
             raise ValueError(f"X must be 2-D, got shape {X.shape}.")
         check_no_infinity(X, feature_names)
         if sample_weight is not None:
-            weight = np.asarray(sample_weight)
-            if weight.shape != (X.shape[0],):
-                raise ValueError(f"sample_weight must have one weight per row of X "
-                                 f"({X.shape[0]}), got shape {weight.shape}.")
+            # the shared checker: a NaN or negative weight dropped its row silently, an
+            # infinite one kept it, text raised numpy's UFuncTypeError
+            weight = check_sample_weight(sample_weight, X.shape[0], positive_sum=False)
             if not np.any(weight > 0):
                 raise ValueError("sample_weight is zero (or negative) for every row: BinMapper "
                                  "needs rows of positive weight to place its bin edges.")
