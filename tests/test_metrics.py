@@ -242,6 +242,45 @@ def test_predict_lazy_n_samples_must_be_a_count(n_samples):
     assert predict_lazy(tree, lambda i, j: X[i, j], np.int64(3)).predictions.shape == (3,)
 
 
+@pytest.mark.parametrize("model", ["tree", "c45", "forest"])
+def test_predict_lazy_refuses_more_rows_than_memory_holds_before_allocating(model):
+    """n_samples=2**31 failed in numpy's allocation of the per-row state (16 GiB), 10**12
+    with 'Unable to allocate 7.28 TiB', np.uint64(2**63) with 'Maximum allowed dimension
+    exceeded'."""
+    X, y = _data(0, n=40)
+    estimator = {"tree": treesmith.DecisionTreeClassifier(max_depth=2, random_state=0),
+                 "c45": treesmith.C45Classifier(),
+                 "forest": treesmith.RandomForestClassifier(3, random_state=0)}[model].fit(X, y)
+    for n_samples in (10**12, np.uint64(2**63)):
+        with pytest.raises(ValueError, match=rf"predict_lazy: n_samples={int(n_samples)} "
+                                             r"examples need at least .* more than the .* of "
+                                             r"memory available"):
+            predict_lazy(estimator, lambda i, j: X[i, j], n_samples)
+
+
+@pytest.mark.parametrize("get_feature", ["X", None, 3, [lambda i, j: 0.0]])
+def test_predict_lazy_get_feature_must_be_callable(get_feature):
+    """A str was called at the first request ("'str' object is not callable")."""
+    X, y = _data(0, n=40)
+    tree = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"predict_lazy: get_feature must be a callable "
+                                         r"get_feature\(row, j\)"):
+        predict_lazy(tree, get_feature, 3)
+
+
+def test_expected_depth_of_a_forest_says_what_to_use():
+    """A forest's decision_path is (indicator, n_nodes_ptr): csr_matrix raised "object of type
+    'numpy.int64' has no len()"; BudgetForest has no decision_path (AttributeError)."""
+    X, y = _data(0, n=60)
+    for forest in (treesmith.RandomForestClassifier(3, random_state=0).fit(X, y),
+                   treesmith.BudgetForestClassifier(max_estimators=2, alphas=[0],
+                                                    random_state=0).fit(X, y)):
+        with pytest.raises(ValueError, match=r"expected_depth is the number of tests on one "
+                                             r"tree's paths; .* has \d+ trees. Use "
+                                             r"expected_cost"):
+            expected_depth(forest, X)
+
+
 def test_metric_weights_use_the_shared_checker():
     X, y = _data(0, n=40)
     tree = treesmith.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)

@@ -208,6 +208,13 @@ def expected_depth(estimator, X, sample_weight=None) -> float:
         return float(depth @ _normalised_weight(sample_weight, depth.shape[0]))
     if getattr(estimator, "tree_", None) is not None:
         _fitted_tree(estimator)  # not a posterior average of many trees
+    elif getattr(estimator, "estimators_", None) is not None:
+        # a forest's decision_path is (indicator, n_nodes_ptr): a TypeError in csr_matrix
+        raise ValueError(f"expected_depth is the number of tests on one tree's paths; "
+                         f"{type(estimator).__name__} has {len(estimator.estimators_)} trees. "
+                         "Use expected_cost (unit costs by default: each feature paid once per "
+                         "example, whatever the trees) or expected_depth of each member of "
+                         "estimators_.")
     paths = sp.csr_matrix(estimator.decision_path(X))
     if paths.shape[0] == 0:
         raise ValueError("X has no rows: the expected depth is undefined.")
@@ -242,6 +249,23 @@ class LazyPrediction:
         return iter((self.predictions, self.costs))
 
 
+def _check_rows_fit_in_memory(estimator, n_samples: int) -> None:
+    """Refuse, naming n_samples, a number of examples whose per-row state (values and
+    acquisitions per feature, cost, leaf per tree: at least 24 + 9 per feature + 8 per tree
+    bytes) cannot fit in the available memory: n_samples=2**31 failed in numpy's allocation."""
+    from .grower import _format_bytes, available_memory_bytes
+
+    n_features = int(getattr(estimator, "n_features_in_", 0) or 0)
+    n_trees = len(getattr(estimator, "estimators_", None) or ()) or 1
+    needed = n_samples * (24 + 9 * n_features + 8 * n_trees)
+    available = available_memory_bytes()
+    if available is not None and needed > available:
+        raise ValueError(f"predict_lazy: n_samples={n_samples} examples need at least "
+                         f"{_format_bytes(needed)} of state, more than the "
+                         f"{_format_bytes(available)} of memory available; predict them in "
+                         "smaller batches.")
+
+
 def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
                  feature_costs=None, cost_groups=None, cost_model=None) -> LazyPrediction:
     """Predict ``n_samples`` examples, acquiring each feature value only when needed.
@@ -263,6 +287,10 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     """
     check_parameter("n_samples", n_samples, [Interval(Integral, 0, None)], "predict_lazy")
     check_parameter("batch", batch, ["boolean"], "predict_lazy")
+    if not callable(get_feature):  # was "'str' object is not callable" at the first request
+        raise ValueError(f"predict_lazy: get_feature must be a callable get_feature(row, j) "
+                         f"(get_feature(rows, j) with batch=True), got {get_feature!r}.")
+    _check_rows_fit_in_memory(estimator, int(n_samples))
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         from .ensemble.costs import forest_predict_lazy  # one request per feature and row
 
