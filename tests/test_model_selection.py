@@ -506,6 +506,7 @@ def test_select_by_explainability_eta_is_named(iris, eta, message):
     ({"exhaustive": "no"}, r"select_lambda: exhaustive must be a bool, got 'no'"),
     # y_val of 1 label for 75 rows: IndexError in the AUC
     ({"y_val": [1]}, r"inconsistent numbers of rows: X_val has 75, y_val has 1"),
+    ({"lambdas": "3"}, r"lambdas must be a non-empty sequence of finite floats >= 0, got '3'"),
 ])
 def test_select_lambda_arguments_are_named(iris, kwargs, message):
     X, y = iris
@@ -589,3 +590,26 @@ def test_an_estimator_first_instance_is_named_as_tune_ccp_alphas_form(wine_insta
         learn_parameters(treesmith.DecisionTreeClassifier(), {"max_depth": [2]}, [(tree, X, y)])
     with pytest.raises(ValueError, match=r"instances\[0\] = \(X, y, cv\): cv must be an int"):
         learn_parameters(treesmith.DecisionTreeClassifier(), {"max_depth": [2]}, [(X, y, y)])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"log": "no"}, r"Range: log must be a bool, got 'no'"),  # 'no' made the axis geometric
+    ({"integer": "no"}, r"Range: integer must be a bool, got 'no'"),  # and rounded it
+    ({"log": np.array([True, False])}, r"Range: log must be a bool"),
+    ({"low": 10**30, "high": 10**31}, None),  # np.isfinite's TypeError on an int > int64
+    ({"low": 10**400}, r"Range: low must be a float"),
+    ({"n_points": 2.0}, r"Range: n_points must be an int >= 1, got 2.0"),
+])
+def test_range_arguments_are_named(kwargs, message):
+    call = {"low": 0.0, "high": 1.0, "n_points": 3, **kwargs}
+    if message is None:
+        assert Range(**call).values().shape == (3,)
+        return
+    with pytest.raises(ValueError, match=message):
+        Range(**call)
+
+
+def test_pessimistic_ray_arguments_are_named():
+    assert PessimisticRay(c1=10**30).pruning(1.0)["c1"] == 1e30  # was np.isfinite's TypeError
+    with pytest.raises(ValueError, match=r"PessimisticRay: c2 must be a float >= 0.0, got -1"):
+        PessimisticRay(c2=-1)

@@ -82,6 +82,9 @@ def select_lambda(estimator, X_train, y_train, X_val, y_val, lambdas=None, *,
 
     if lambdas is None:
         lambdas = DEFAULT_LAMBDAS
+    if isinstance(lambdas, (str, bytes)):  # '3' was converted to the float 3.0
+        raise ValueError(f"lambdas must be a non-empty sequence of finite floats >= 0, got "
+                         f"{lambdas!r}.")
     lambdas = np.asarray(lambdas, dtype=np.float64).ravel()
     if lambdas.size == 0 or not np.all(np.isfinite(lambdas)) or np.any(lambdas < 0):
         raise ValueError(f"lambdas must be a non-empty sequence of finite floats >= 0, "
