@@ -778,3 +778,13 @@ def test_sample_weights_too_large_for_float64_are_refused_not_rescaled(weight):
     else:  # counts as large as 6e201 are fine for the Dirichlet likelihood
         assert BayesianTreeClassifier(**FAST).fit(X, y > 0, sample_weight=weights) \
             .tree_.node_count > 1
+
+
+@pytest.mark.parametrize("estimator", [BayesianTreeClassifier, BayesianTreeRegressor])
+def test_score_checks_the_weights_as_fit_does(iris, estimator):
+    """scikit-learn's accuracy_score / r2_score averaged with negative weights."""
+    X, y = iris
+    model = estimator(**FAST).fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        model.score(X, y, sample_weight=-np.ones(len(y)))
+    assert model.score(X, y, sample_weight=2.0) == pytest.approx(model.score(X, y))

@@ -461,3 +461,13 @@ def test_features_used_and_costs_of_a_categorical_forest():
         assert np.array_equal(features_used(model, X), used)
         assert treesmith.expected_cost(model, X) == pytest.approx((used @ costs).mean())
         assert treesmith.max_cost(model, X) == pytest.approx((used @ costs).max())
+
+
+def test_score_checks_the_weights_as_fit_does(split):
+    """ClassifierMixin.score (scikit-learn's accuracy_score) averaged with negative weights."""
+    X_train, y_train, X_val, y_val = split
+    model = BudgetForestClassifier(None, alphas=[0], max_estimators=2,
+                                   random_state=0).fit(X_train, y_train)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        model.score(X_val, y_val, sample_weight=-np.ones(len(y_val)))
+    assert model.score(X_val, y_val, sample_weight=2.0) == model.score(X_val, y_val)

@@ -553,3 +553,12 @@ def test_renaming_categories_keeps_the_minimax_risk(counts, permutation_seed, al
     expected = brute_force_root(codes, [True], labels, labels.max() + 1, F, [1.0])
     assert risks[0] == pytest.approx(expected, rel=1e-12)
     assert risks[1] == pytest.approx(expected, rel=1e-12)
+
+
+def test_score_checks_the_weights_as_fit_does():
+    """ClassifierMixin.score (scikit-learn's accuracy_score) averaged with negative weights."""
+    X, y = figure1_data()
+    model = GreedyTreeClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        model.score(X, y, sample_weight=-np.ones(60))
+    assert model.score(X, y, sample_weight=2.0) == model.score(X, y)

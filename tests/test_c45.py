@@ -618,3 +618,12 @@ def test_polars_frame_gives_the_tree_of_the_same_pandas_frame():
     np.testing.assert_array_equal(from_polars.predict_proba(polars_frame), expected)
     np.testing.assert_array_equal(from_polars.predict_proba(pandas_frame), expected)
     np.testing.assert_array_equal(from_pandas.predict_proba(polars_frame), expected)
+
+
+def test_score_checks_the_weights_as_fit_does():
+    """ClassifierMixin.score (scikit-learn's accuracy_score) averaged with negative weights."""
+    X, y = load_iris(return_X_y=True)
+    model = C45Classifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        model.score(X, y, sample_weight=-np.ones(150))
+    assert model.score(X, y, sample_weight=2.0) == model.score(X, y)

@@ -632,3 +632,14 @@ def test_a_bootstrap_sample_without_positive_weight_is_a_clear_error(forest):
         model.fit(X, y, sample_weight=weight)
     weight[:60] = 1.0  # zeros among enough positive rows are fine
     model.fit(X, y, sample_weight=weight)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, treesmith.ExtraTreesRegressor])
+def test_regressor_score_checks_the_weights_as_fit_does(Forest):
+    """RegressorMixin.score (scikit-learn's r2_score) averaged with negative weights: score(X,
+    y, -ones) was a number."""
+    X, y = make_classification(60, 3, n_redundant=0, random_state=0)
+    forest = Forest(n_estimators=3, random_state=0).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        forest.score(X, X[:, 0], sample_weight=-np.ones(60))
+    assert forest.score(X, X[:, 0], sample_weight=2.0) == forest.score(X, X[:, 0])

@@ -32,6 +32,8 @@ from ._validation import (
     Interval,
     Options,
     RealNotInt,
+    _n_rows,
+    accuracy,
     check_random_state_parameter,
     check_sample_weight,
     clamp_count,
@@ -735,6 +737,11 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
 
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), the weights checked as fit checks them (scikit-learn's
+        accuracy_score averages with negative weights)."""
+        return accuracy(y, self.predict(X), sample_weight)
+
     def predict(self, X):
         """Most probable class (lowest class index on ties)."""
         proba = self.predict_proba(X)
@@ -861,6 +868,13 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
 
     def _check_prior_parameters(self):
         """a, nu > 0; lam > 0 or None; mu_bar finite or None: the table's."""
+
+    def score(self, X, y, sample_weight=None):
+        """R² on (X, y), as scikit-learn's ``RegressorMixin.score``, with the weights checked
+        as fit checks them (scikit-learn's r2_score takes negative weights)."""
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, _n_rows(y))
+        return super().score(X, y, sample_weight=sample_weight)
 
     def _check_leaf_prior(self):
         """mu_bar_ and lam_ as fit stores them (predict centres the leaves on mu_bar_)."""

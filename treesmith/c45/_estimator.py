@@ -17,6 +17,7 @@ from .._validation import (
     InstanceOf,
     Interval,
     Options,
+    accuracy,
     check_sample_weight,
     check_y_values,
     validate_parameters,
@@ -469,6 +470,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """J48's class distribution (``distributionForInstance``), normalised to sum to 1."""
         return self._proba_of_encoded(self._encode_predict(X))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), the weights checked as fit checks them (scikit-learn's
+        accuracy_score averages with negative weights)."""
+        return accuracy(y, self.predict(X), sample_weight)
 
     def predict(self, X):
         """J48's ``classifyInstance``: the most probable class, the first on near-ties."""

@@ -27,6 +27,7 @@ from .._precision import fitted_numeric_precision, numeric_precision, rounded_to
 from .._validation import (
     ArrayLike,
     Interval,
+    accuracy,
     check_parameter,
     check_random_state_parameter,
     check_sample_weight,
@@ -419,6 +420,11 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         for t, member in enumerate(self.estimators_):
             votes[rows, np.argmax(member.tree_.value, axis=1)[leaves[:, t]]] += 1.0
         return self.classes_.take(np.argmax(votes, axis=1))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), the weights checked as fit checks them (scikit-learn's
+        accuracy_score averages with negative weights)."""
+        return accuracy(y, self.predict(X), sample_weight)
 
     def predict(self, X):
         """Majority vote of the trees (each votes its leaf's majority class; ties: lowest

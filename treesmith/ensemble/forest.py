@@ -50,6 +50,7 @@ from .._threading import (
 from .._validation import (
     COUNT_LIMIT,
     InstanceOf,
+    _n_rows,
     Interval,
     Options,
     RealNotInt,
@@ -950,6 +951,13 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         y = np.asarray(y, dtype=np.float64)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         return self._fit_forest(X, np.zeros(X.shape[0], dtype=np.int64), sample_weight, 0, y)
+
+    def score(self, X, y, sample_weight=None):
+        """R² on (X, y), as scikit-learn's ``RegressorMixin.score``, with the weights checked
+        as fit checks them (scikit-learn's r2_score takes negative weights)."""
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, _n_rows(y))
+        return super().score(X, y, sample_weight=sample_weight)
 
     def predict(self, X):
         """Mean over the trees of the reached leaves' mean labels."""

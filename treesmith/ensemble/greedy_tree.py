@@ -24,6 +24,7 @@ from .._validation import (
     InstanceOf,
     Interval,
     Options,
+    accuracy,
     check_random_state_parameter,
     check_sample_weight,
     clamp_count,
@@ -220,6 +221,11 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         """Class proportions of the (weighted) training counts in the reached leaf."""
         X = self._validate_X_predict(X)
         return self.tree_.predict(X, getattr(self, "feature_names_in_", None))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), the weights checked as fit checks them (scikit-learn's
+        accuracy_score averages with negative weights)."""
+        return accuracy(y, self.predict(X), sample_weight)
 
     def predict(self, X):
         """Majority class of the reached leaf (lowest class index on ties)."""
