@@ -269,7 +269,7 @@ def test_feature_importances_sum_to_one():
 @pytest.mark.parametrize("params, message", [
     ({"n_estimators": 0}, "n_estimators"),
     ({"oob_score": True, "bootstrap": False}, "oob_score"),
-    ({"max_samples": 1.5}, "max_samples"),
+    ({"max_samples": 0.0}, "max_samples"),
     ({"max_samples": 10, "bootstrap": False}, "max_samples"),
     ({"n_jobs": 0}, "n_jobs"),
     ({"max_features": "all"}, "max_features"),
@@ -298,7 +298,8 @@ FORESTS = [RandomForestClassifier, RandomForestRegressor, treesmith.ExtraTreesCl
     ({"random_state": True}, r"random_state must be None, an int"),
     # max_samples=True was one draw per tree
     ({"max_samples": True}, r"max_samples must be None, an int in \[1, 9007199254740992\] "
-                            r"or a float in \(0.0, 1.0\], got True"),
+                            r"or a float > 0.0, got True"),
+    ({"max_samples": float("inf")}, r"max_samples must be .* a float > 0.0, got inf"),
     # beyond int64 the multinomial draw raised OverflowError after the data were binned
     ({"max_samples": 2**63}, r"max_samples must be None, an int in \[1, 9007199254740992\]"),
     ({"max_samples": np.uint64(2**63)}, r"max_samples must be"),
@@ -643,3 +644,16 @@ def test_regressor_score_checks_the_weights_as_fit_does(Forest):
     with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
         forest.score(X, X[:, 0], sample_weight=-np.ones(60))
     assert forest.score(X, X[:, 0], sample_weight=2.0) == forest.score(X, X[:, 0])
+
+
+def test_a_float_max_samples_above_one_is_a_multiple_of_the_rows():
+    """scikit-learn >= 1.9 takes max_samples in (0, inf): 2.5 draws 2.5 n rows per tree; the
+    forests refused floats above 1 while they took ints above n."""
+    X, y = make_classification(40, 3, n_redundant=0, random_state=0)
+    forest = RandomForestClassifier(3, max_samples=2.5, random_state=0).fit(X, y)
+    assert all(len(rows) == 100 for rows in forest.estimators_samples_)
+    same = RandomForestClassifier(3, max_samples=100, random_state=0).fit(X, y)
+    assert trees_equal(forest, same)
+    with pytest.raises(ValueError, match=r"max_samples=1e\+300 x 40 rows is .* draws per tree, "
+                                         r"more than 2\*\*53"):
+        RandomForestClassifier(3, max_samples=1e300).fit(X, y)

@@ -100,9 +100,10 @@ FOREST_PARAMETER_CONSTRAINTS = {
     "oob_score": ["boolean", InstanceOf(Callable, "a metric(y_true, y_pred)")],
     "n_jobs": TREE_PARAMETER_CONSTRAINTS["n_jobs"],
     "random_state": ["random_state"],
-    # the counts of a bootstrap are float64: beyond 2**53 draws they are no longer exact
+    # the counts of a bootstrap are float64: beyond 2**53 draws they are no longer exact; a
+    # float is a multiple of n_samples, above 1 too, as in scikit-learn >= 1.9
     "max_samples": [None, Interval(Integral, 1, COUNT_LIMIT, "both"),
-                    Interval(RealNotInt, 0.0, 1.0, "right")],
+                    Interval(RealNotInt, 0.0, None, "neither")],
     "warm_start": ["boolean"],
 }
 
@@ -506,7 +507,11 @@ class BaseForest(BaseEstimator):
             raise ValueError("max_samples needs bootstrap=True; got bootstrap=False.")
         if isinstance(max_samples, numbers.Integral):  # validated: not a bool
             return int(max_samples)
-        return max(1, int(round(max_samples * n_samples)))
+        n_draws = max(1, int(round(float(max_samples) * n_samples)))
+        if n_draws > COUNT_LIMIT:
+            raise ValueError(f"max_samples={max_samples!r} x {n_samples} rows is {n_draws} draws "
+                             "per tree, more than 2**53 (the bootstrap counts are float64).")
+        return n_draws
 
     def _tree_template(self):
         params = {name: getattr(self, name) for name in TREE_PARAMETERS}
@@ -789,9 +794,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         so is their mean.
     bootstrap : bool, default=True; each tree grows on n (or ``max_samples``) rows drawn with
         replacement, passed as integer sample weights.
-    max_samples : None, int in [1, 2**53] or float in (0, 1]: rows drawn per tree (an int may
-        exceed n; beyond 2**26 draws the counts are drawn from their multinomial
-        distribution).
+    max_samples : None, int in [1, 2**53] or float > 0: rows drawn per tree, an int or
+        round(max_samples x n) (either may exceed n, as in scikit-learn >= 1.9; beyond 2**26
+        draws the counts are drawn from their multinomial distribution).
     oob_score : bool or callable, default=False; ``oob_score_`` is the accuracy (or, given a
         metric(y_true, y_pred), that metric; unweighted, as in scikit-learn) of the out-of-bag
         votes on the rows some tree's bootstrap did not draw (whatever their weight), and
