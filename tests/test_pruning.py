@@ -508,3 +508,23 @@ def test_prune_nodes_takes_int_node_ids_only(nodes):
     with pytest.raises(ValueError, match=r"^nodes must be node ids \(ints\) in \[0, 5\)"):
         prune(model, "nodes", nodes=nodes)
     assert prune(model, "nodes", nodes=[np.int64(2)]).tree_.node_count == 3
+
+
+def test_prune_names_a_c45_classifier_instead_of_failing_after_the_work():
+    """"property 'tree_' of 'C45Classifier' object has no setter", once the pruning was done."""
+    X, y = load_iris(return_X_y=True)
+    model = treesmith.C45Classifier().fit(X, y)
+    for method, params in [("ccp", {"ccp_alpha": 0.01}), ("tdp", {})]:
+        with pytest.raises(TypeError, match=r"^a C45Classifier's tree cannot be post-pruned by "
+                                            r"prune\(\): it is pruned by its own fit"):
+            prune(model, method, **params)
+
+
+@pytest.mark.parametrize("estimator", [[], (), {}], ids=repr)
+def test_a_container_is_not_an_estimator(estimator):
+    """clone() copies lists, tuples and dicts: get_params then raised an AttributeError."""
+    from treesmith.pruning import cost_complexity_pruning_path
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(TypeError, match=r"^estimator must be a treesmith tree estimator, got "):
+        cost_complexity_pruning_path(estimator, X, y)

@@ -31,6 +31,16 @@ def fitted_tree(estimator) -> Tree:
     return tree
 
 
+def check_prunable(estimator) -> None:
+    """A TypeError when ``estimator``'s ``tree_`` cannot be replaced (a C4.5 tree is a view of
+    its multiway tree, pruned by its own fit): ``with_tree`` failed with "property 'tree_' of
+    'C45Classifier' object has no setter" after the pruning's work."""
+    if isinstance(getattr(type(estimator), "tree_", None), property):
+        raise TypeError(f"a {type(estimator).__name__}'s tree cannot be post-pruned by prune(): "
+                        "it is pruned by its own fit (e.g. C45Classifier's confidence_factor, "
+                        "reduced_error_pruning).")
+
+
 def with_tree(estimator, tree: Tree):
     """A deep copy of ``estimator`` whose ``tree_`` is ``tree``; the original is untouched."""
     pruned = copy.deepcopy(estimator)
@@ -43,6 +53,9 @@ def with_tree(estimator, tree: Tree):
 
 def unpruned_clone(estimator):
     """An unfitted clone with post-pruning switched off (pre-pruning rules are kept)."""
+    if isinstance(estimator, (list, tuple, set, frozenset, dict)):  # clone copies those
+        raise TypeError(f"estimator must be a treesmith tree estimator, got "
+                        f"{type(estimator).__name__}.")
     unfitted = clone(estimator)  # scikit-learn's TypeError names what is not an estimator
     params = unfitted.get_params(deep=False)
     reset = {k: v for k, v in _POST_PRUNING_DEFAULTS.items() if k in params}

@@ -13,7 +13,14 @@ from sklearn.utils.validation import check_array
 
 from .._precision import fitted_numeric_precision, rounded_to
 from .._validation import _is_int, check_consistent_rows
-from ._estimator import check_sample_weight, encode_labels, fitted_tree, held_out_data, with_tree
+from ._estimator import (
+    check_prunable,
+    check_sample_weight,
+    encode_labels,
+    fitted_tree,
+    held_out_data,
+    with_tree,
+)
 from ._parameters import PARAMETER_TABLES, check_pruning_parameters  # noqa: F401
 from .bottom_up_pessimistic import bottom_up_pessimistic_prune_tree
 from .cost_complexity import prune_tree_ccp
@@ -108,6 +115,7 @@ def prune(estimator, method: str, **params):
     if missing:
         raise ValueError(f"pruning method {method!r} needs {missing}.")
     check_pruning_parameters(method, params, f"prune(method={method!r})")
+    check_prunable(estimator)
     tree = function(estimator, **params)
     if method == "c45" and params.get("subtree_raising"):
         tree = _keep_monotone(estimator, tree)
