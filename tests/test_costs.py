@@ -207,3 +207,18 @@ def test_node_path_costs_of_a_deep_chain_is_one_pass():
     assert per_test[-1] == pytest.approx(sum(costs[np.arange(depth) % 3]))
     assert per_feature[-1] == 7.0 and per_feature[0] == 0.0 and per_feature[1] == 1.0
     assert per_feature[3] == 3.0 and per_test[5] == 7.0
+
+
+def test_node_path_costs_that_overflow_are_named():
+    """Finite costs (1e308) summed along a path were inf, with numpy's overflow warning only."""
+    from sklearn.datasets import make_classification
+
+    from treesmith import DecisionTreeClassifier
+
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(
+        *make_classification(200, 4, random_state=0)).tree_
+    with pytest.raises(ValueError, match=r"feature_costs are too large for float64 path "
+                                         r"costs: a path's sum overflows \(largest cost 1e\+308\)"):
+        node_path_costs(tree, np.full(4, 1e308))
+    assert np.isfinite(node_path_costs(tree, np.full(4, 1e300))).all()
+

@@ -427,3 +427,27 @@ def test_predict_lazy_warns_once_about_unseen_categories_as_predict_does(estimat
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # known categories and NaN: no warning
         treesmith.predict_lazy(estimator, get, 1, batch=batch)
+
+
+@pytest.mark.parametrize("model", ["tree", "c45", "forest", "budget"])
+def test_costs_whose_path_sums_overflow_are_named(model):
+    """feature_costs=[1e308] * 6 are finite, but a path testing two features costs inf:
+    expected_cost, max_cost and path_costs returned inf (with numpy's overflow warning at
+    best), predict_lazy's costs too."""
+    X, y = _data(0, n=120)
+    estimator = {"tree": treesmith.DecisionTreeClassifier(random_state=0),
+                 "c45": treesmith.C45Classifier(),
+                 "forest": treesmith.RandomForestClassifier(3, random_state=0),
+                 "budget": treesmith.BudgetForestClassifier(max_estimators=2, alphas=[0],
+                                                            random_state=0)}[model].fit(X, y)
+    huge = [1e308] * X.shape[1]
+    message = r"feature_costs are too large for float64 path costs: a path's sum overflows"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning on the way
+        for metric in (expected_cost, path_costs, max_cost):
+            with pytest.raises(ValueError, match=message):
+                metric(estimator, X, feature_costs=huge)
+        with pytest.raises(ValueError, match=message):
+            predict_lazy(estimator, lambda i, j: X[i, j], 5, feature_costs=huge)
+    assert np.isfinite(expected_cost(estimator, X, feature_costs=[1e300] * X.shape[1]))
+

@@ -240,6 +240,27 @@ def path_cost(tested_features, feature_cost, cost_group=None, cost_model="per_te
 
 def node_path_costs(tree, feature_cost, cost_group=None, cost_model="per_test",
                     repeated_test=None) -> np.ndarray:
+    """The path costs of :func:`_node_path_costs`, refused by name when one overflows float64
+    (finite costs such as 1e308 summed along a path gave inf, with only numpy's overflow
+    warning, and expected_cost / max_cost returned inf)."""
+    with np.errstate(over="ignore"):
+        cost = _node_path_costs(tree, feature_cost, cost_group, cost_model, repeated_test)
+    return check_finite_path_costs(cost, feature_cost)
+
+
+def check_finite_path_costs(cost: np.ndarray, feature_cost) -> np.ndarray:
+    """``cost`` (path costs: sums of feature costs), or a ValueError naming feature_costs when
+    one overflowed float64 (costs such as 1e308 summed along a path)."""
+    if not np.all(np.isfinite(cost)):
+        largest = float(np.max(np.asarray(feature_cost, dtype=np.float64), initial=0.0))
+        raise ValueError(f"feature_costs are too large for float64 path costs: a path's sum "
+                         f"overflows (largest cost {largest:.3g}). Divide feature_costs by a "
+                         "constant (the costs' unit does not change the trees).")
+    return cost
+
+
+def _node_path_costs(tree, feature_cost, cost_group=None, cost_model="per_test",
+                     repeated_test=None) -> np.ndarray:
     """Cost of the tests on the path from the root to every node (the node's own test not
     included), float64 ``(n_nodes,)``: at a leaf, the cost of classifying an example that
     reaches it (:func:`path_cost` of its path).

@@ -33,6 +33,7 @@ from .categorical import UNSEEN_AS_MISSING, UnseenValues, fitted_categories
 from ._validation import Interval, check_parameter, check_sample_weight
 from .costs import (
     check_cost_model,
+    check_finite_path_costs,
     group_costs,
     node_path_costs,
     resolve_cost_groups,
@@ -92,13 +93,26 @@ def path_costs(estimator, X, feature_costs=None, cost_groups=None,
     (docs/methods.md §5).
     """
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
-        return _forest_costs(estimator, X, feature_costs, cost_groups)
+        with np.errstate(over="ignore"):
+            cost = _forest_costs(estimator, X, feature_costs, cost_groups)
+        return check_finite_path_costs(cost, _used_costs(estimator, feature_costs))
     if _is_c45(estimator):
-        return _c45_visits(estimator, X, feature_costs, cost_groups, cost_model).cost
+        with np.errstate(over="ignore"):
+            cost = _c45_visits(estimator, X, feature_costs, cost_groups, cost_model).cost
+        return check_finite_path_costs(cost, _used_costs(estimator, feature_costs))
     tree = _fitted_tree(estimator)
     leaf_cost = node_path_costs(tree, *_cost_setting(
         estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
     return leaf_cost[np.asarray(estimator.apply(X), dtype=np.int64)]
+
+
+def _used_costs(estimator, feature_costs):
+    """The feature costs a metric charges (given, else fitted), for an overflow message."""
+    used = getattr(estimator, "feature_costs_", None) if feature_costs is None else feature_costs
+    if isinstance(used, dict) or used is None:
+        return np.zeros(0) if not isinstance(used, dict) else np.asarray(
+            list(used.values()), dtype=np.float64)
+    return used
 
 
 def _is_c45(estimator) -> bool:
@@ -182,7 +196,10 @@ def max_cost(estimator, X=None, feature_costs=None, cost_groups=None,
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         from .ensemble.costs import forest_max_cost  # a forest: the union per example
 
-        return forest_max_cost(estimator, X, feature_costs, cost_groups)
+        with np.errstate(over="ignore"):
+            worst = forest_max_cost(estimator, X, feature_costs, cost_groups)
+        return float(check_finite_path_costs(np.asarray([worst]),
+                                             _used_costs(estimator, feature_costs))[0])
     tree = _fitted_tree(estimator)
     if X is None:
         node_cost = _node_costs(estimator, tree, feature_costs, cost_groups, cost_model)
@@ -294,8 +311,11 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         from .ensemble.costs import forest_predict_lazy  # one request per feature and row
 
-        return forest_predict_lazy(estimator, get_feature, n_samples, batch=batch,
-                                   feature_costs=feature_costs, cost_groups=cost_groups)
+        with np.errstate(over="ignore"):
+            result = forest_predict_lazy(estimator, get_feature, n_samples, batch=batch,
+                                         feature_costs=feature_costs, cost_groups=cost_groups)
+        check_finite_path_costs(result.costs, _used_costs(estimator, feature_costs))
+        return result
     tree = _fitted_tree(estimator)
     n_samples = int(n_samples)
     n_features = _n_features(estimator, tree)
@@ -304,8 +324,13 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     if _is_c45(estimator):  # every branch below a missing value
         from .c45._lazy import c45_predict_lazy
 
-        return c45_predict_lazy(estimator, get_feature, n_samples, batch, costs, groups, model)
+        with np.errstate(over="ignore"):
+            result = c45_predict_lazy(estimator, get_feature, n_samples, batch, costs, groups,
+                                      model)
+        check_finite_path_costs(result.costs, costs)
+        return result
     group_cost = group_costs(costs, groups)
+    node_path_costs(tree, costs, groups, model)  # a path whose cost overflows is named first
     unseen = UnseenValues(estimator)
     precision = fitted_numeric_precision(estimator)
     left = np.asarray(tree.children_left)
