@@ -34,11 +34,29 @@ from treesmith._validation import (
     (Interval(RealNotInt, 0, 1, "right"), [0.5], [10**400, -10**400]),
     (Interval(Real, 0, None, allow_inf=True), [np.inf], [-np.inf, np.nan]),
     (Options({"a", "b"}), ["a", "b"], ["c", None, ["a"], np.array(["a"])]),
+    # a numpy scalar or 0-d array has __array__ but no entries to iterate
+    ("array-like", [[1], (), np.array([1]), range(2)], [np.int64(1), np.array(1), "ab", {}]),
     (InstanceOf(dict, "a dict"), [{}], [[], None]),
 ])
 def test_constraints_accept_exactly_their_values(constraint, good, bad):
+    from treesmith._validation import _as_constraint
+
+    constraint = _as_constraint(constraint)
     assert all(constraint.accepts(value) for value in good)
     assert not any(constraint.accepts(value) for value in bad)
+
+
+def test_a_numpy_datetime_array_is_refused_as_a_frame_column_is():
+    """scikit-learn turned datetime64 into nanoseconds (floats) for an array, while the same
+    data in a DataFrame column was refused."""
+    X = np.datetime64("2020-01-01") + np.arange(60).reshape(20, 3)
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match=r"^X has dtype datetime64\[D\]; treesmith needs "
+                                         r"numbers"):
+        DecisionTreeClassifier().fit(X, y)
+    model = DecisionTreeClassifier().fit(np.arange(60.0).reshape(20, 3), y)
+    with pytest.raises(ValueError, match=r"X has dtype timedelta64"):
+        model.predict(np.arange(60).reshape(20, 3).astype("timedelta64[s]"))
 
 
 def test_descriptions_read_as_english():

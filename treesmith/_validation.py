@@ -201,6 +201,8 @@ class _ArrayLike:
         self.description = description
 
     def accepts(self, value) -> bool:
+        if isinstance(value, np.generic) or isinstance(value, np.ndarray) and value.ndim == 0:
+            return False  # a numpy scalar or a 0-d array has __array__ but no entries
         return hasattr(value, "__array__") or hasattr(value, "__len__") and not isinstance(
             value, (str, bytes, dict))
 
@@ -617,6 +619,9 @@ def check_X_frame(X, text_columns: bool = True) -> None:
     if isinstance(X, (str, bytes)) or X is None:
         return  # scikit-learn's own message ("Expected 2D array, got scalar …") is clear
     array = np.asarray(X) if isinstance(X, (list, tuple, np.ndarray)) else None
+    if array is not None and array.dtype.kind in "mM":  # as a frame's date/time column
+        raise ValueError(f"X has dtype {array.dtype}; treesmith needs numbers. Convert it, e.g. "
+                         "to days since a reference date or to its year, month and weekday.")
     if array is None or array.ndim != 2 or array.dtype.kind not in "OUS":
         return
     for j in range(array.shape[1]):
