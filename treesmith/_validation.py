@@ -38,8 +38,9 @@ The vocabulary:
 * ``Interval(Integral | Real | RealNotInt, low, high, closed="left")`` — an int (bools are
   not ints) or a real number (RealNotInt: a float, not an int) in an interval; ``None``
   bounds are unbounded; real intervals reject NaN, ints beyond float64 (``10**400``) and,
-  unless ``allow_inf=True``, ±inf. Integer intervals accept numpy integers and arbitrarily large Python ints (the estimator
-  clamps them to what can be reached, see :func:`clamp_count`);
+  unless ``allow_inf=True``, ±inf. Integer intervals accept numpy integers and arbitrarily
+  large Python ints (the estimator clamps them to what can be reached, see
+  :func:`clamp_count`);
 * ``Options({...})`` — one of a set of values (strings compared exactly);
 * ``InstanceOf(types, description)`` — an instance of a type (e.g. a criterion object);
 * ``"boolean"``, ``"random_state"`` (None, an int in [0, 2**32 - 1] or a numpy
