@@ -471,3 +471,14 @@ def test_score_checks_the_weights_as_fit_does(split):
     with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
         model.score(X_val, y_val, sample_weight=-np.ones(len(y_val)))
     assert model.score(X_val, y_val, sample_weight=2.0) == model.score(X_val, y_val)
+
+
+def test_an_infinite_validation_value_is_named_by_column(split):
+    """X_val with inf gave scikit-learn's 'Input X contains infinity' without a column."""
+    X_train, y_train, X_val, y_val = split
+    X_val = X_val.copy()
+    X_val[3, 2] = np.inf
+    with pytest.raises(ValueError, match=r"X_val: Feature 'x2' \(column 2\) contains infinite "
+                                         r"values"):
+        BudgetForestClassifier(None, alphas=[0], max_estimators=2, random_state=0).fit(
+            X_train, y_train, X_val=X_val, y_val=y_val)

@@ -613,3 +613,30 @@ def test_pessimistic_ray_arguments_are_named():
     assert PessimisticRay(c1=10**30).pruning(1.0)["c1"] == 1e30  # was np.isfinite's TypeError
     with pytest.raises(ValueError, match=r"PessimisticRay: c2 must be a float >= 0.0, got -1"):
         PessimisticRay(c2=-1)
+
+
+@pytest.mark.parametrize("cv", [0, 1, [1], np.array(3), [(np.arange(3),)]])
+def test_a_cv_that_gives_no_folds_is_named(iris, cv):
+    """cv=[1] and a 0-d array reached scikit-learn's unpacking ('cannot unpack non-iterable int
+    object', 'iteration over a 0-d array')."""
+    X, y = iris
+    for call in (lambda: select_ccp_alpha(treesmith.DecisionTreeClassifier(), X, y, cv=cv),
+                 lambda: cv_instances(X, y, cv)):
+        with pytest.raises(ValueError, match=r"cv must be an int >= 2, a cross-validation "
+                                             r"splitter or an iterable of \(train, test\)"):
+            call()
+
+
+@pytest.mark.parametrize("estimator", ["tree", [], treesmith.DecisionTreeClassifier])
+def test_an_estimator_that_is_not_one_is_named(iris, estimator):
+    """'tree' reached scikit-learn's is_classifier ('no attribute __sklearn_tags__'), [] the
+    clone's set_params."""
+    X, y = iris
+    for owner, call in (
+            ("select_ccp_alpha", lambda: select_ccp_alpha(estimator, X, y)),
+            ("select_pruning_parameters", lambda: select_pruning_parameters(
+                estimator, X, y, "tdp", {"n_standard_errors": [1.0]})),
+            ("select_lambda", lambda: select_lambda(estimator, X, y, X, y))):
+        with pytest.raises(TypeError, match=rf"{owner}: estimator must be a scikit-learn "
+                                            r"estimator instance"):
+            call()

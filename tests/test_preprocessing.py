@@ -224,3 +224,12 @@ def test_a_numpy_object_array_of_numbers_is_binned_as_documented():
     with pytest.raises(ValueError, match="column 'x0' is not numeric .*list it in categorical="):
         KMeansBinarizer().fit(text)
     assert KMeansBinarizer(categorical=[0]).fit(text).get_feature_names_out().tolist() == ["x0=b"]
+
+
+@pytest.mark.parametrize("estimator", [[], None, "tree", treesmith.DecisionTreeClassifier])
+def test_coalesced_classifier_names_an_estimator_that_is_not_one(estimator):
+    """[] raised "'list' object has no attribute 'fit'" from clone's result."""
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(TypeError, match=r"CoalescedClassifier: estimator must be a classifier "
+                                        r"instance"):
+        CoalescedClassifier(estimator).fit(X, [0, 1] * 3)

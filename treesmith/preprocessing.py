@@ -360,6 +360,9 @@ class CoalescedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator = estimator
 
     def fit(self, X, y, sample_weight=None):
+        if isinstance(self.estimator, type) or not hasattr(self.estimator, "fit"):
+            raise TypeError(f"CoalescedClassifier: estimator must be a classifier instance "
+                            f"(with fit), got {self.estimator!r}.")
         X_u, y_u, w_u, counts = coalesce(X, y, sample_weight)
         self.estimator_ = clone(self.estimator).fit(X_u, y_u, sample_weight=w_u)
         self.counts_ = counts

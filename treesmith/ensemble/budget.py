@@ -220,9 +220,19 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         if X_val is not None:
             X_val = encode_categories(self, X_val, fitting=False)
             check_X_frame(X_val)
-            X_val = rounded_to(validate_data(self, X_val, dtype=FLOAT_INPUT_DTYPES,
-                                             ensure_all_finite="allow-nan", reset=False),
-                               self.numeric_precision_)  # measured as predict sees it
+            try:
+                X_val = validate_data(self, X_val, dtype=FLOAT_INPUT_DTYPES,
+                                      ensure_all_finite="allow-nan", reset=False)
+            except ValueError as error:  # "Input X contains infinity": name X_val's column
+                if "infinity" in str(error):
+                    names = getattr(self, "feature_names_in_", None)
+                    try:
+                        check_no_infinity(np.asarray(X_val, dtype=np.float64),
+                                          None if names is None else list(names))
+                    except ValueError as named:
+                        raise ValueError(f"X_val: {named}") from None
+                raise
+            X_val = rounded_to(X_val, self.numeric_precision_)  # measured as predict sees it
             y_val = np.asarray(y_val)
             if y_val.shape != (X_val.shape[0],):
                 raise ValueError(f"y_val must hold one label per row of X_val "

@@ -686,6 +686,12 @@ class BaseForest(BaseEstimator):
                 total[rows] += member.tree_.predict(X[rows])
                 n_trees[rows] += 1
         seen = n_trees > 0
+        if not seen.any():  # the metric then failed on empty arrays (scikit-learn's message)
+            raise ValueError(
+                f"oob_score: none of the {n_rows} training rows is out of bag for any of the "
+                f"{len(self.estimators_)} trees (every bootstrap of {job.n_draws} draws drew "
+                "every row): the out-of-bag score is undefined. Draw fewer rows per tree "
+                "(max_samples), or fit with oob_score=False.")
         if not seen.all():
             from .._warnings import warn_at_user_code
 

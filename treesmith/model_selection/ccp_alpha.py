@@ -30,7 +30,7 @@ from ..pruning._held_out import sequence_losses, steps_applied, weighted_mean_an
 from ..pruning.cost_complexity import check_risk, cost_complexity_path, subtree_breakpoints
 from .._validation import Options, check_parameter
 from .execution import joblib_workers
-from .instances import check_labels, cv_folds
+from .instances import check_estimator_instance, check_labels, cv_folds
 
 RULES = ("min", "1se")
 CANDIDATES = ("cart", "breakpoints")
@@ -122,6 +122,7 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
     anything :func:`sklearn.model_selection.check_cv` accepts (stratified K-fold for
     classifiers when an int).
     """
+    check_estimator_instance(estimator, "select_ccp_alpha")
     check_risk(risk)
     check_parameter("rule", rule, [Options(RULES)], "select_ccp_alpha")
     check_parameter("candidates", candidates, [Options(CANDIDATES)], "select_ccp_alpha")

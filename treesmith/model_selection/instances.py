@@ -7,6 +7,7 @@ cross-validation splitter, ``(X, y, cv)``, stands for one instance per fold.
 
 from __future__ import annotations
 
+import numbers
 from numbers import Integral
 from typing import NamedTuple
 
@@ -26,6 +27,15 @@ class Instance(NamedTuple):
     y_train: object
     X_test: object
     y_test: object
+
+
+def check_estimator_instance(estimator, owner: str) -> None:
+    """A TypeError naming ``estimator`` when it is not an estimator instance (a string reached
+    scikit-learn's is_classifier, a list set_params: AttributeErrors)."""
+    if isinstance(estimator, type) or not (hasattr(estimator, "fit")
+                                           and hasattr(estimator, "get_params")):
+        raise TypeError(f"{owner}: estimator must be a scikit-learn estimator instance (with "
+                        f"fit and get_params), got {estimator!r}.")
 
 
 def check_labels(y, X, owner: str, x_name: str = "X", y_name: str = "y") -> np.ndarray:
@@ -52,11 +62,17 @@ def check_labels(y, X, owner: str, x_name: str = "X", y_name: str = "y") -> np.n
 def cv_folds(cv, y_array, classifier: bool, owner: str) -> list:
     """The (train, test) index pairs of ``cv`` (``check_cv``: a stratified K-fold of the labels
     for a classifier when an int), at least one."""
-    if isinstance(cv, (bool, np.bool_)):  # True was one fold ("n_splits=1")
-        raise ValueError(f"{owner}: cv must be an int >= 2, a cross-validation splitter or an "
-                         f"iterable of (train, test) index arrays, got {cv!r}.")
+    expected = (f"{owner}: cv must be an int >= 2, a cross-validation splitter or an "
+                f"iterable of (train, test) index arrays, got {cv!r}")
+    # True was one fold ("n_splits=1"); a 0-d array or [1] reached scikit-learn's unpacking
+    if isinstance(cv, (bool, np.bool_)) or getattr(cv, "ndim", 1) == 0 or (
+            isinstance(cv, numbers.Integral) and cv < 2):
+        raise ValueError(expected + ".")
     splitter = check_cv(cv, y_array, classifier=classifier)
-    folds = list(splitter.split(np.zeros((y_array.shape[0], 1)), y_array))
+    try:
+        folds = list(splitter.split(np.zeros((y_array.shape[0], 1)), y_array))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{expected}: {error}") from None
     if not folds:  # an empty iterable divided by zero folds later
         raise ValueError(f"{owner}: cv gives no (train, test) split, got {cv!r}.")
     return folds

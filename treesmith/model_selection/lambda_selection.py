@@ -14,7 +14,7 @@ from numbers import Real
 import numpy as np
 
 from .._validation import Interval, Options, check_parameter
-from .instances import check_labels
+from .instances import check_estimator_instance, check_labels
 
 #: Default grid, largest first: from "behaves like cost-benefit gain" down to ASR (λ = 0).
 DEFAULT_LAMBDAS = (1000.0, 300.0, 100.0, 30.0, 10.0, 3.0, 1.0, 0.3, 0.1, 0.03, 0.01, 0.0)
@@ -91,6 +91,7 @@ def select_lambda(estimator, X_train, y_train, X_val, y_val, lambdas=None, *,
                          f"got {lambdas!r}.")
     # np.isfinite('x') raised a TypeError, arrays numpy's ambiguous truth; exhaustive='no'
     # was true
+    check_estimator_instance(estimator, "select_lambda")
     check_parameter("tolerance", tolerance, [Interval(Real, 0.0, None)], "select_lambda")
     check_parameter("choose", choose, [Options({"last", "cheapest"})], "select_lambda")
     check_parameter("exhaustive", exhaustive, ["boolean"], "select_lambda")

@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 
 from .execution import BACKENDS, Task, connect, joblib_workers, run_dask, run_joblib
-from .instances import check_instances
+from .instances import check_estimator_instance, check_instances
 from .parameters import check_parameter_names, check_parameter_values, settable
 from .scoring import check_scoring
 from .space import Exact, PessimisticRay, check_space
@@ -221,9 +221,7 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     the earlier point of the grid. Everything that can be checked without fitting — the space,
     the parameter names and values, the instances, the scheduler — is checked first.
     """
-    if isinstance(estimator, type) or not hasattr(estimator, "get_params"):
-        raise TypeError(f"estimator must be a scikit-learn estimator instance (with get_params "
-                        f"and fit), got {estimator!r}.")
+    check_estimator_instance(estimator, "learn_parameters")
     search = check_space(space, MAX_GRID_POINTS)
     if search.n_grid_points > MAX_GRID_POINTS:
         raise ValueError(f"space has {search.n_grid_points} grid points; at most "

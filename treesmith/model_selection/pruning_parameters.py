@@ -19,7 +19,7 @@ from sklearn.utils import Bunch
 from ..pruning._estimator import take_rows, unpruned_clone
 from ..pruning._prune import prune
 from .execution import joblib_workers
-from .instances import check_labels, cv_folds
+from .instances import check_estimator_instance, check_labels, cv_folds
 
 #: Methods whose parameters can be searched this way (REP needs its own pruning set).
 SEARCHABLE = ("ccp", "tdp", "c45", "bup")
@@ -48,6 +48,7 @@ def select_pruning_parameters(estimator, X, y, method: str, param_grid: dict, cv
     of ``(X, y)`` and pruned with it), ``candidates``, ``cv_error`` (error rate, or mean squared
     error for regressors) and ``cv_n_leaves`` per candidate.
     """
+    check_estimator_instance(estimator, "select_pruning_parameters")
     if not isinstance(method, str) or method not in SEARCHABLE:
         raise ValueError(f"method must be one of {SEARCHABLE}, got {method!r}.")
     if not isinstance(param_grid, dict) or not param_grid:
