@@ -451,3 +451,12 @@ def test_costs_whose_path_sums_overflow_are_named(model):
             predict_lazy(estimator, lambda i, j: X[i, j], 5, feature_costs=huge)
     assert np.isfinite(expected_cost(estimator, X, feature_costs=[1e300] * X.shape[1]))
 
+
+@pytest.mark.parametrize("estimator", ["tree", 3, None, treesmith.DecisionTreeClassifier()])
+def test_expected_depth_names_what_is_not_a_fitted_tree(estimator):
+    """A string raised "'str' object has no attribute 'decision_path'"."""
+    X, _ = _data(0, n=20)
+    with pytest.raises(ValueError, match=r"estimator must be a fitted tree with a tree_ "
+                                         r"attribute"):
+        expected_depth(estimator, X)
+

@@ -232,6 +232,8 @@ def expected_depth(estimator, X, sample_weight=None) -> float:
                          "Use expected_cost (unit costs by default: each feature paid once per "
                          "example, whatever the trees) or expected_depth of each member of "
                          "estimators_.")
+    else:  # not a tree: 'str' object has no attribute 'decision_path'
+        _fitted_tree(estimator)
     paths = sp.csr_matrix(estimator.decision_path(X))
     if paths.shape[0] == 0:
         raise ValueError("X has no rows: the expected depth is undefined.")
