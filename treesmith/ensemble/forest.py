@@ -507,11 +507,12 @@ class BaseForest(BaseEstimator):
             raise ValueError("max_samples needs bootstrap=True; got bootstrap=False.")
         if isinstance(max_samples, numbers.Integral):  # validated: not a bool
             return int(max_samples)
-        n_draws = max(1, int(round(float(max_samples) * n_samples)))
-        if n_draws > COUNT_LIMIT:
-            raise ValueError(f"max_samples={max_samples!r} x {n_samples} rows is {n_draws} draws "
-                             "per tree, more than 2**53 (the bootstrap counts are float64).")
-        return n_draws
+        draws = float(max_samples) * n_samples  # inf for 1e308 x n: round() overflowed
+        if not draws <= COUNT_LIMIT:
+            raise ValueError(f"max_samples={max_samples!r} x {n_samples} rows is {draws:.3g} "
+                             "draws per tree, more than 2**53 (the bootstrap counts are "
+                             "float64).")
+        return max(1, int(round(draws)))
 
     def _tree_template(self):
         params = {name: getattr(self, name) for name in TREE_PARAMETERS}
