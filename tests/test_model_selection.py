@@ -640,3 +640,14 @@ def test_an_estimator_that_is_not_one_is_named(iris, estimator):
         with pytest.raises(TypeError, match=rf"{owner}: estimator must be a scikit-learn "
                                             r"estimator instance"):
             call()
+
+
+def test_a_c45_tree_is_named_as_not_post_prunable(iris):
+    """select_ccp_alpha(C45Classifier()) fitted every fold and then failed with "property
+    'tree_' of 'C45Classifier' object has no setter"; select_by_explainability likewise."""
+    X, y = iris
+    with pytest.raises(TypeError, match=r"a C45Classifier's tree cannot be post-pruned"):
+        select_ccp_alpha(treesmith.C45Classifier(), X, y)
+    with pytest.raises(TypeError, match=r"a C45Classifier's tree cannot be post-pruned"):
+        select_by_explainability(treesmith.C45Classifier().fit(X, y), X, y)
+

@@ -19,6 +19,7 @@ from sklearn.base import is_classifier
 from sklearn.utils import Bunch
 
 from ..pruning._estimator import (
+    check_prunable,
     check_sample_weight,
     fitted_tree,
     held_out_data,
@@ -123,6 +124,7 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
     classifiers when an int).
     """
     check_estimator_instance(estimator, "select_ccp_alpha")
+    check_prunable(estimator)  # C4.5: "property 'tree_' has no setter" after the folds
     check_risk(risk)
     check_parameter("rule", rule, [Options(RULES)], "select_ccp_alpha")
     check_parameter("candidates", candidates, [Options(CANDIDATES)], "select_ccp_alpha")

@@ -18,7 +18,7 @@ from numbers import Real
 import numpy as np
 
 from .._validation import Interval, check_parameter
-from ..pruning._estimator import fitted_tree, held_out_data, with_tree
+from ..pruning._estimator import check_prunable, fitted_tree, held_out_data, with_tree
 from ..pruning._held_out import sequence_losses, steps_applied, weighted_mean_and_se
 from ..pruning.cost_complexity import check_risk, cost_complexity_path, subtree_breakpoints
 
@@ -62,6 +62,7 @@ def select_by_explainability(estimators, X, y, eta: float = 0.01, sample_weight=
         raise ValueError("estimators must hold at least one fitted estimator.")
     best, curves = None, []
     for position, model in enumerate(candidates):
+        check_prunable(model)  # C4.5: "property 'tree_' has no setter" at the end
         tree = fitted_tree(model)
         path = cost_complexity_path(tree, risk)
         alphas = subtree_breakpoints(path)
