@@ -223,10 +223,14 @@ def test_select_lambda_stops_at_the_drop_when_not_exhaustive():
 
 @pytest.mark.parametrize("bad", [[], [-1.0], [np.inf], [[1.0, np.nan]]])
 def test_select_lambda_rejects_bad_grids(bad):
+    import treesmith
+
+    # (the estimator is checked first since 1eec59d / 8fce7b3: None is refused by name)
+    base = treesmith.DecisionTreeClassifier(split_rule="ecart")
     with pytest.raises(ValueError, match="lambdas"):
-        rules.select_lambda(None, None, None, None, None, lambdas=bad)
+        rules.select_lambda(base, None, None, None, None, lambdas=bad)
     with pytest.raises(ValueError, match="choose"):
-        rules.select_lambda(None, None, None, None, None, choose="best")
+        rules.select_lambda(base, None, None, None, None, choose="best")
 
 
 @pytest.mark.parametrize("task", ["classificaton", "Classification", None, 3,
