@@ -344,6 +344,9 @@ def test_more_folds_than_rows_is_refused():
                                          r"rows"):
         model.fit(X, y)
     assert C45Classifier(reduced_error_pruning=True, n_folds=150).fit(X, y).get_n_leaves() >= 1
+    # one row is a root leaf whatever n_folds (docs/methods.md §2), at once
+    one = C45Classifier(reduced_error_pruning=True, n_folds=10**12).fit(X[:1], y[:1])
+    assert one.get_n_leaves() == 1
 
 
 @parametrize_with_checks([C45Classifier()])

@@ -533,7 +533,9 @@ def reduced_error_folds(y_code: np.ndarray, n_folds: int, random_state=None):
     order, then dealt round robin into ``n_folds`` folds (``stratStep``); the last fold
     (``testCV(n_folds, n_folds - 1)``) is held out. An int ``random_state`` shuffles first.
     """
-    if n_folds > y_code.shape[0]:  # J48: "Can't have more folds than instances!"
+    # J48: "Can't have more folds than instances!" (one row is a root leaf whatever the folds,
+    # docs/methods.md §2: nothing is held out)
+    if n_folds > y_code.shape[0] > 1:
         raise ValueError(f"n_folds={n_folds} is more folds than the {y_code.shape[0]} rows: "
                          "reduced_error_pruning holds out one fold of n_folds; lower n_folds.")
     order = list(range(y_code.shape[0]))
@@ -548,7 +550,8 @@ def reduced_error_folds(y_code: np.ndarray, n_folds: int, random_state=None):
                 order[index], order[j] = order[j], order[index]
                 index += 1
         index += 1
-    dealt = [row for start in range(n_folds) for row in order[start::n_folds]]
+    # folds past the n-th are empty: range(n_folds) looped 10**12 times for n_folds=10**12
+    dealt = [row for start in range(min(n_folds, n)) for row in order[start::n_folds]]
     per_fold, remainder = divmod(n, n_folds)
     fold = n_folds - 1
     size = per_fold + (1 if fold < remainder else 0)
