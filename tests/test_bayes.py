@@ -51,13 +51,25 @@ def fitted(iris):
     ({"n_iter": 2.5}, "n_iter"),
     ({"n_chains": 0}, "n_chains must be an int"),
     ({"burn_in": 600}, "burn_in must be an int in [0, n_iter=600)"),
-    ({"burn_in": 1.0}, "burn_in must be a float in [0.0, 1.0)"),
+    ({"burn_in": 1.0}, "burn_in must be an int >= 0 or a float in [0.0, 1.0), got 1.0"),
     ({"burn_in": -1}, "burn_in"),
     ({"max_leaves": 0}, "max_leaves must be an int >= 1 or None"),
     ({"max_depth": -1}, "max_depth must be an int >= 0 or None"),
-    ({"init": "random"}, "init must be 'root' or 'prior'"),
-    ({"averaging": "mean"}, "averaging must be 'map' or 'posterior'"),
-    ({"n_jobs": 0}, "n_jobs must be None, -1 or an int >= 1"),
+    ({"init": "random"}, "init must be one of 'prior', 'root'"),
+    ({"averaging": "mean"}, "averaging must be one of 'map', 'posterior'"),
+    ({"n_jobs": 0}, "n_jobs must be None or a non-zero int"),
+    # the table's checks (treesmith._validation), at the start of fit:
+    ({"max_depth": 2.0}, "max_depth must be an int >= 0 or None, got 2.0"),
+    ({"n_jobs": "all"}, "n_jobs must be an int or None, got 'all'"),
+    # max_bins=10**12 was refused by the chains' memory check, naming n_iter
+    ({"max_bins": 10**12}, "max_bins must be an int in [2, 65535] or None"),
+    # True was the seed 1; a bool is no Dirichlet concentration (np.True_ was 1.0)
+    ({"random_state": True}, "random_state must be None, an int"),
+    ({"a": np.True_}, "a must be a float > 0"),
+    ({"a": [True, True, True]}, "a must be a float > 0"),
+    # a numpy array met ``in``: numpy's "truth value of an array is ambiguous"
+    ({"init": np.array(["root", "prior"])}, "init must be one of"),
+    ({"averaging": np.array([1.0, 2.0])}, "averaging must be one of"),
     ({"random_state": "seed"}, "random_state must be None, an int"),
     ({"categorical_features": True}, "categorical_features=True does not say which columns"),
     ({"categorical_features": [7]}, "categorical_features index 7 is outside [0, 4)"),
@@ -277,8 +289,9 @@ def diabetes():
 @pytest.mark.parametrize("params, message", [
     ({"a": 0.0}, "a must be a float > 0"),
     ({"nu": -1.0}, "nu must be a float > 0"),
-    ({"lam": 0.0}, "lam must be a float > 0 or None"),
-    ({"mu_bar": np.inf}, "mu_bar must be a finite float or None"),
+    ({"lam": 0.0}, "lam must be None or a float > 0.0, got 0.0"),
+    ({"mu_bar": np.inf}, "mu_bar must be None or a float, got inf"),
+    ({"nu": True}, "nu must be a float > 0.0, got True"),
     ({"sigma": 2.0}, "sigma must be a float in (0.0, 1.0]"),
     ({"n_iter": 0}, "n_iter must be an int"),
 ])
@@ -287,6 +300,30 @@ def test_regressor_bad_parameters(diabetes, params, message):
     with pytest.raises(ValueError) as error:
         BayesianTreeRegressor(**{**FAST, **params}).fit(X[:50], y[:50])
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("estimator", [BayesianTreeClassifier, BayesianTreeRegressor])
+def test_parameters_are_checked_before_the_data(estimator):
+    with pytest.raises(ValueError, match=f"{estimator.__name__}: sigma must be"):
+        estimator(sigma=0.0).fit(None, None)
+
+
+@pytest.mark.parametrize("params", [{"max_depth": 2**63}, {"max_depth": np.uint64(2**63)},
+                                    {"max_depth": 10**30}, {"phi": 10**30}])
+def test_ints_beyond_int64_are_numbers(iris, params):
+    """max_depth=2**63 raised OverflowError building the kernel's prior, phi=10**30
+    np.isfinite's TypeError (an int beyond int64 is an object to numpy): a depth that large
+    is no limit, and phi=10**30 the float 1e30."""
+    X, y = iris
+    model = BayesianTreeClassifier(**{**FAST, **params}).fit(X, y)
+    assert np.all(np.isfinite(model.predict_proba(X)))
+
+
+def test_huge_int_prior_parameters_of_the_regressor(diabetes):
+    X, y = diabetes
+    for params in ({"mu_bar": 10**30}, {"lam": 10**30}, {"nu": 10**30}, {"a": 10**30}):
+        model = BayesianTreeRegressor(**{**FAST, **params}).fit(X[:50], y[:50])
+        assert np.all(np.isfinite(model.predict(X[:50]))), params
 
 
 def test_regressor_target_whose_squares_overflow_is_named(diabetes):
@@ -741,3 +778,13 @@ def test_sample_weights_too_large_for_float64_are_refused_not_rescaled(weight):
     else:  # counts as large as 6e201 are fine for the Dirichlet likelihood
         assert BayesianTreeClassifier(**FAST).fit(X, y > 0, sample_weight=weights) \
             .tree_.node_count > 1
+
+
+@pytest.mark.parametrize("estimator", [BayesianTreeClassifier, BayesianTreeRegressor])
+def test_score_checks_the_weights_as_fit_does(iris, estimator):
+    """scikit-learn's accuracy_score / r2_score averaged with negative weights."""
+    X, y = iris
+    model = estimator(**FAST).fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        model.score(X, y, sample_weight=-np.ones(len(y)))
+    assert model.score(X, y, sample_weight=2.0) == pytest.approx(model.score(X, y))

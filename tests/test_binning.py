@@ -132,7 +132,7 @@ def test_zero_weight_rows_do_not_move_the_edges():
     np.testing.assert_array_equal(with_zeros.is_exact_, dropped.is_exact_)
     # Rows of zero weight are still binned (with the edges of the weighted rows).
     assert with_zeros.transform(X).shape == X.shape
-    with pytest.raises(ValueError, match="one weight per row"):
+    with pytest.raises(ValueError, match=r"one weight per sample \(3000\)"):
         BinMapper().fit(X, sample_weight=weight[:10])
 
 
@@ -327,3 +327,20 @@ def test_blocked_and_per_column_edges_agree_on_any_small_sample(data):
     finally:
         binning.BLOCKED_BINNING_ROWS, binning.BLOCKED_BINNING_MIN_COLUMNS = saved
     _assert_same_bins(blocked, per_column)
+
+
+@pytest.mark.parametrize("weight, match", [
+    # a NaN or negative weight dropped its row silently, an infinite one kept it
+    (np.r_[np.nan, np.ones(9)], r"^sample_weight must be finite; it contains NaN or infinity "
+                                r"at rows 0\.$"),
+    (np.r_[np.inf, np.ones(9)], r"sample_weight must be finite"),
+    (np.r_[-1.0, np.ones(9)], r"^sample_weight must be non-negative; it is negative at rows 0"),
+    (["a"] * 10, r"sample_weight must be numbers"),  # numpy's UFuncTypeError
+    (np.ones(10) + 1j, r"sample_weight must be real numbers"),
+    (np.ones(3), r"sample_weight must be a 1-D array with one weight per sample \(10\)"),
+    (np.zeros(10), r"sample_weight is zero \(or negative\) for every row"),
+])
+def test_bin_mapper_checks_its_sample_weight(weight, match):
+    X = np.arange(20.0).reshape(10, 2)
+    with pytest.raises(ValueError, match=match):
+        BinMapper().fit(X, sample_weight=weight)

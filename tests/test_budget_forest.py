@@ -150,6 +150,72 @@ def test_bad_parameters_are_named(split, params, fit_kwargs, message):
         model.fit(X_train, y_train, **fit_kwargs)
 
 
+@pytest.mark.parametrize("params, message", [
+    ({"budget": float("nan")}, r"budget must be None or a float > 0.0, got nan"),
+    ({"budget": True}, r"budget must be"),
+    # each alpha is named by its position (the message named ThresholdPairs' alpha)
+    ({"alphas": (0, -1)}, r"BudgetForestClassifier: alphas\[1\] must be a float >= 0.0, got -1"),
+    ({"alphas": [0, "a"]}, r"alphas\[1\] must be"),
+    ({"alphas": [float("nan")]}, r"alphas\[0\] must be"),
+    ({"alphas": 3}, r"alphas must be None or a non-empty sequence of numbers >= 0, got 3"),
+    ({"max_estimators": 2.0}, r"max_estimators must be an int >= 1, got 2.0"),
+    ({"validation_fraction": 0.0}, r"validation_fraction must be a float in \(0.0, 1.0\)"),
+    ({"n_jobs": "bogus"}, r"n_jobs must be"),
+    ({"random_state": True}, r"random_state must be None, an int"),
+    ({"candidates": np.array([1.0])}, r"candidates must be one of"),
+    ({"impurity": np.array([1.0])}, r"impurity must be None, ThresholdPairs"),
+    ({"free_reuse": "no"}, r"free_reuse must be a bool"),
+    ({"max_depth": 0}, r"max_depth must be an int >= 1 or None"),
+])
+def test_parameters_are_checked_before_the_data(params, message):
+    with pytest.raises(ValueError, match=message):
+        BudgetForestClassifier(**params).fit(None, None)
+
+
+def test_huge_ints_are_numbers_not_type_errors(split):
+    """budget=10**30 raised np.isfinite's TypeError (an int beyond float64 is an object to
+    numpy); max_depth=2**63 an OverflowError in the kernel call. budget=10**30 stops nothing:
+    every tree is kept, as with budget=None."""
+    X_train, y_train, X_val, y_val = split
+    huge = BudgetForestClassifier(10**30, alphas=[0], max_estimators=2, max_depth=2**63,
+                                  random_state=0).fit(X_train, y_train, X_val=X_val, y_val=y_val)
+    plain = BudgetForestClassifier(None, alphas=[0], max_estimators=2,
+                                   random_state=0).fit(X_train, y_train, X_val=X_val, y_val=y_val)
+    assert huge.n_estimators_ == 2
+    np.testing.assert_array_equal(huge.predict_proba(X_val), plain.predict_proba(X_val))
+
+
+@pytest.mark.parametrize("budget", [None, 10.0, 10**30])
+def test_a_forest_that_cannot_fit_in_memory_is_refused_before_growing(split, budget):
+    """Without a budget, or with one at least the cost of every feature (10 unit costs), every
+    one of max_estimators trees grows: max_estimators=10**12 ran until the memory was gone."""
+    X_train, y_train, X_val, y_val = split
+    model = BudgetForestClassifier(budget, alphas=[0, 2], max_estimators=10**12)
+    with pytest.raises(ValueError, match=r"max_estimators=1000000000000 trees for each of the "
+                                         r"2 alphas.* need at least .* more than the .* of "
+                                         r"memory available"):
+        model.fit(X_train, y_train, X_val=X_val, y_val=y_val)
+
+
+def test_a_budget_never_reached_stops_when_memory_is_full(monkeypatch):
+    """A budget below the cost of every feature may still never be reached (here the costly
+    feature is constant: no tree tests it). Algorithm 1 would grow max_estimators=10**12
+    trees; it stops with an error when the memory holds no more (made small here)."""
+    import treesmith.ensemble.budget as budget_module
+
+    rng = np.random.RandomState(0)
+    X = np.c_[rng.rand(200), np.ones(200)]
+    y = (X[:, 0] > 0.5).astype(int)
+    monkeypatch.setattr(budget_module, "available_memory_bytes",
+                        lambda: 5 * budget_module.FOREST_BYTES_PER_TREE)
+    model = BudgetForestClassifier(50.0, alphas=[0], max_estimators=10**12,
+                                   feature_costs=[1.0, 100.0], random_state=0)
+    with pytest.raises(ValueError, match=r"budget=50.0 is not reached after 5 trees \(average "
+                                         r"validation cost 1\) and the memory available holds "
+                                         r"no more of max_estimators=1000000000000"):
+        model.fit(X, y)
+
+
 def test_threshold_pairs_default_and_names(split):
     X_train, y_train, _, _ = split
     import pandas as pd
@@ -183,7 +249,7 @@ def test_a_numpy_generator_as_random_state_is_refused_by_name(split):
     X_train, y_train, _, _ = split
     model = BudgetForestClassifier(None, alphas=[0], max_estimators=2,
                                    random_state=np.random.default_rng(0))
-    with pytest.raises(ValueError, match="random_state must be None, an int or a numpy "
+    with pytest.raises(ValueError, match="random_state must be None, an int .*or a numpy "
                                          "RandomState"):
         model.fit(X_train, y_train)
 
@@ -395,3 +461,24 @@ def test_features_used_and_costs_of_a_categorical_forest():
         assert np.array_equal(features_used(model, X), used)
         assert treesmith.expected_cost(model, X) == pytest.approx((used @ costs).mean())
         assert treesmith.max_cost(model, X) == pytest.approx((used @ costs).max())
+
+
+def test_score_checks_the_weights_as_fit_does(split):
+    """ClassifierMixin.score (scikit-learn's accuracy_score) averaged with negative weights."""
+    X_train, y_train, X_val, y_val = split
+    model = BudgetForestClassifier(None, alphas=[0], max_estimators=2,
+                                   random_state=0).fit(X_train, y_train)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        model.score(X_val, y_val, sample_weight=-np.ones(len(y_val)))
+    assert model.score(X_val, y_val, sample_weight=2.0) == model.score(X_val, y_val)
+
+
+def test_an_infinite_validation_value_is_named_by_column(split):
+    """X_val with inf gave scikit-learn's 'Input X contains infinity' without a column."""
+    X_train, y_train, X_val, y_val = split
+    X_val = X_val.copy()
+    X_val[3, 2] = np.inf
+    with pytest.raises(ValueError, match=r"X_val: Feature 'x2' \(column 2\) contains infinite "
+                                         r"values"):
+        BudgetForestClassifier(None, alphas=[0], max_estimators=2, random_state=0).fit(
+            X_train, y_train, X_val=X_val, y_val=y_val)

@@ -203,6 +203,32 @@ def test_bad_parameters_are_named():
         GreedyTreeClassifier(feature_costs=[1.0]).fit(X, y)
 
 
+@pytest.mark.parametrize("params, message", [
+    # never checked: n_jobs took any value, random_state=True was the seed 1
+    ({"n_jobs": "bogus"}, r"GreedyTreeClassifier: n_jobs must be an int or None, got 'bogus'"),
+    ({"n_jobs": 2.5}, r"n_jobs must be"),
+    ({"random_state": True}, r"random_state must be None, an int in \[0, 2\*\*32 - 1\]"),
+    # an array met ``==`` and ``in``: numpy's "truth value of an array is ambiguous"
+    ({"candidates": np.array([1.0, 2.0])}, r"candidates must be one of 'all', 'sampled'"),
+    ({"cost_model": np.array([1.0, 2.0])}, r"cost_model must be one of 'per_feature'"),
+    ({"free_reuse": 1}, r"free_reuse must be a bool, got 1"),
+    ({"max_depth": 2.0}, r"max_depth must be an int >= 1 or None, got 2.0"),
+    ({"max_bins": 10**12}, r"max_bins must be an int in \[2, 65535\] or None"),
+])
+def test_parameters_are_checked_before_the_data(params, message):
+    with pytest.raises(ValueError, match=message):
+        GreedyTreeClassifier(**params).fit(None, None)
+
+
+@pytest.mark.parametrize("max_depth", [2**63, np.uint64(2**63), 10**30])
+def test_a_depth_beyond_int64_is_no_limit(max_depth):
+    """max_depth=2**63 raised OverflowError converting it for the kernel."""
+    X, y = figure1_data()
+    deep = GreedyTreeClassifier(max_depth=max_depth, random_state=0).fit(X, y)
+    free = GreedyTreeClassifier(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(deep.tree_.feature, free.tree_.feature)
+
+
 @parametrize_with_checks([GreedyTreeClassifier(ThresholdPairs(0), random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -210,7 +236,7 @@ def test_sklearn_compatible(estimator, check):
 
 def test_a_numpy_generator_as_random_state_is_refused_by_name():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    with pytest.raises(ValueError, match="random_state must be None, an int or a numpy "
+    with pytest.raises(ValueError, match="random_state must be None, an int .*or a numpy "
                                          "RandomState"):
         GreedyTreeClassifier(random_state=np.random.default_rng(0)).fit(X, [0, 0, 1, 1])
 
@@ -527,3 +553,12 @@ def test_renaming_categories_keeps_the_minimax_risk(counts, permutation_seed, al
     expected = brute_force_root(codes, [True], labels, labels.max() + 1, F, [1.0])
     assert risks[0] == pytest.approx(expected, rel=1e-12)
     assert risks[1] == pytest.approx(expected, rel=1e-12)
+
+
+def test_score_checks_the_weights_as_fit_does():
+    """ClassifierMixin.score (scikit-learn's accuracy_score) averaged with negative weights."""
+    X, y = figure1_data()
+    model = GreedyTreeClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        model.score(X, y, sample_weight=-np.ones(60))
+    assert model.score(X, y, sample_weight=2.0) == model.score(X, y)

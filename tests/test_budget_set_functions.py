@@ -133,3 +133,28 @@ def test_the_compiled_powers_kernel_does_not_report_an_overflow_as_a_pure_set():
 
     assert np.isnan(set_function_kernel(POWERS, np.array([50.0, 50.0]), 200.0))
     assert set_function_kernel(POWERS, np.array([50.0, 0.0]), 3.0) == 0.0
+
+
+@pytest.mark.parametrize("make, match", [
+    # np.isfinite of an int beyond int64 or of a Fraction raised a TypeError
+    (lambda: ThresholdPairs(alpha=10**400), r"^ThresholdPairs: alpha must be a float >= 0"),
+    (lambda: ThresholdPairs(alpha=np.nan), r"^ThresholdPairs: alpha must be a float >= 0"),
+    (lambda: ThresholdPairs(alpha="1"), r"^ThresholdPairs: alpha must be a float >= 0"),
+    (lambda: ThresholdPairs(alpha=True), r"^ThresholdPairs: alpha must be a float >= 0"),
+    # float(10**400) in bound_power / parameters() raised OverflowError
+    (lambda: Powers(power=10**400), r"^Powers: power must be an int in \[2, 9007199254740992\]"),
+    (lambda: Powers(power=True), r"^Powers: power must be an int in \[2, "),
+    # a numpy array was compared with == and raised numpy's ambiguous-truth error
+    (lambda: resolve_set_function(np.array(["powers", "powers"])), r"^impurity must be "),
+])
+def test_hostile_parameters_are_named(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_huge_but_float_parameters_are_accepted():
+    from fractions import Fraction
+
+    assert ThresholdPairs(alpha=10**30).parameter() == 1e30
+    assert ThresholdPairs(alpha=Fraction(1, 2)).parameter() == 0.5
+    assert Powers(power=np.int64(3))([1, 1]) == pytest.approx(6.0)

@@ -280,6 +280,75 @@ def test_parameter_errors():
         C45Classifier(categorical_features=None).fit(np.array([["a"], ["b"]] * 3), [0, 1] * 3)
 
 
+@pytest.mark.parametrize("params, message", [
+    # the table's checks, before the data (fit(None, None) never reads X)
+    ({"confidence_factor": 0}, r"C45Classifier: confidence_factor must be a float in "
+                               r"\(0.0, 0.5\], got 0"),
+    ({"min_objects": float("nan")}, r"min_objects must be a float >= 0.0, got nan"),
+    ({"collapse": 1}, r"collapse must be a bool, got 1"),
+    ({"n_folds": 2.0}, r"n_folds must be an int >= 2, got 2.0"),
+    # True was accepted as a seed (numpy's default_rng(True)), -1 until REP drew with it
+    ({"random_state": True}, r"random_state must be None or an int >= 0, got True"),
+    ({"random_state": -1}, r"random_state must be None or an int >= 0, got -1"),
+    # an array met ``in``: numpy's "truth value of an array is ambiguous"
+    ({"missing_values": np.array(["error", "fractional"])}, r"missing_values must be one of"),
+    # a scalar index was taken as one column (the other estimators refuse it)
+    ({"categorical_features": 2}, r"categorical_features must be None, 'from_dtype' or column "
+                                  r"indices, column names or a boolean mask, got 2"),
+])
+def test_parameters_are_checked_before_the_data(params, message):
+    with pytest.raises(ValueError, match=message):
+        C45Classifier(**params).fit(None, None)
+
+
+@pytest.mark.parametrize("spec", [[2.5], [1.0, 2.0], np.ones((2, 2)), [1 + 0j], [0.0],
+                                  [float("nan")], [float("inf")], [0.5]])
+def test_categorical_features_of_floats_are_not_truncated_to_indices(spec):
+    """categorical_features=[2.5] made column int(2.5) = 2 nominal; NaN raised "cannot convert
+    float NaN to integer", inf an OverflowError."""
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=r"categorical_features must hold column indices "
+                                         r"\(ints\), column names or a boolean mask"):
+        C45Classifier(categorical_features=spec).fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["fit", "predict"])
+def test_complex_columns_are_refused_not_truncated(method):
+    """numpy's cast of X + 1j to float64 dropped the imaginary part with a ComplexWarning: the
+    tree was grown on (or predicted) the real parts only."""
+    X, y = load_iris(return_X_y=True)
+    model = C45Classifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"column x0 holds complex numbers; C4.5 needs real "
+                                         r"numbers"):
+        if method == "fit":
+            C45Classifier().fit(X + 1j, y)
+        else:
+            model.predict(X + 1j)
+
+
+def test_huge_numbers_are_numbers():
+    """min_objects=10**30 raised np.isfinite's TypeError (an int beyond int64 is an object to
+    numpy); it is the float 1e30: no split has two branches that heavy, the tree is a leaf.
+    n_folds=10**12 is unused without reduced-error pruning."""
+    X, y = load_iris(return_X_y=True)
+    assert C45Classifier(min_objects=10**30).fit(X, y).get_n_leaves() == 1
+    C45Classifier(n_folds=10**12).fit(X, y)
+
+
+def test_more_folds_than_rows_is_refused():
+    """J48 -R -N 10**12 on 150 rows: "Can't have more folds than instances!". The folds were
+    dealt by a loop over range(n_folds): 10**12 iterations."""
+    X, y = load_iris(return_X_y=True)
+    model = C45Classifier(reduced_error_pruning=True, n_folds=10**12)
+    with pytest.raises(ValueError, match=r"n_folds=1000000000000 is more folds than the 150 "
+                                         r"rows"):
+        model.fit(X, y)
+    assert C45Classifier(reduced_error_pruning=True, n_folds=150).fit(X, y).get_n_leaves() >= 1
+    # one row is a root leaf whatever n_folds (docs/methods.md §2), at once
+    one = C45Classifier(reduced_error_pruning=True, n_folds=10**12).fit(X[:1], y[:1])
+    assert one.get_n_leaves() == 1
+
+
 @parametrize_with_checks([C45Classifier()])
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)
@@ -552,3 +621,12 @@ def test_polars_frame_gives_the_tree_of_the_same_pandas_frame():
     np.testing.assert_array_equal(from_polars.predict_proba(polars_frame), expected)
     np.testing.assert_array_equal(from_polars.predict_proba(pandas_frame), expected)
     np.testing.assert_array_equal(from_pandas.predict_proba(polars_frame), expected)
+
+
+def test_score_checks_the_weights_as_fit_does():
+    """ClassifierMixin.score (scikit-learn's accuracy_score) averaged with negative weights."""
+    X, y = load_iris(return_X_y=True)
+    model = C45Classifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        model.score(X, y, sample_weight=-np.ones(150))
+    assert model.score(X, y, sample_weight=2.0) == model.score(X, y)

@@ -4,6 +4,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import matplotlib.image
 import numpy as np
@@ -279,12 +280,45 @@ def test_compare_writes_table_csv_markdown_and_plot(tmp_path):
     (["compare", "sklearn:diabetes"], "classification dataset"),
     (["compare", "sklearn:iris", "--methods", "cart,nope"], "unknown method 'nope'"),
     (["predict", "missing.json", "sklearn:iris"], "No such file"),
+    # a folder ('' is '.') or a binary file: "[Errno 21] Is a directory: '.'" and "'utf-8'
+    # codec can't decode byte 0x80", neither naming --costs
+    (["fit", "sklearn:iris", "--costs", ""], "cannot read the --costs file '.'"),
+    (["fit", "sklearn:iris", "--costs", Path(__file__).parent], "cannot read the --costs file"),
+    # joblib's "n_jobs == 0 in Parallel has no meaning"; 10**20 "Python int too large to
+    # convert to C int"; 10**20 repeats a MemoryError after 80 s
+    (["compare", "sklearn:iris", "--methods", "cart", "--jobs", "0"], "n_jobs must be None or"),
+    # the last of a key given twice silently won
+    (["fit", "sklearn:iris", "--criterion", "tsallis:alpha=2.5,alpha=3"],
+     "'alpha' is given twice in 'tsallis:alpha=2.5,alpha=3'"),
+    (["fit", "sklearn:iris", "--pruning", "c45:confidence_factor=0.1,confidence_factor=0.2"],
+     "'confidence_factor' is given twice"),
+    (["fit", "sklearn:iris", "--class-weight", "setosa=2,setosa=3"],
+     "'setosa' is given twice in 'setosa=2,setosa=3'"),
+    (["compare", "sklearn:iris", "--methods", "cart", "--repeats", "99999999999999999999"],
+     "n_repeats=99999999999999999999 splits from random_state=0 need seeds up to"),
 ])
 def test_errors_are_one_line_with_exit_code_2(args, message):
     result = invoke(*args)
     assert result.exit_code == 2
     assert result.stderr.startswith("treesmith: error: ") and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_a_binary_costs_file_is_named(tmp_path):
+    costs = tmp_path / "costs.csv"
+    costs.write_bytes(bytes(range(256)))
+    result = invoke("fit", "sklearn:iris", "--costs", costs, "--no-show-tree")
+    assert result.exit_code == 2 and "cannot read the --costs file" in result.stderr
+    assert "codec can't decode" in result.stderr
+
+
+def test_png_export_is_png_whatever_the_out_suffix(iris_model, tmp_path):
+    """matplotlib guessed the format from --out: tree.txt raised "Format 'txt' is not
+    supported"."""
+    path, _ = iris_model
+    result = invoke("export", path, "--format", "png", "--out", tmp_path / "tree.txt")
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "tree.txt").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_bad_model_files_and_formats(iris_model, tmp_path):

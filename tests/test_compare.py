@@ -197,3 +197,31 @@ def test_score_fit_counts_a_c45_trees_own_leaves_and_depth():
     scores = score_fit(model, X, y)
     assert (scores["n_leaves"], scores["depth"]) == (4, 2)
     assert (model.tree_.n_leaves, model.tree_.max_depth) == (4, 3)  # the chain's extra level
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    # 10**20 repeats listed 10**20 tasks first: a MemoryError after 80 s (`compare --repeats`)
+    ({"n_repeats": 10**20}, r"n_repeats=100000000000000000000 splits from random_state=0 need "
+                            r"seeds up to 99999999999999999999 .* beyond 4294967295"),
+    # the last repeat's seed 2**32 was refused by numpy only when its turn came
+    ({"n_repeats": 2, "random_state": 2**32 - 1}, r"need seeds up to 4294967296"),
+    ({"n_repeats": 2**31, "random_state": 0}, r"need at least .* for their results .* more "
+                                              r"than the .* of memory available"),
+    ({"n_repeats": 2.0}, r"^run_comparison: n_repeats must be an int >= 1, got 2.0\.$"),
+    ({"test_size": np.nan}, r"^run_comparison: test_size must be a float in \(0.0, 1.0\)"),
+    ({"random_state": -1}, r"^run_comparison: random_state must be an int in \[0, 4294967295\]"),
+    # joblib's "n_jobs == 0 in Parallel has no meaning"; 10**20 overflowed a C int
+    ({"n_jobs": 0}, r"^n_jobs must be None or a non-zero int"),
+])
+def test_runner_checks_its_settings_before_any_fit(iris, kwargs, match, monkeypatch):
+    X, y = iris
+    if kwargs.get("n_repeats") == 2**31:  # a machine of 1 GiB, whatever this one has
+        monkeypatch.setattr("treesmith.grower.available_memory_bytes", lambda: 2**30)
+    with pytest.raises(ValueError, match=match):
+        run_comparison(X, y, ["cart"], **kwargs)
+
+
+def test_runner_takes_a_huge_n_jobs_as_every_core(iris):
+    X, y = iris
+    runs = run_comparison(X, y, ["majority"], n_repeats=2, n_jobs=10**20)
+    assert len(runs) == 2

@@ -66,6 +66,8 @@ def test_cost_groups_forms():
     assert as_lists.tolist() == [0, 0, 1, 2]
     assert as_dict.tolist() == [0, 0, 1, 2]
     assert as_ids.tolist() == [0, 0, 1, 2]
+    # ids are labels, whatever their size (2**63 raised OverflowError in an int64 array)
+    assert resolve_costs(None, [2**63, 2**63, -5, 0], None, 4).cost_group.tolist() == [0, 0, 1, 2]
     # the fitted form round-trips
     assert resolve_costs(None, as_ids, None, 4).cost_group.tolist() == as_ids.tolist()
 
@@ -76,6 +78,13 @@ def test_cost_groups_forms():
     ([0, 1, 2], "one id per column"),
     (["age", "bp"], "must be a list of columns"),
     ("age", "cost_groups must be"),
+    # numbers are not groupings: they raised "'int' object is not iterable"
+    (3, r"cost_groups must be None, a list of column groups, .* got 3\."),
+    (2.5, "cost_groups must be None"),
+    (True, "cost_groups must be None"),
+    (np.int64(3), "cost_groups must be None"),
+    (np.array(3), "cost_groups must be None"),
+    (b"ab", "cost_groups must be None"),
 ])
 def test_bad_cost_groups(bad, message):
     with pytest.raises(ValueError, match=message) as info:
@@ -198,3 +207,18 @@ def test_node_path_costs_of_a_deep_chain_is_one_pass():
     assert per_test[-1] == pytest.approx(sum(costs[np.arange(depth) % 3]))
     assert per_feature[-1] == 7.0 and per_feature[0] == 0.0 and per_feature[1] == 1.0
     assert per_feature[3] == 3.0 and per_test[5] == 7.0
+
+
+def test_node_path_costs_that_overflow_are_named():
+    """Finite costs (1e308) summed along a path were inf, with numpy's overflow warning only."""
+    from sklearn.datasets import make_classification
+
+    from treesmith import DecisionTreeClassifier
+
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(
+        *make_classification(200, 4, random_state=0)).tree_
+    with pytest.raises(ValueError, match=r"feature_costs are too large for float64 path "
+                                         r"costs: a path's sum overflows \(largest cost 1e\+308\)"):
+        node_path_costs(tree, np.full(4, 1e308))
+    assert np.isfinite(node_path_costs(tree, np.full(4, 1e300))).all()
+

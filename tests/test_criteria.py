@@ -334,6 +334,9 @@ def test_product_does_not_underflow_with_many_classes():
     (lambda: LossMatrixGini("abc"), "matrix"),
     (lambda: Tweedie(power=1.5), "power"),
     (lambda: Tweedie(power=-0.1), "power"),
+    # float(10**400) raised OverflowError ('int too large to convert to float')
+    (lambda: Tsallis(alpha=10**400), "alpha must be a real number"),
+    (lambda: Tweedie(power=-10**400), "power must be a real number"),
 ])
 def test_bad_parameters_are_refused_naming_the_parameter(make, parameter):
     with pytest.raises(ValueError, match=parameter):
@@ -675,3 +678,18 @@ def test_custom_survives_copy_pickle_and_clone_without_compiled_state():
     assert copy.deepcopy(criterion).__dict__["_compiled"] is None
     assert criterion.impurity_function() is Custom(scaled_power_entropy, alpha=0.7) \
         .impurity_function()  # one compiled wrapper per function and parameter count
+
+
+@pytest.mark.parametrize("task", ["Classification", None, 0, np.array(["regression"] * 2)],
+                         ids=str)
+def test_resolve_criterion_names_a_bad_task(task):
+    """A task other than the two read as a mismatch ("criterion Gini() is a classification
+    criterion and cannot be used for Classification"); an array raised numpy's ambiguous
+    truth."""
+    from treesmith.criteria import available, resolve_criterion
+
+    with pytest.raises(ValueError, match=r"^task must be 'classification' or 'regression'"):
+        resolve_criterion("gini", task)
+    if task is not None:
+        with pytest.raises(ValueError, match=r"^task must be None, 'classification' or"):
+            available(task)

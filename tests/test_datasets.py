@@ -223,3 +223,58 @@ def test_several_target_columns_say_multi_output_is_not_supported(tmp_path):
     assert load_dataset(path, target=["y"]).target_name == "y"
     with pytest.raises(ValueError, match="target column 'y,w' is not in"):
         load_dataset(path, target="y,w")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    # 1, 1.0 and 1+0j equal True: they were one-hot encoding
+    ({"encode": 1}, r"^encode must be True/'one-hot', 'native' or False, got 1$"),
+    ({"encode": 1 + 0j}, r"^encode must be"),
+    ({"encode": np.array([True, False])}, r"^encode must be"),  # numpy's ambiguous truth
+    ({"task": np.array(["regression"] * 2)}, r"^task must be 'classification' or 'regression'"),
+    ({"task": "Classification"}, r"^task must be 'classification' or 'regression'"),
+])
+def test_hostile_loading_options_are_named(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        load_dataset("sklearn:iris", **kwargs)
+
+
+def test_load_csv_checks_task_and_encode(tmp_path):
+    """load_csv(task='bogus') returned a Dataset whose task was 'bogus'."""
+    from treesmith.datasets import load_csv
+
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"a": [1, 2, 3], "y": [0, 1, 0]}).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"^task must be 'classification' or 'regression', "
+                                         r"got 'bogus'$"):
+        load_csv(path, task="bogus")
+    with pytest.raises(ValueError, match=r"^encode must be"):
+        load_csv(path, encode=2)
+
+
+def test_list_datasets_names_a_bad_source():
+    with pytest.raises(ValueError, match=r"^source must be None, 'sklearn' or 'keel'"):
+        list_datasets(np.array(["keel", "keel"]))
+
+
+def test_a_csv_header_with_a_repeated_name_is_refused(tmp_path):
+    """pandas read "a,a,y" as columns a, a.1, y: the model named a column the file does not."""
+    from treesmith.datasets import load_csv
+
+    path = tmp_path / "dup.csv"
+    path.write_text("a,a,y\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(10)))
+    with pytest.raises(ValueError, match=r"has repeated column names \['a'\]; give every column"):
+        load_csv(path)
+    ok = tmp_path / "ok.csv"
+    ok.write_text("a,a.1,y\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(10)))
+    assert list(load_csv(ok).X.columns) == ["a", "a.1"]
+
+
+def test_a_repeated_name_in_a_compressed_csv_is_refused(tmp_path):
+    from treesmith.datasets import load_csv
+
+    path = tmp_path / "dup.csv.gz"
+    pd.DataFrame([[1, 2, 0], [3, 4, 1]], columns=["a", "b", "y"]).to_csv(path, index=False)
+    assert load_csv(path).X.shape == (2, 2)
+    pd.DataFrame([[1, 2, 0], [3, 4, 1]], columns=["a", "a", "y"]).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"repeated column names \['a'\]"):
+        load_csv(path)

@@ -93,3 +93,21 @@ def test_leaf_path_groups_on_a_hand_made_tree():
     assert not path[0].any()
     left = tree.children_left[0]
     assert path[left].sum() == 1 and path[left, tree.feature[0]]
+
+
+def test_features_used_names_what_is_not_a_fitted_forest():
+    """A single tree or a string raised AttributeError on estimators_."""
+    import numpy as np
+    from sklearn.datasets import make_classification
+
+    import treesmith
+    from treesmith.ensemble import features_used
+
+    X, y = make_classification(60, 3, n_redundant=0, random_state=0)
+    for model in (treesmith.DecisionTreeClassifier().fit(X, y), "forest",
+                  treesmith.RandomForestClassifier(2)):
+        with pytest.raises(ValueError, match=r"expected a fitted forest \(an estimator with "
+                                             r"estimators_ of fitted trees\)"):
+            features_used(model, X)
+    assert features_used(treesmith.RandomForestClassifier(2, random_state=0).fit(X, y),
+                         X).dtype == np.bool_

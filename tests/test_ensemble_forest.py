@@ -269,7 +269,7 @@ def test_feature_importances_sum_to_one():
 @pytest.mark.parametrize("params, message", [
     ({"n_estimators": 0}, "n_estimators"),
     ({"oob_score": True, "bootstrap": False}, "oob_score"),
-    ({"max_samples": 1.5}, "max_samples"),
+    ({"max_samples": 0.0}, "max_samples"),
     ({"max_samples": 10, "bootstrap": False}, "max_samples"),
     ({"n_jobs": 0}, "n_jobs"),
     ({"max_features": "all"}, "max_features"),
@@ -279,6 +279,104 @@ def test_bad_parameters_are_named(params, message):
     X, y = make_classification(50, 4, random_state=0)
     with pytest.raises(ValueError, match=message):
         RandomForestClassifier(**{"n_estimators": 3, **params}).fit(X, y)
+
+
+FORESTS = [RandomForestClassifier, RandomForestRegressor, treesmith.ExtraTreesClassifier,
+           treesmith.ExtraTreesRegressor]
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+@pytest.mark.parametrize("params, message", [
+    # the trees' parameters are checked as the single tree checks them (its table), not
+    # converted with float() or int(): these were accepted and changed meaning
+    ({"min_impurity_decrease": -1}, r"min_impurity_decrease must be a float >= 0.0, got -1"),
+    ({"min_impurity_decrease": float("nan")}, r"min_impurity_decrease must be .*got nan"),
+    ({"min_impurity_decrease": "3"}, r"min_impurity_decrease must be .*got '3'"),
+    ({"min_impurity_decrease": True}, r"min_impurity_decrease must be .*got True"),
+    ({"min_impurity_decrease": np.array(0.5)}, r"min_impurity_decrease must be"),
+    ({"cost_model": None}, r"cost_model must be one of"),
+    ({"random_state": True}, r"random_state must be None, an int"),
+    # max_samples=True was one draw per tree
+    ({"max_samples": True}, r"max_samples must be None, an int in \[1, 9007199254740992\] "
+                            r"or a float > 0.0, got True"),
+    ({"max_samples": float("inf")}, r"max_samples must be .* a float > 0.0, got inf"),
+    # beyond int64 the multinomial draw raised OverflowError after the data were binned
+    ({"max_samples": 2**63}, r"max_samples must be None, an int in \[1, 9007199254740992\]"),
+    ({"max_samples": np.uint64(2**63)}, r"max_samples must be"),
+    ({"bootstrap": 1}, r"bootstrap must be a bool, got 1"),
+    ({"warm_start": "yes"}, r"warm_start must be a bool"),
+    ({"n_estimators": 2.0}, r"n_estimators must be an int >= 1, got 2.0"),
+])
+def test_forest_parameters_are_checked_before_the_data(Forest, params, message):
+    """Every parameter is checked against the forest's table (the trees' own for the
+    parameters passed to each tree) at the start of fit: X and y are not even looked at."""
+    with pytest.raises(ValueError, match=message):
+        Forest(**{"n_estimators": 3, **params}).fit(None, None)
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+def test_every_forest_parameter_is_declared(Forest):
+    """As for the single tree (test_validation): only the names resolved elsewhere (rules,
+    costs) are missing from the table, and the trees' parameters have the trees' domain."""
+    from treesmith.estimators import TREE_PARAMETER_CONSTRAINTS
+
+    forest = Forest()
+    declared = set(type(forest)._parameter_table)
+    assert set(forest.get_params()) - declared == {"split_rule", "feature_costs", "cost_groups"}
+    for name in set(TREE_PARAMETER_CONSTRAINTS) & declared:
+        assert type(forest)._parameter_table[name] == TREE_PARAMETER_CONSTRAINTS[name], name
+
+
+@pytest.mark.parametrize("Forest", FORESTS)
+@pytest.mark.parametrize("n_estimators", [2**31, 10**12, np.uint64(2**63)])
+def test_a_forest_too_large_for_memory_is_refused_before_allocating(Forest, n_estimators):
+    """The seeds of 10**12 trees were 7 TiB of int64 (MemoryError from numpy, or 'Maximum
+    allowed dimension exceeded'); a tree takes kilobytes, so the forest is refused first."""
+    X, y = make_classification(30, 3, n_redundant=0, random_state=0)
+    with pytest.raises(ValueError, match=rf"n_estimators={int(n_estimators)} trees need at "
+                                         r"least .* more than the .* of memory available"):
+        Forest(n_estimators=n_estimators).fit(X, y)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+def test_a_huge_int_ccp_alpha_prunes_every_tree_to_its_root(Forest):
+    """ccp_alpha=10**30 (an int) reached np.isfinite / np.isnan as an object and raised a
+    TypeError; it is the same as the float 1e30."""
+    X, y = make_classification(40, 3, n_redundant=0, random_state=0)
+    forest = Forest(n_estimators=2, ccp_alpha=10**30, random_state=0).fit(X, y)
+    assert all(member.get_n_leaves() == 1 for member in forest.estimators_)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, treesmith.ExtraTreesRegressor])
+def test_a_target_whose_squares_overflow_is_named_as_by_the_single_tree(Forest):
+    """y near 1e200: w * y**2 overflows float64. The single tree says so; the forests grew
+    one-leaf trees (every impurity inf or NaN) and predicted a constant, silently."""
+    X, y = make_classification(60, 3, n_redundant=0, random_state=0)
+    target = (X[:, 0] + 0.1 * X[:, 1]) * 1e200
+    with pytest.raises(ValueError, match=r"y is too large for float64 sums"):
+        DecisionTreeRegressor().fit(X, target)
+    with pytest.raises(ValueError, match=r"y is too large for float64 sums"):
+        Forest(n_estimators=3, random_state=0).fit(X, target)
+    scaled = Forest(n_estimators=3, random_state=0).fit(X, target / 1e200)
+    assert all(member.get_n_leaves() > 1 for member in scaled.estimators_)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestClassifier, RandomForestRegressor])
+@pytest.mark.parametrize("seed", range(4))
+def test_huge_finite_weights_times_bootstrap_counts_stay_finite(Forest, seed):
+    """sample_weight 1e308 on a row drawn twice was inf in the tree's weights: the classifier's
+    Gini failed (CriterionFailure) or the regressor's leaf values were NaN, depending on the
+    seed. A tree's weights are scaled by a power of two when their sum overflows, as the
+    single tree's are (exact: the tree is the one of the unscaled weights)."""
+    X, y = make_classification(60, 3, n_redundant=0, random_state=0)
+    target = y if Forest is RandomForestClassifier else X[:, 0]
+    weight = np.r_[1e308, np.full(59, 1e-300)]
+    forest = Forest(n_estimators=4, random_state=seed).fit(X, target, sample_weight=weight)
+    output = forest.predict_proba(X) if Forest is RandomForestClassifier else forest.predict(X)
+    assert np.all(np.isfinite(output))
+    big = Forest(n_estimators=4, random_state=seed).fit(X, target, sample_weight=np.full(60, 1e307))
+    unit = Forest(n_estimators=4, random_state=seed).fit(X, target)
+    assert trees_equal(big, unit)
 
 
 def test_infinity_is_named_by_column():
@@ -535,3 +633,28 @@ def test_a_bootstrap_sample_without_positive_weight_is_a_clear_error(forest):
         model.fit(X, y, sample_weight=weight)
     weight[:60] = 1.0  # zeros among enough positive rows are fine
     model.fit(X, y, sample_weight=weight)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, treesmith.ExtraTreesRegressor])
+def test_regressor_score_checks_the_weights_as_fit_does(Forest):
+    """RegressorMixin.score (scikit-learn's r2_score) averaged with negative weights: score(X,
+    y, -ones) was a number."""
+    X, y = make_classification(60, 3, n_redundant=0, random_state=0)
+    forest = Forest(n_estimators=3, random_state=0).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        forest.score(X, X[:, 0], sample_weight=-np.ones(60))
+    assert forest.score(X, X[:, 0], sample_weight=2.0) == forest.score(X, X[:, 0])
+
+
+def test_a_float_max_samples_above_one_is_a_multiple_of_the_rows():
+    """scikit-learn >= 1.9 takes max_samples in (0, inf): 2.5 draws 2.5 n rows per tree; the
+    forests refused floats above 1 while they took ints above n."""
+    X, y = make_classification(40, 3, n_redundant=0, random_state=0)
+    forest = RandomForestClassifier(3, max_samples=2.5, random_state=0).fit(X, y)
+    assert all(len(rows) == 100 for rows in forest.estimators_samples_)
+    same = RandomForestClassifier(3, max_samples=100, random_state=0).fit(X, y)
+    assert trees_equal(forest, same)
+    for huge in (1e300, 1e308):  # 1e308 x 40 is inf: round() raised OverflowError
+        with pytest.raises(ValueError, match=r"max_samples=1e\+30\d x 40 rows is .* draws per "
+                                             r"tree, more than 2\*\*53"):
+            RandomForestClassifier(3, max_samples=huge).fit(X, y)

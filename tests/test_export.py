@@ -441,3 +441,71 @@ def test_c45_export_header_gives_the_models_own_size_then_the_drawings():
         model, max_depth=2).splitlines()[0]
     numeric = treesmith.C45Classifier(min_objects=1).fit(X[["u"]], u > 0)
     assert export_text(numeric).startswith("# 2 leaves, depth 1, 3 nodes;")
+
+
+# -- hostile arguments -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_model():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    return treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, X[:, 0] > 0)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    # any truthy value switched rules / filled / rounded on ('no' too), an array raised numpy's
+    # ambiguous truth
+    (lambda m: export_text(m, rules="no"), ValueError, r"^rules must be a bool, got 'no'\.$"),
+    (lambda m: export_graphviz(m, filled=np.array([1, 0])), ValueError, r"filled must be a bool"),
+    (lambda m: export_graphviz(m, rounded=0), ValueError, r"rounded must be a bool, got 0"),
+    # a non-str font name raised AttributeError ('int' object has no attribute 'replace')
+    (lambda m: export_graphviz(m, fontname=3), ValueError, r"^fontname must be a str, got 3$"),
+    # an int out_file was a file descriptor: True wrote to standard output, 2 to stderr
+    (lambda m: export_text(m, out_file=True), TypeError, r"^out_file must be None, a path or"),
+    (lambda m: export_graphviz(m, out_file=2), TypeError, r"out_file must be None, a path"),
+    # a scalar raised "'int' object is not iterable"; a str was one name per character
+    (lambda m: export_text(m, feature_names=3), ValueError,
+     r"^feature_names must be a list of 3 names, got 3$"),
+    (lambda m: export_text(m, feature_names="abc"), ValueError,
+     r"feature_names must be a list of 3 names, got 'abc'"),
+    (lambda m: export_text(m, class_names=np.ones((2, 2))), ValueError,
+     r"class_names must be a list of 2 names"),
+    # a str cost raised float()'s "could not convert string to float"
+    (lambda m: export_text(m, feature_costs=["a", 1, 1]), ValueError,
+     r"^feature_costs must hold 3 finite non-negative numbers, got \['a', 1, 1\]$"),
+    (lambda m: export_text(m, feature_costs=[1 + 1j, 1, 1]), ValueError,
+     r"feature_costs must hold 3 finite non-negative numbers"),
+    (lambda m: export_text(m, show_distribution=np.array(["counts"] * 2)), ValueError,
+     r"show_distribution must be 'counts', 'proportions' or None"),
+])
+def test_hostile_export_arguments_are_named(small_model, call, error, match):
+    with pytest.raises(error, match=match):
+        call(small_model)
+
+
+def test_class_names_true_gives_scikit_learns_symbolic_names(small_model):
+    """scikit-learn's export_graphviz takes class_names=True ("y[0]", "y[1]", ...); it was
+    "'bool' object is not iterable"."""
+    assert "class: y[1]" in export_text(small_model, class_names=True)
+    assert "y[0]" in export_graphviz(small_model, class_names=True)
+
+
+def test_a_huge_precision_is_the_shortest_exact_text():
+    """format_number(x, 2**31) raised OverflowError (numpy takes a C int); from 17 digits on
+    the text is the shortest that reads back as the same float."""
+    for value in (0.1, 1 / 3, 123.456789012345678, -2.5e-7):
+        assert format_number(value, 2**31) == format_number(value, 17) \
+            == format_number(value, None)
+
+
+def test_forest_summary_checks_precision_and_costs():
+    from treesmith.export import forest_summary
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    forest = treesmith.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, X[:, 0] > 0)
+    # precision was not checked: 2.5 raised "integer argument expected", 'a' a comparison error
+    for precision in (2.5, "a", True, -1):
+        with pytest.raises(ValueError, match=r"^precision must be a non-negative integer"):
+            forest_summary(forest, precision=precision)
+    with pytest.raises(ValueError, match=r"^feature_costs must hold 2 finite non-negative"):
+        forest_summary(forest, feature_costs=["x", 1])

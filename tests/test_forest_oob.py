@@ -242,3 +242,17 @@ def test_estimators_samples_without_bootstrap_warm_start_and_before_fit():
 
     with pytest.raises(NotFittedError):
         RandomForestClassifier().estimators_samples_
+
+
+def test_no_out_of_bag_row_is_named():
+    """max_samples=2**31 draws every row in every bootstrap: the OOB metric failed on empty
+    arrays with scikit-learn's 'Found empty input array'."""
+    from sklearn.datasets import make_classification
+
+    from treesmith import RandomForestClassifier, RandomForestRegressor
+
+    X, y = make_classification(60, 3, n_redundant=0, random_state=0)
+    for Forest, target in ((RandomForestClassifier, y), (RandomForestRegressor, X[:, 0])):
+        with pytest.raises(ValueError, match=r"oob_score: none of the 60 training rows is out "
+                                             r"of bag for any of the 5 trees"):
+            Forest(5, oob_score=True, max_samples=2**31, random_state=0).fit(X, target)

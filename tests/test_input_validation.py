@@ -286,3 +286,24 @@ def test_frame_of_sparse_columns_is_told_to_use_sparse_to_dense(Estimator, data,
                                   dense.predict(sparse.sparse.to_dense()))
     with pytest.raises(TypeError, match=r"X\.sparse\.to_dense\(\)"):
         model.predict(sparse)
+
+
+@pytest.mark.parametrize("weight, match", [
+    (-np.ones(30), r"sample_weight must be non-negative"),
+    (np.r_[np.nan, np.ones(29)], r"sample_weight must be finite"),
+    (np.zeros(30), r"sample_weight must have a positive sum"),
+    (np.ones(3), r"sample_weight must be a 1-D array with one weight per sample \(30\)"),
+])
+def test_score_checks_sample_weight_as_fit_does(weight, match):
+    """score(X, y, sample_weight=-1 * ones) was 1.0: scikit-learn's accuracy_score and
+    r2_score average with negative weights."""
+    from treesmith import DecisionTreeClassifier, DecisionTreeRegressor
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    classifier = DecisionTreeClassifier(random_state=0).fit(X, y)
+    regressor = DecisionTreeRegressor(random_state=0).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match=match):
+        classifier.score(X, y, sample_weight=weight)
+    with pytest.raises(ValueError, match=match):
+        regressor.score(X, X[:, 0], sample_weight=weight)

@@ -723,3 +723,38 @@ def test_a_forest_whose_precision_disagrees_with_its_members_is_refused():
         "float64", None]
     with pytest.raises(ModelFileError, match="category_precision_ differs from the ensemble's"):
         io.loads(json.dumps(document))
+
+
+# -- hostile arguments of save / load / to_dict ------------------------------------------------
+def _small_model():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    return treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, X[:, 0] > 0)
+
+
+@pytest.mark.parametrize("metadata", [[1, 2], "target=y", 3.0, False, 0, ""], ids=repr)
+def test_metadata_that_is_not_a_dict_is_refused_when_saving(tmp_path, metadata):
+    """A list or a str was written, and the file then refused by load ("metadata: must be an
+    object"): a model saved by treesmith that treesmith could not read. False, 0 and "" were
+    silently stored as {}."""
+    with pytest.raises(ValueError, match=r"^metadata must be a dict or None, got "):
+        io.save(_small_model(), tmp_path / "m.json", metadata=metadata)
+    with pytest.raises(ValueError, match=r"^metadata must be a dict or None"):
+        io.to_dict(_small_model(), metadata=metadata)
+
+
+@pytest.mark.parametrize("path", [True, 1, 2, 3.5, None, ["m.json"]], ids=repr)
+def test_a_path_that_is_not_a_file_name_is_refused(path):
+    """open() takes an int as a file descriptor: save(model, True) wrote the JSON to standard
+    output (and closed it), load(0) read standard input."""
+    with pytest.raises(TypeError, match=r"^path must be a file name \(str or os.PathLike\)"):
+        io.save(_small_model(), path)
+    with pytest.raises(TypeError, match=r"^path must be a file name"):
+        io.load(path)
+
+
+def test_return_metadata_must_be_a_bool(tmp_path):
+    """Any truthy value returned the pair: return_metadata='no' too."""
+    io.save(_small_model(), tmp_path / "m.json", metadata={"a": 1})
+    with pytest.raises(ValueError, match=r"^load: return_metadata must be a bool, got 'no'\.$"):
+        io.load(tmp_path / "m.json", return_metadata="no")
+    assert io.load(str(tmp_path / "m.json").encode(), return_metadata=True)[1] == {"a": 1}

@@ -242,6 +242,45 @@ def test_predict_lazy_n_samples_must_be_a_count(n_samples):
     assert predict_lazy(tree, lambda i, j: X[i, j], np.int64(3)).predictions.shape == (3,)
 
 
+@pytest.mark.parametrize("model", ["tree", "c45", "forest"])
+def test_predict_lazy_refuses_more_rows_than_memory_holds_before_allocating(model):
+    """n_samples=2**31 failed in numpy's allocation of the per-row state (16 GiB), 10**12
+    with 'Unable to allocate 7.28 TiB', np.uint64(2**63) with 'Maximum allowed dimension
+    exceeded'."""
+    X, y = _data(0, n=40)
+    estimator = {"tree": treesmith.DecisionTreeClassifier(max_depth=2, random_state=0),
+                 "c45": treesmith.C45Classifier(),
+                 "forest": treesmith.RandomForestClassifier(3, random_state=0)}[model].fit(X, y)
+    for n_samples in (10**12, np.uint64(2**63)):
+        with pytest.raises(ValueError, match=rf"predict_lazy: n_samples={int(n_samples)} "
+                                             r"examples need at least .* more than the .* of "
+                                             r"memory available"):
+            predict_lazy(estimator, lambda i, j: X[i, j], n_samples)
+
+
+@pytest.mark.parametrize("get_feature", ["X", None, 3, [lambda i, j: 0.0]])
+def test_predict_lazy_get_feature_must_be_callable(get_feature):
+    """A str was called at the first request ("'str' object is not callable")."""
+    X, y = _data(0, n=40)
+    tree = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"predict_lazy: get_feature must be a callable "
+                                         r"get_feature\(row, j\)"):
+        predict_lazy(tree, get_feature, 3)
+
+
+def test_expected_depth_of_a_forest_says_what_to_use():
+    """A forest's decision_path is (indicator, n_nodes_ptr): csr_matrix raised "object of type
+    'numpy.int64' has no len()"; BudgetForest has no decision_path (AttributeError)."""
+    X, y = _data(0, n=60)
+    for forest in (treesmith.RandomForestClassifier(3, random_state=0).fit(X, y),
+                   treesmith.BudgetForestClassifier(max_estimators=2, alphas=[0],
+                                                    random_state=0).fit(X, y)):
+        with pytest.raises(ValueError, match=r"expected_depth is the number of tests on one "
+                                             r"tree's paths; .* has \d+ trees. Use "
+                                             r"expected_cost"):
+            expected_depth(forest, X)
+
+
 def test_metric_weights_use_the_shared_checker():
     X, y = _data(0, n=40)
     tree = treesmith.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
@@ -388,3 +427,36 @@ def test_predict_lazy_warns_once_about_unseen_categories_as_predict_does(estimat
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # known categories and NaN: no warning
         treesmith.predict_lazy(estimator, get, 1, batch=batch)
+
+
+@pytest.mark.parametrize("model", ["tree", "c45", "forest", "budget"])
+def test_costs_whose_path_sums_overflow_are_named(model):
+    """feature_costs=[1e308] * 6 are finite, but a path testing two features costs inf:
+    expected_cost, max_cost and path_costs returned inf (with numpy's overflow warning at
+    best), predict_lazy's costs too."""
+    X, y = _data(0, n=120)
+    estimator = {"tree": treesmith.DecisionTreeClassifier(random_state=0),
+                 "c45": treesmith.C45Classifier(),
+                 "forest": treesmith.RandomForestClassifier(3, random_state=0),
+                 "budget": treesmith.BudgetForestClassifier(max_estimators=2, alphas=[0],
+                                                            random_state=0)}[model].fit(X, y)
+    huge = [1e308] * X.shape[1]
+    message = r"feature_costs are too large for float64 path costs: a path's sum overflows"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning on the way
+        for metric in (expected_cost, path_costs, max_cost):
+            with pytest.raises(ValueError, match=message):
+                metric(estimator, X, feature_costs=huge)
+        with pytest.raises(ValueError, match=message):
+            predict_lazy(estimator, lambda i, j: X[i, j], 5, feature_costs=huge)
+    assert np.isfinite(expected_cost(estimator, X, feature_costs=[1e300] * X.shape[1]))
+
+
+@pytest.mark.parametrize("estimator", ["tree", 3, None, treesmith.DecisionTreeClassifier()])
+def test_expected_depth_names_what_is_not_a_fitted_tree(estimator):
+    """A string raised "'str' object has no attribute 'decision_path'"."""
+    X, _ = _data(0, n=20)
+    with pytest.raises(ValueError, match=r"estimator must be a fitted tree with a tree_ "
+                                         r"attribute"):
+        expected_depth(estimator, X)
+

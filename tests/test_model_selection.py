@@ -21,7 +21,12 @@ from treesmith.model_selection import (
     Range,
     cv_instances,
     learn_parameters,
+    select_by_explainability,
+    select_ccp_alpha,
+    select_lambda,
+    select_pruning_parameters,
     split_instances,
+    tune_ccp_alpha,
 )
 from treesmith.model_selection.exact import PiecewiseLoss, flip_position
 
@@ -420,3 +425,229 @@ def test_an_unreachable_scheduler_is_reported_before_fitting(wine_instances, mon
         learn_parameters(treesmith.DecisionTreeClassifier(), {"max_depth": [2]},
                          wine_instances, backend="dask", scheduler="tcp://127.0.0.1:9",
                          scheduler_timeout=1.0)
+
+
+# -- hostile arguments (the parameter fuzz): each named, before any fit where it can be -------
+@pytest.fixture(scope="module")
+def iris():
+    return load_iris(return_X_y=True)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    # arrays met `in` / `<`: numpy's "truth value of an array is ambiguous"
+    ({"rule": np.array(["min", "1se"])}, r"select_ccp_alpha: rule must be one of"),
+    ({"candidates": np.array([1.0])}, r"select_ccp_alpha: candidates must be one of"),
+    # joblib's own errors: '2 * n_jobs' too long to evaluate, int(inf), int([1])
+    ({"n_jobs": 10**12}, None),
+    ({"n_jobs": float("inf")}, r"select_ccp_alpha: n_jobs must be None or a nonzero int"),
+    ({"n_jobs": [1]}, r"select_ccp_alpha: n_jobs must be None or a nonzero int"),
+    # y='bogus' reached np.asarray(y).shape[0] (IndexError); a short y indexed missing rows
+    ({"y": "bogus"}, r"select_ccp_alpha: y must be 1-D, one label per row of X"),
+    ({"y": [0, 1]}, r"inconsistent numbers of rows: X has 150, y has 2"),
+    ({"X": "bogus"}, r"select_ccp_alpha: X must be 2-D \(samples x features\), got shape \(\)"),
+    ({"cv": True}, r"select_ccp_alpha: cv must be an int >= 2, a cross-validation splitter"),
+    ({"cv": []}, r"select_ccp_alpha: cv gives no \(train, test\) split"),
+    # a scalar weight (which fit takes) was indexed by each fold's rows: 'float' object is not
+    # subscriptable
+    ({"sample_weight": 2.5}, None),
+])
+def test_select_ccp_alpha_arguments_are_named(iris, kwargs, message):
+    X, y = iris
+    call = {"X": X, "y": y, "cv": 3, **kwargs}
+    estimator = treesmith.DecisionTreeClassifier(random_state=0)
+    if message is None:  # accepted: the same choice as the plain call
+        plain = select_ccp_alpha(estimator, X, y, cv=3)
+        assert select_ccp_alpha(estimator, **call).ccp_alpha == plain.ccp_alpha
+        return
+    with pytest.raises(ValueError, match=message):
+        select_ccp_alpha(estimator, **call)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"method": np.array(["tdp"])}, r"method must be one of"),
+    ({"cv": []}, r"select_pruning_parameters: cv gives no \(train, test\) split"),  # was 1 / 0
+    ({"y": "bogus"}, r"select_pruning_parameters: y must be 1-D"),
+    ({"X": [1.0]}, r"select_pruning_parameters: X must be 2-D"),  # IndexError in take_rows
+    ({"n_jobs": 2**31}, None),
+])
+def test_select_pruning_parameters_arguments_are_named(iris, kwargs, message):
+    X, y = iris
+    call = {"X": X, "y": y, "method": "tdp", "param_grid": {"n_standard_errors": [0.5, 1.0]},
+            "cv": 3, **kwargs}
+    estimator = treesmith.DecisionTreeClassifier(random_state=0)
+    if message is None:
+        assert select_pruning_parameters(estimator, **call).params
+        return
+    with pytest.raises(ValueError, match=message):
+        select_pruning_parameters(estimator, **call)
+
+
+@pytest.mark.parametrize("eta, message", [
+    ("x", r"select_by_explainability: eta must be a float >= 0.0, got 'x'"),  # np.isfinite's
+    ([0.1], r"eta must be a float >= 0.0"),  # TypeError; numpy's ambiguous truth
+    (float("nan"), r"eta must be"),
+    (2**63, None),  # was an OverflowError in eta * n_leaves (int64)
+])
+def test_select_by_explainability_eta_is_named(iris, eta, message):
+    X, y = iris
+    tree = treesmith.DecisionTreeClassifier(random_state=0).fit(X[::2], y[::2])
+    if message is None:
+        assert select_by_explainability(tree, X[1::2], y[1::2], eta=eta).n_leaves == 1
+        return
+    with pytest.raises(ValueError, match=message):
+        select_by_explainability(tree, X[1::2], y[1::2], eta=eta)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"tolerance": "x"}, r"select_lambda: tolerance must be a float >= 0.0"),
+    ({"tolerance": [0.1]}, r"select_lambda: tolerance must be"),
+    ({"choose": np.array(["last"])}, r"select_lambda: choose must be one of"),
+    # 'no' is true: exhaustive='no' fitted every lambda
+    ({"exhaustive": "no"}, r"select_lambda: exhaustive must be a bool, got 'no'"),
+    # y_val of 1 label for 75 rows: IndexError in the AUC
+    ({"y_val": [1]}, r"inconsistent numbers of rows: X_val has 75, y_val has 1"),
+    ({"lambdas": "3"}, r"lambdas must be a non-empty sequence of finite floats >= 0, got '3'"),
+])
+def test_select_lambda_arguments_are_named(iris, kwargs, message):
+    X, y = iris
+    call = {"X_train": X[::2], "y_train": y[::2], "X_val": X[1::2], "y_val": y[1::2],
+            "lambdas": [1.0], **kwargs}
+    with pytest.raises(ValueError, match=message):
+        select_lambda(treesmith.DecisionTreeClassifier(criterion="entropy", random_state=0),
+                      **call)
+
+
+def test_tune_ccp_alpha_names_a_malformed_instance(iris):
+    X, y = iris
+    tree = treesmith.DecisionTreeClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"instances must be a sequence of \(fitted_estimator, "):
+        tune_ccp_alpha(3)  # was "'int' object is not iterable"
+    # split_instances' (X_train, y_train, X_test, y_test): the error printed the whole array
+    with pytest.raises(ValueError, match=r"instances\[0\] must be \(fitted_estimator, "
+                                         r"X_heldout, y_heldout\[, sample_weight\]\), got a "
+                                         r"Instance of length 4 starting with a ndarray"):
+        tune_ccp_alpha(split_instances(X, y, n_splits=1))
+    with pytest.raises(ValueError, match=r"instances\[1\] must be"):
+        tune_ccp_alpha([(tree, X, y), (tree, X)])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_splits": 2.5}, r"split_instances: n_splits must be an int >= 1, got 2.5"),
+    ({"n_splits": "3"}, r"split_instances: n_splits must be"),
+    ({"stratify": "no"}, r"split_instances: stratify must be a bool"),  # 'no' stratified
+    ({"random_state": None}, r"split_instances: random_state must be an int in"),
+    ({"random_state": 2**32 - 1, "n_splits": 2}, r"random_state \+ n_splits - 1 = 4294967296 "
+                                                 r"is not a seed"),
+    # one copy of the data per split: 10**12 splits ran until killed
+    ({"n_splits": 10**12}, r"split_instances: n_splits=1000000000000 copies of the data"),
+    ({"n_splits": np.uint64(2**63)}, r"split_instances: n_splits=9223372036854775808 copies"),
+    ({"y": "bogus"}, r"split_instances: y must be 1-D"),
+])
+def test_split_instances_arguments_are_named(iris, kwargs, message):
+    X, y = iris
+    with pytest.raises(ValueError, match=message):
+        split_instances(**{"X": X, "y": y, **kwargs})
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"classifier": "no"}, r"cv_instances: classifier must be a bool"),
+    ({"cv": True}, r"cv_instances: cv must be an int >= 2"),
+    ({"y": "bogus"}, r"cv_instances: y must be 1-D"),  # IndexError: tuple index out of range
+    ({"X": [1.0]}, r"cv_instances: X must be 2-D"),  # IndexError in take_rows
+])
+def test_cv_instances_arguments_are_named(iris, kwargs, message):
+    X, y = iris
+    with pytest.raises(ValueError, match=message):
+        cv_instances(**{"X": X, "y": y, "cv": 3, **kwargs})
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"estimator": "tree"}, TypeError, r"estimator must be a scikit-learn estimator instance"),
+    ({"eta": 10**30, "scoring": "explainability"}, None, None),  # np.isfinite's TypeError
+    ({"scoring": np.array(["error"])}, ValueError, r"scoring must be one of"),
+    ({"backend": np.array(["joblib"])}, ValueError, r"backend must be one of"),
+    ({"n_jobs": 2**31}, None, None),  # joblib: 'Numeric literal 2147483648 is too large'
+    ({"n_jobs": np.int64(2)}, None, None),  # refused as not an int
+    ({"refine": np.int64(0)}, None, None),
+    ({"instances": np.array(3)}, TypeError, r"instances must be a list of"),
+])
+def test_learn_parameters_arguments_are_named(wine_instances, kwargs, error, message):
+    call = {"estimator": treesmith.DecisionTreeClassifier(random_state=0),
+            "space": {"max_depth": [1, 2]}, "instances": wine_instances[:2], **kwargs}
+    if error is None:
+        assert learn_parameters(**call).best_params
+        return
+    with pytest.raises(error, match=message):
+        learn_parameters(**call)
+
+
+def test_an_estimator_first_instance_is_named_as_tune_ccp_alphas_form(wine_instances):
+    """(fitted_estimator, X, y) was read as (X, y, cv): cv was the labels, split as pairs
+    ("cannot unpack non-iterable numpy.int64 object")."""
+    X, y = load_wine(return_X_y=True)
+    tree = treesmith.DecisionTreeClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"instances\[0\] starts with an estimator"):
+        learn_parameters(treesmith.DecisionTreeClassifier(), {"max_depth": [2]}, [(tree, X, y)])
+    with pytest.raises(ValueError, match=r"instances\[0\] = \(X, y, cv\): cv must be an int"):
+        learn_parameters(treesmith.DecisionTreeClassifier(), {"max_depth": [2]}, [(X, y, y)])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"log": "no"}, r"Range: log must be a bool, got 'no'"),  # 'no' made the axis geometric
+    ({"integer": "no"}, r"Range: integer must be a bool, got 'no'"),  # and rounded it
+    ({"log": np.array([True, False])}, r"Range: log must be a bool"),
+    ({"low": 10**30, "high": 10**31}, None),  # np.isfinite's TypeError on an int > int64
+    ({"low": 10**400}, r"Range: low must be a float"),
+    ({"n_points": 2.0}, r"Range: n_points must be an int >= 1, got 2.0"),
+])
+def test_range_arguments_are_named(kwargs, message):
+    call = {"low": 0.0, "high": 1.0, "n_points": 3, **kwargs}
+    if message is None:
+        assert Range(**call).values().shape == (3,)
+        return
+    with pytest.raises(ValueError, match=message):
+        Range(**call)
+
+
+def test_pessimistic_ray_arguments_are_named():
+    assert PessimisticRay(c1=10**30).pruning(1.0)["c1"] == 1e30  # was np.isfinite's TypeError
+    with pytest.raises(ValueError, match=r"PessimisticRay: c2 must be a float >= 0.0, got -1"):
+        PessimisticRay(c2=-1)
+
+
+@pytest.mark.parametrize("cv", [0, 1, [1], np.array(3), [(np.arange(3),)]])
+def test_a_cv_that_gives_no_folds_is_named(iris, cv):
+    """cv=[1] and a 0-d array reached scikit-learn's unpacking ('cannot unpack non-iterable int
+    object', 'iteration over a 0-d array')."""
+    X, y = iris
+    for call in (lambda: select_ccp_alpha(treesmith.DecisionTreeClassifier(), X, y, cv=cv),
+                 lambda: cv_instances(X, y, cv)):
+        with pytest.raises(ValueError, match=r"cv must be an int >= 2, a cross-validation "
+                                             r"splitter or an iterable of \(train, test\)"):
+            call()
+
+
+@pytest.mark.parametrize("estimator", ["tree", [], treesmith.DecisionTreeClassifier])
+def test_an_estimator_that_is_not_one_is_named(iris, estimator):
+    """'tree' reached scikit-learn's is_classifier ('no attribute __sklearn_tags__'), [] the
+    clone's set_params."""
+    X, y = iris
+    for owner, call in (
+            ("select_ccp_alpha", lambda: select_ccp_alpha(estimator, X, y)),
+            ("select_pruning_parameters", lambda: select_pruning_parameters(
+                estimator, X, y, "tdp", {"n_standard_errors": [1.0]})),
+            ("select_lambda", lambda: select_lambda(estimator, X, y, X, y))):
+        with pytest.raises(TypeError, match=rf"{owner}: estimator must be a scikit-learn "
+                                            r"estimator instance"):
+            call()
+
+
+def test_a_c45_tree_is_named_as_not_post_prunable(iris):
+    """select_ccp_alpha(C45Classifier()) fitted every fold and then failed with "property
+    'tree_' of 'C45Classifier' object has no setter"; select_by_explainability likewise."""
+    X, y = iris
+    with pytest.raises(TypeError, match=r"a C45Classifier's tree cannot be post-pruned"):
+        select_ccp_alpha(treesmith.C45Classifier(), X, y)
+    with pytest.raises(TypeError, match=r"a C45Classifier's tree cannot be post-pruned"):
+        select_by_explainability(treesmith.C45Classifier().fit(X, y), X, y)
+

@@ -133,3 +133,19 @@ def test_a_long_set_of_categories_wraps_in_the_boxes():
     assert condition in text
     artists = plot_tree(model)
     assert artists[0].figure.get_size_inches()[0] < 40
+
+
+@pytest.mark.parametrize("params, error, match", [
+    # NaN reached matplotlib ("figure size must be positive finite"), True was a size of 1
+    ({"fontsize": np.nan}, ValueError, r"fontsize must be None or a float > 0.0, got nan"),
+    ({"fontsize": True}, ValueError, r"fontsize must be None or a float > 0.0, got True"),
+    # any truthy value drew the fill / the legend; an array raised numpy's ambiguous truth
+    ({"legend": "no"}, ValueError, r"^legend must be a bool, got 'no'\.$"),
+    ({"filled": np.array([1, 0])}, ValueError, r"^filled must be a bool"),
+    ({"title": ["a"]}, ValueError, r"^title must be a str or None, got \['a'\]$"),
+    # AttributeError: "'int' object has no attribute 'figure'"
+    ({"ax": 3}, TypeError, r"^ax must be a matplotlib Axes or None, got int$"),
+])
+def test_hostile_plot_arguments_are_named(cancer_model, params, error, match):
+    with pytest.raises(error, match=match):
+        treesmith.plot_tree(cancer_model, max_depth=1, **params)

@@ -154,9 +154,17 @@ def test_parameters_and_weights_are_checked_by_the_validation_room():
     X = np.arange(12.0).reshape(6, 2)
     for params, name in [({"n_bins": 1}, "n_bins"), ({"n_bins": 2.5}, "n_bins"),
                          ({"drop_binary": "yes"}, "drop_binary"),
-                         ({"random_state": -3}, "random_state")]:
+                         ({"random_state": -3}, "random_state"),
+                         # a number raised "'int' object is not iterable"
+                         ({"categorical": 1}, "categorical"),
+                         ({"categorical": 0.5}, "categorical"),
+                         ({"categorical": np.array(1)}, "categorical"),
+                         ({"categorical": {}}, "categorical")]:
         with pytest.raises(ValueError, match=f"KMeansBinarizer: {name} must be"):
             KMeansBinarizer(**params).fit(X)
+    with pytest.raises(ValueError, match=r"categorical lists column names or positions, not "
+                                         r"booleans; got \[True\]"):
+        KMeansBinarizer(categorical=[True]).fit(X)  # was column 1
     with pytest.raises(ValueError, match=r"sample_weight must be non-negative; it is negative "
                                          r"at rows 2"):
         coalesce(X, np.zeros(6), sample_weight=[1, 1, -1, 1, 1, 1])
@@ -190,6 +198,20 @@ def test_binarizer_passes_scikit_learns_estimator_checks(estimator, check):
     check(estimator)
 
 
+@pytest.mark.parametrize("scale", [1e-320, 1e-200, 1e-12])
+def test_values_too_close_for_kmeans_bins_are_named(scale):
+    """KBinsDiscretizer drops bins narrower than 1e-8: values of magnitude 1e-200 left no edge
+    and _fit_column raised IndexError (index 0 is out of bounds) reading the first edge."""
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    X[:, 1] *= scale
+    with pytest.raises(ValueError, match=r"column 'x1' has 60 distinct values, but every k-means "
+                                         r"bin of them is narrower than scikit-learn's minimum "
+                                         r"bin width 1e-8"):
+        KMeansBinarizer(random_state=0).fit(X)
+    X[:, 1] /= scale  # the same values at a scale k-means bins
+    assert KMeansBinarizer(random_state=0).fit(X).bin_edges_["x1"].size == 4
+
+
 def test_a_numpy_object_array_of_numbers_is_binned_as_documented():
     """numpy input has no categorical column unless listed: an object array of numbers gave
     one indicator per distinct value (100 here) instead of k-means bins."""
@@ -202,3 +224,12 @@ def test_a_numpy_object_array_of_numbers_is_binned_as_documented():
     with pytest.raises(ValueError, match="column 'x0' is not numeric .*list it in categorical="):
         KMeansBinarizer().fit(text)
     assert KMeansBinarizer(categorical=[0]).fit(text).get_feature_names_out().tolist() == ["x0=b"]
+
+
+@pytest.mark.parametrize("estimator", [[], None, "tree", treesmith.DecisionTreeClassifier])
+def test_coalesced_classifier_names_an_estimator_that_is_not_one(estimator):
+    """[] raised "'list' object has no attribute 'fit'" from clone's result."""
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(TypeError, match=r"CoalescedClassifier: estimator must be a classifier "
+                                        r"instance"):
+        CoalescedClassifier(estimator).fit(X, [0, 1] * 3)

@@ -413,3 +413,118 @@ def test_prune_c45_with_subtree_raising_keeps_a_constrained_tree_monotone():
         rows[:, :, feature] = grid[:, None]
         proba = pruned.predict_proba(rows.reshape(-1, 3))[:, 1].reshape(grid.size, 60)
         assert np.all(direction * np.diff(proba, axis=0) >= 0)
+
+
+# -- hostile parameters of the tree-level functions -----------------------------------------
+_TREE = (0, [5, 1], (1, [0, 4], [3, 3]))
+
+
+@pytest.mark.parametrize("call, match", [
+    # np.isfinite of a str / None / an int beyond int64 raised numpy's TypeError, a list a
+    # comparison TypeError, an array numpy's ambiguous truth; a bool was 0 or 1
+    (lambda t: top_down_pessimistic_prune_tree(t, "1"), r"n_standard_errors must be a float"),
+    (lambda t: top_down_pessimistic_prune_tree(t, None), r"n_standard_errors must be a float"),
+    (lambda t: top_down_pessimistic_prune_tree(t, True), r"n_standard_errors must be a float"),
+    (lambda t: top_down_pessimistic_prune_tree(t, 10**400), r"n_standard_errors must be"),
+    (lambda t: top_down_pessimistic_prune_tree(t, np.array([1.0, 2.0])),
+     r"n_standard_errors must be"),
+    (lambda t: bottom_up_pessimistic_prune_tree(t, c1=[0.1]), r"c1 must be a float >= 0"),
+    (lambda t: bottom_up_pessimistic_prune_tree(t, c2=True), r"c2 must be a float >= 0"),
+    (lambda t: bottom_up_pessimistic_prune_tree(t, c1=np.nan), r"c1 must be a float >= 0"),
+    # collapse="no" was true (any truthy value collapsed)
+    (lambda t: error_based_prune_tree(t, collapse="no"), r"collapse must be a bool"),
+    (lambda t: error_based_prune_tree(t, confidence_factor=True),
+     r"confidence_factor must be a float in \(0.0, 0.5\]"),
+    (lambda t: top_down_pessimistic_prune_tree("tree"),
+     r"^tree must be a treesmith.tree.Tree \(a fitted estimator's tree_\), got str\.$"),
+    (lambda t: error_based_prune_tree(t.to_arrays()), r"tree must be a treesmith.tree.Tree"),
+])
+def test_tree_level_functions_name_a_bad_parameter(call, match):
+    exception = TypeError if "tree must be" in match else ValueError
+    with pytest.raises(exception, match=match):
+        call(build_tree(_TREE))
+
+
+@pytest.mark.parametrize("n, errors, cf, match", [
+    # NaN, negative counts and bools gave numbers (NaN, or a value for n=True); None, a str or
+    # a list a comparison TypeError; cf=0 or cf=0.9 a quantile that C4.5 never uses
+    (np.nan, 1.0, 0.25, r"^added_errors: n must be a float >= 0"),
+    (-5.0, 1.0, 0.25, r"^added_errors: n must be a float >= 0"),
+    (True, 0.0, 0.25, r"^added_errors: n must be"),
+    (10.0, None, 0.25, r"^added_errors: errors must be a float >= 0"),
+    (10.0, "1", 0.25, r"^added_errors: errors must be"),
+    (10.0, 1.0, 0.0, r"^added_errors: confidence_factor must be a float in \(0.0, 0.5\]"),
+    (10.0, 1.0, 0.9, r"^added_errors: confidence_factor must be"),
+])
+def test_added_errors_names_a_bad_argument(n, errors, cf, match):
+    with pytest.raises(ValueError, match=match):
+        added_errors(n, errors, cf)
+
+
+@pytest.mark.parametrize("method", [{"method": "ccp"}, ["ccp"], np.array(["ccp"])],
+                         ids=["dict", "list", "array"])
+def test_prune_names_a_method_that_is_not_a_name(method):
+    """An unhashable method raised "unhashable type: 'dict'" from the lookup."""
+    X, y = load_iris(return_X_y=True)
+    model = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"^method must be one of \['bup', 'c45', 'ccp'"):
+        prune(model, method)
+
+
+@pytest.mark.parametrize("y_value", [np.nan, None])
+def test_reduced_error_pruning_refuses_a_missing_held_out_label(y_value):
+    """A NaN label was encoded as a class never seen (always an error) and pruned on."""
+    X, y = load_iris(return_X_y=True)
+    model = treesmith.DecisionTreeClassifier(random_state=0).fit(X[::2], y[::2])
+    y_held = y[1::2].astype(object)
+    y_held[3] = y_value
+    with pytest.raises(ValueError, match=r"y has missing values \(None or NaN\) at rows 3"):
+        prune(model, "rep", X=X[1::2], y=y_held)
+    regressor = treesmith.DecisionTreeRegressor(random_state=0).fit(X[::2], y[::2] * 1.0)
+    with pytest.raises(ValueError, match=r"y has missing values"):
+        prune(regressor, "rep", X=X[1::2], y=np.where(np.arange(75) == 3, np.nan, 1.0))
+
+
+@pytest.mark.parametrize("estimator", ["tree", None, 3.0], ids=str)
+def test_pruning_helpers_say_what_is_not_an_estimator(estimator):
+    """An AttributeError ("'str' object has no attribute 'decision_path'" / 'get_params')."""
+    from treesmith.pruning import cost_complexity_pruning_path
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(TypeError, match=r"not an estimator|does not seem to be a scikit-learn "
+                                        r"estimator"):
+        prune(estimator, "rep", X=X, y=y)
+    with pytest.raises(TypeError, match=r"does not seem to be a scikit-learn estimator"):
+        cost_complexity_pruning_path(estimator, X, y)
+
+
+@pytest.mark.parametrize("nodes", [[0.5], [1.7], [True], [10**30], ["a"], [np.nan], [-1]],
+                         ids=str)
+def test_prune_nodes_takes_int_node_ids_only(nodes):
+    """numpy's cast to int64 truncated 0.5 to the root (every split pruned) and 1.7 to node 1,
+    took True as node 1, and raised OverflowError for 10**30."""
+    X, y = load_iris(return_X_y=True)
+    model = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"^nodes must be node ids \(ints\) in \[0, 5\)"):
+        prune(model, "nodes", nodes=nodes)
+    assert prune(model, "nodes", nodes=[np.int64(2)]).tree_.node_count == 3
+
+
+def test_prune_names_a_c45_classifier_instead_of_failing_after_the_work():
+    """"property 'tree_' of 'C45Classifier' object has no setter", once the pruning was done."""
+    X, y = load_iris(return_X_y=True)
+    model = treesmith.C45Classifier().fit(X, y)
+    for method, params in [("ccp", {"ccp_alpha": 0.01}), ("tdp", {})]:
+        with pytest.raises(TypeError, match=r"^a C45Classifier's tree cannot be post-pruned by "
+                                            r"prune\(\): it is pruned by its own fit"):
+            prune(model, method, **params)
+
+
+@pytest.mark.parametrize("estimator", [[], (), {}], ids=repr)
+def test_a_container_is_not_an_estimator(estimator):
+    """clone() copies lists, tuples and dicts: get_params then raised an AttributeError."""
+    from treesmith.pruning import cost_complexity_pruning_path
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(TypeError, match=r"^estimator must be a treesmith tree estimator, got "):
+        cost_complexity_pruning_path(estimator, X, y)

@@ -321,3 +321,36 @@ def test_path_alphas_are_non_negative_non_decreasing_and_prune_to_their_subtree(
         for alpha in alphas:
             last = np.flatnonzero(alphas <= alpha + 1e-10 * alpha)[-1]
             assert prune_tree_ccp(tree, alpha, risk).n_leaves == path.n_leaves[last]
+
+
+# -- hostile alphas and risks ---------------------------------------------------------------
+
+def test_an_int_alpha_beyond_int64_prunes_to_the_root():
+    """ccp_alpha=10**30 (an int: the estimators' table accepts any real >= 0) reached
+    np.isnan as an object array and raised "ufunc 'isnan' not supported"."""
+    X, y = load_iris(return_X_y=True)
+    tree = treesmith.DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    assert prune_tree_ccp(tree, 10**30).n_leaves == prune_tree_ccp(tree, 1e30).n_leaves == 1
+    assert treesmith.DecisionTreeClassifier(ccp_alpha=10**30).fit(X, y).get_n_leaves() == 1
+    assert treesmith.DecisionTreeRegressor(ccp_alpha=2**64).fit(X, y).get_n_leaves() == 1
+
+
+@pytest.mark.parametrize("alpha", [np.nan, -1, -np.inf, "0.1", None, True, 10**400,
+                                   np.array([0.1, 0.2]), 1 + 0j],
+                         ids=["nan", "-1", "-inf", "str", "None", "True", "10**400", "array",
+                              "complex"])
+def test_a_bad_alpha_is_named(alpha):
+    X, y = load_iris(return_X_y=True)
+    tree = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y).tree_
+    with pytest.raises(ValueError, match=r"ccp_alpha must be a float >= 0"):
+        prune_tree_ccp(tree, alpha)
+
+
+@pytest.mark.parametrize("risk", [np.array(["impurity", "impurity"]), None, ["impurity"],
+                                  "IMPURITY"])
+def test_a_bad_risk_is_named(risk):
+    """A numpy array of names raised numpy's "truth value of an array is ambiguous"."""
+    X, y = load_iris(return_X_y=True)
+    tree = treesmith.DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y).tree_
+    with pytest.raises(ValueError, match=r"risk must be one of \('impurity', "):
+        cost_complexity_path(tree, risk)

@@ -61,10 +61,19 @@ def test_equality_and_set_params():
         rules.ECART().set_params(lam=-0.5)
 
 
-@pytest.mark.parametrize("lam", [-1.0, np.inf, np.nan, "big", True, None])
+@pytest.mark.parametrize("lam", [-1.0, np.inf, np.nan, "big", True, None, 10**400,
+                                 np.array([1.0, 2.0])], ids=str)
 def test_invalid_lambda(lam):
-    with pytest.raises(ValueError, match="lam"):
+    with pytest.raises(ValueError, match=r"^ECART: lam must be a float >= 0\.0, got "):
         rules.ECART(lam=lam)
+
+
+def test_a_huge_or_fractional_lambda_is_a_float():
+    """np.isfinite(10**30) (an int beyond int64) raised numpy's TypeError."""
+    from fractions import Fraction
+
+    assert rules.ECART(lam=10**30).parameters()[0] == 1e30
+    assert rules.ECART(lam=Fraction(1, 4)).parameters()[0] == 0.25
 
 
 @pytest.mark.parametrize("bad", ["gini", "ECART", 3, None, rules])
@@ -214,7 +223,19 @@ def test_select_lambda_stops_at_the_drop_when_not_exhaustive():
 
 @pytest.mark.parametrize("bad", [[], [-1.0], [np.inf], [[1.0, np.nan]]])
 def test_select_lambda_rejects_bad_grids(bad):
+    import treesmith
+
+    # (the estimator is checked first since 1eec59d / 8fce7b3: None is refused by name)
+    base = treesmith.DecisionTreeClassifier(split_rule="ecart")
     with pytest.raises(ValueError, match="lambdas"):
-        rules.select_lambda(None, None, None, None, None, lambdas=bad)
+        rules.select_lambda(base, None, None, None, None, lambdas=bad)
     with pytest.raises(ValueError, match="choose"):
-        rules.select_lambda(None, None, None, None, None, choose="best")
+        rules.select_lambda(base, None, None, None, None, choose="best")
+
+
+@pytest.mark.parametrize("task", ["classificaton", "Classification", None, 3,
+                                  np.array(["regression", "regression"])], ids=str)
+def test_rules_for_task_names_an_unknown_task(task):
+    """Any value but the two tasks listed no rule at all (a typo gave [])."""
+    with pytest.raises(ValueError, match=r"^task must be 'classification' or 'regression'"):
+        rules.rules_for_task(task)

@@ -29,14 +29,34 @@ from treesmith._validation import (
     (Interval(Integral, 1, None), [1, 2, 10**30, np.int64(5)], [0, -1, 1.0, True, "1", None]),
     (Interval(Real, 0, 1, "right"), [1, 0.5, np.float32(0.1)], [0, 0.0, 1.01, np.nan, True]),
     (Interval(RealNotInt, 0, 1, "neither"), [0.5], [1, 0, 1.0, 0.0, np.nan]),
-    (Interval(Real, 0, None), [0, 1e300], [np.inf, -1e-300, np.nan]),
+    # an int beyond float64 (10**400) is no usable real number: refused, not an OverflowError
+    (Interval(Real, 0, None), [0, 1e300, 10**30], [np.inf, -1e-300, np.nan, 10**400]),
+    (Interval(RealNotInt, 0, 1, "right"), [0.5], [10**400, -10**400]),
     (Interval(Real, 0, None, allow_inf=True), [np.inf], [-np.inf, np.nan]),
     (Options({"a", "b"}), ["a", "b"], ["c", None, ["a"], np.array(["a"])]),
+    # a numpy scalar or 0-d array has __array__ but no entries to iterate
+    ("array-like", [[1], (), np.array([1]), range(2)], [np.int64(1), np.array(1), "ab", {}]),
     (InstanceOf(dict, "a dict"), [{}], [[], None]),
 ])
 def test_constraints_accept_exactly_their_values(constraint, good, bad):
+    from treesmith._validation import _as_constraint
+
+    constraint = _as_constraint(constraint)
     assert all(constraint.accepts(value) for value in good)
     assert not any(constraint.accepts(value) for value in bad)
+
+
+def test_a_numpy_datetime_array_is_refused_as_a_frame_column_is():
+    """scikit-learn turned datetime64 into nanoseconds (floats) for an array, while the same
+    data in a DataFrame column was refused."""
+    X = np.datetime64("2020-01-01") + np.arange(60).reshape(20, 3)
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match=r"^X has dtype datetime64\[D\]; treesmith needs "
+                                         r"numbers"):
+        DecisionTreeClassifier().fit(X, y)
+    model = DecisionTreeClassifier().fit(np.arange(60.0).reshape(20, 3), y)
+    with pytest.raises(ValueError, match=r"X has dtype timedelta64"):
+        model.predict(np.arange(60).reshape(20, 3).astype("timedelta64[s]"))
 
 
 def test_descriptions_read_as_english():
@@ -46,6 +66,15 @@ def test_descriptions_read_as_english():
         "None, an int >= 1 or one of 'log2', 'sqrt'"
     with pytest.raises(ValueError, match=r"^Tree: depth must be an int >= 1 or None, got 0\.$"):
         check_parameter("depth", 0, [Interval(Integral, 1, None), None], "Tree")
+
+
+@pytest.mark.parametrize("name", ["ccp_alpha", "min_impurity_decrease",
+                                  "min_weight_fraction_leaf", "min_weight_fraction_split"])
+def test_an_int_beyond_float64_is_refused_by_name(name):
+    """math.isnan(10**400) raised OverflowError ('int too large to convert to float')."""
+    X, y = np.arange(20.0).reshape(10, 2), np.arange(10) % 2
+    with pytest.raises(ValueError, match=rf"^DecisionTreeClassifier: {name} must be a float "):
+        DecisionTreeClassifier(**{name: 10**400}).fit(X, y)
 
 
 @given(st.integers(min_value=1, max_value=10**40), st.integers(min_value=1, max_value=10**6))
@@ -96,6 +125,18 @@ def test_sample_weight_checker():
         check_sample_weight([1, -1, -2], 3)
     with pytest.raises(ValueError, match=r"my_weight must be finite"):
         check_sample_weight([1, np.nan], 2, name="my_weight")
+    # numpy's cast to float64 dropped the imaginary part (with a ComplexWarning only)
+    with pytest.raises(ValueError, match=r"^sample_weight must be real numbers, one per sample "
+                                         r"\(2\); got complex numbers\.$"):
+        check_sample_weight(np.array([1 + 2j, 1 + 0j]), 2)
+
+
+def test_a_frame_without_columns_is_named():
+    """numpy's 'at least one array or dtype is required' (scikit-learn's too)."""
+    import pandas as pd
+
+    with pytest.raises(ValueError, match=r"^X is a DataFrame without columns \(shape=\(6, 0\)\)"):
+        DecisionTreeClassifier().fit(pd.DataFrame(index=range(6)), np.arange(6) % 2)
 
 
 def test_class_weight_checker():
@@ -266,8 +307,29 @@ def test_a_binning_without_subsample_still_checks_its_random_state():
 
     X = np.arange(12.0).reshape(6, 2)
     assert BinMapper(random_state=3).fit(X).n_bins_non_missing_.tolist() == [6, 6]
-    with pytest.raises(ValueError, match="cannot be used to seed"):
+    with pytest.raises(ValueError, match=r"^BinMapper: random_state must be None, an int in "
+                                         r"\[0, 2\*\*32 - 1\] or a numpy RandomState, "
+                                         r"got 'three'\.$"):
         BinMapper(random_state="three").fit(X)
+
+
+@pytest.mark.parametrize("params, match", [
+    # scikit-learn's "Seed must be between 0 and 2**32 - 1" / "... cannot be used to seed":
+    # neither named random_state; a bool was seed 0 or 1
+    ({"random_state": -1}, r"random_state must be None, an int in \[0, 2\*\*32 - 1\]"),
+    ({"random_state": 2**32}, r"random_state must be"),
+    ({"random_state": True}, r"random_state must be"),
+    ({"random_state": np.random.default_rng(0)}, r"random_state must be"),
+    # a bool was a sample of one row ("expected a sequence of integers ..., got 'True'")
+    ({"subsample": True}, r"^BinMapper: subsample must be an int >= 1 or None, got True\.$"),
+    ({"subsample": 2.5}, r"subsample must be an int >= 1 or None"),
+    ({"max_bins": 2**40}, r"^BinMapper: max_bins must be an int in \[2, 65535\] or None"),
+])
+def test_bin_mapper_parameters_are_named(params, match):
+    from treesmith import BinMapper
+
+    with pytest.raises(ValueError, match=match):
+        BinMapper(**params).fit(np.arange(12.0).reshape(6, 2))
 
 
 @pytest.mark.parametrize("y, predicted", [

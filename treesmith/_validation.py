@@ -37,9 +37,10 @@ The vocabulary:
 * ``None`` — the value ``None``;
 * ``Interval(Integral | Real | RealNotInt, low, high, closed="left")`` — an int (bools are
   not ints) or a real number (RealNotInt: a float, not an int) in an interval; ``None``
-  bounds are unbounded; real intervals reject NaN and, unless ``allow_inf=True``, ±inf.
-  Integer intervals accept numpy integers and arbitrarily large Python ints (the estimator
-  clamps them to what can be reached, see :func:`clamp_count`);
+  bounds are unbounded; real intervals reject NaN, ints beyond float64 (``10**400``) and,
+  unless ``allow_inf=True``, ±inf. Integer intervals accept numpy integers and arbitrarily
+  large Python ints (the estimator clamps them to what can be reached, see
+  :func:`clamp_count`);
 * ``Options({...})`` — one of a set of values (strings compared exactly);
 * ``InstanceOf(types, description)`` — an instance of a type (e.g. a criterion object);
 * ``"boolean"``, ``"random_state"`` (None, an int in [0, 2**32 - 1] or a numpy
@@ -57,6 +58,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import threading
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -79,6 +81,12 @@ def _is_int(value) -> bool:
 
 def _is_real(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _beyond_float(value) -> bool:
+    """An int no float64 can hold (10**400): no real number the estimators can use, and
+    ``math.isnan`` or ``float`` of it raise OverflowError."""
+    return _is_int(value) and abs(int(value)) > sys.float_info.max
 
 
 # -- constraints ------------------------------------------------------------------------------
@@ -105,7 +113,7 @@ class Interval:
         if self.kind is Integral:
             if not _is_int(value):
                 return False
-        elif not _is_real(value) or math.isnan(value):
+        elif not _is_real(value) or _beyond_float(value) or math.isnan(value):
             return False
         elif self.kind is RealNotInt and _is_int(value):
             return False
@@ -194,6 +202,8 @@ class _ArrayLike:
         self.description = description
 
     def accepts(self, value) -> bool:
+        if isinstance(value, np.generic) or isinstance(value, np.ndarray) and value.ndim == 0:
+            return False  # a numpy scalar or a 0-d array has __array__ but no entries
         return hasattr(value, "__array__") or hasattr(value, "__len__") and not isinstance(
             value, (str, bytes, dict))
 
@@ -437,10 +447,15 @@ def check_sample_weight(sample_weight, n_samples: int, *, name: str = "sample_we
     if _is_real(sample_weight):
         sample_weight = np.full(n_samples, float(sample_weight))
     try:
-        weights = np.asarray(sample_weight, dtype=np.float64)
+        given = np.asarray(sample_weight)  # (array-likes with __array__ only: no np.* calls)
+        complex_numbers = given.dtype.kind == "c"
+        weights = None if complex_numbers else np.asarray(given, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be numbers, one per sample ({n_samples}); could not "
                          f"convert {type(sample_weight).__name__} to float.") from None
+    if complex_numbers:  # numpy's cast drops the imaginary part with only a warning
+        raise ValueError(f"{name} must be real numbers, one per sample ({n_samples}); got "
+                         "complex numbers.")
     if weights.ndim != 1 or weights.shape[0] != n_samples:
         raise ValueError(
             f"{name} must be a 1-D array with one weight per sample ({n_samples}), "
@@ -569,6 +584,9 @@ def check_X_frame(X, text_columns: bool = True) -> None:
     columns = getattr(X, "columns", None)
     dtypes = getattr(X, "dtypes", None)
     if columns is not None and dtypes is not None and hasattr(X, "iloc"):
+        if len(columns) == 0:  # numpy's "at least one array or dtype is required"
+            raise ValueError(f"X is a DataFrame without columns (shape={X.shape}) while a "
+                             "minimum of 1 feature is required.")
         if len(dtypes) and all(str(dtype).startswith("Sparse") for dtype in dtypes):
             # scikit-learn turns such a frame into a sparse matrix and then asks for
             # ``.toarray()``, which a DataFrame does not have (or, with a NaN fill value,
@@ -602,6 +620,9 @@ def check_X_frame(X, text_columns: bool = True) -> None:
     if isinstance(X, (str, bytes)) or X is None:
         return  # scikit-learn's own message ("Expected 2D array, got scalar …") is clear
     array = np.asarray(X) if isinstance(X, (list, tuple, np.ndarray)) else None
+    if array is not None and array.dtype.kind in "mM":  # as a frame's date/time column
+        raise ValueError(f"X has dtype {array.dtype}; treesmith needs numbers. Convert it, e.g. "
+                         "to days since a reference date or to its year, month and weekday.")
     if array is None or array.ndim != 2 or array.dtype.kind not in "OUS":
         return
     for j in range(array.shape[1]):
@@ -752,7 +773,10 @@ def plain_accuracy(y, predicted, sample_weight=None):
 
 def accuracy(y, predicted, sample_weight=None) -> float:
     """``sklearn.metrics.accuracy_score(y, predicted, sample_weight=sample_weight)``, the
-    score of the classifiers: ``plain_accuracy`` when it applies, else scikit-learn's."""
+    score of the classifiers: ``plain_accuracy`` when it applies, else scikit-learn's.
+    Weights are checked as fit checks them (scikit-learn averages with negative weights)."""
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(sample_weight, _n_rows(predicted))
     fast = plain_accuracy(y, predicted, sample_weight)
     if fast is not None:
         return fast

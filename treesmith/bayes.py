@@ -16,6 +16,7 @@ tree visited.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
@@ -27,10 +28,15 @@ from ._dtypes import CLASSIFICATION, REGRESSION, TREE_LEAF, TREE_UNDEFINED
 from ._gc import pauses_collector
 from ._kernels import bayes as _kernel
 from ._validation import (
-    check_fraction,
-    check_int,
+    COUNT_LIMIT,
+    Interval,
+    Options,
+    RealNotInt,
+    _n_rows,
+    accuracy,
     check_random_state_parameter,
     check_sample_weight,
+    clamp_count,
     validate_parameters,
 )
 from ._threading import resolve_n_jobs
@@ -160,36 +166,41 @@ class BaseBayesianTree(BaseDecisionTree):
     _model = CLASSIFICATION
 
     # -- validation -----------------------------------------------------------------------
+    #: Allowed values of the sampler's parameters (``treesmith._validation``), checked at the
+    #: start of ``fit`` and on loaded models; the single tree's for the binning, categories,
+    #: seed and threads. ``burn_in`` below ``n_iter`` and the memory of the chains are
+    #: checked in ``_check_sampler_parameters`` / ``_check_chain_memory``.
+    _parameter_table = {
+        "sigma": [Interval(Real, 0.0, 1.0, "right")],
+        "phi": [Interval(Real, 0.0, None)],
+        "n_iter": [Interval(Integral, 1, None)],
+        "n_chains": [Interval(Integral, 1, None)],
+        "burn_in": [Interval(Integral, 0, None), Interval(RealNotInt, 0.0, 1.0, "left")],
+        "max_leaves": [Interval(Integral, 1, None), None],
+        "max_depth": [Interval(Integral, 0, None), None],
+        "init": [Options({"root", "prior"})],
+        "averaging": [Options({"map", "posterior"})],
+        **{name: TREE_PARAMETER_CONSTRAINTS[name]
+           for name in ("max_bins", "categorical_features", "random_state", "n_jobs")},
+    }
+
     def _check_sampler_parameters(self, n_samples):
-        """(sigma, phi, n_iter, n_chains, burn_in, max_leaves, max_depth) after the checks."""
-        sigma = check_fraction("sigma", self.sigma, 0.0, 1.0, low_inclusive=False)
-        if not (_is_real(self.phi) and self.phi >= 0):
-            raise ValueError(f"phi must be a float >= 0, got {self.phi!r}.")
-        n_iter = check_int("n_iter", self.n_iter, 1)
-        n_chains = check_int("n_chains", self.n_chains, 1)
-        if isinstance(self.burn_in, (float, np.floating)):
-            fraction = check_fraction("burn_in", self.burn_in, 0.0, 1.0, high_inclusive=False)
-            burn_in = int(fraction * n_iter)
-        else:
-            try:
-                burn_in = check_int("burn_in", self.burn_in, 0, n_iter - 1)
-            except ValueError:
+        """(sigma, phi, n_iter, n_chains, burn_in, max_leaves, max_depth) of the validated
+        parameters, for the kernels (a depth beyond 2**53 is no limit)."""
+        n_iter, n_chains = int(self.n_iter), int(self.n_chains)
+        if isinstance(self.burn_in, Integral):
+            if self.burn_in >= n_iter:
                 raise ValueError(
                     f"burn_in must be an int in [0, n_iter={n_iter}) or a float in [0, 1), got "
-                    f"{self.burn_in!r}.") from None
-        max_leaves = check_int("max_leaves", self.max_leaves, 1, allow_none=True)
-        max_leaves = n_samples if max_leaves is None else min(max_leaves, n_samples)
-        max_depth = check_int("max_depth", self.max_depth, 0, allow_none=True)
-        if self.init not in ("root", "prior"):
-            raise ValueError(f"init must be 'root' or 'prior', got {self.init!r}.")
-        if self.averaging not in ("map", "posterior"):
-            raise ValueError(f"averaging must be 'map' or 'posterior', got {self.averaging!r}.")
-        if self.n_jobs is not None and not (isinstance(self.n_jobs, (int, np.integer))
-                                            and not isinstance(self.n_jobs, bool)
-                                            and (self.n_jobs >= 1 or self.n_jobs == -1)):
-            raise ValueError(f"n_jobs must be None, -1 or an int >= 1, got {self.n_jobs!r}.")
-        return (sigma, float(self.phi), n_iter, n_chains, burn_in, max_leaves,
-                -1 if max_depth is None else max_depth)
+                    f"{self.burn_in!r}.")
+            burn_in = int(self.burn_in)
+        else:
+            burn_in = int(float(self.burn_in) * n_iter)
+        max_leaves = n_samples if self.max_leaves is None else min(int(self.max_leaves),
+                                                                   n_samples)
+        max_depth = -1 if self.max_depth is None else clamp_count(self.max_depth, COUNT_LIMIT)
+        return (float(self.sigma), float(self.phi), n_iter, n_chains, burn_in, max_leaves,
+                max_depth)
 
     # -- fitting --------------------------------------------------------------------------
     def _sample(self, X, y_code, y_value, sample_weight, leaf_parameters, trivial):
@@ -349,11 +360,9 @@ class BaseBayesianTree(BaseDecisionTree):
 
     # -- model files --------------------------------------------------------------------
     def _validate_params(self):
-        """The sampler's and the prior's parameters (``treesmith.io`` calls this on loaded
-        models; fit runs the same checks)."""
-        validate_parameters(self, {name: TREE_PARAMETER_CONSTRAINTS[name]
-                                   for name in ("max_bins", "categorical_features",
-                                                "random_state")})
+        """The sampler's and the prior's parameters (fit runs this first; ``treesmith.io``
+        calls it on loaded models)."""
+        validate_parameters(self)
         self._check_sampler_parameters(1)
         self._check_prior_parameters()
 
@@ -557,8 +566,8 @@ _SAMPLER_DOC = """
         right, the side a Bayesian tree's rules keep for the missing bin.
     n_jobs : int or None, default=None
         Threads running chains at once (None: 1; -1: every core this process may use, its
-        affinity and quota or a joblib/Dask worker's share; a chain's results do not depend
-        on it).
+        affinity and quota or a joblib/Dask worker's share, -2 all but one, as elsewhere in
+        treesmith; a chain's results do not depend on it).
     random_state : int, RandomState or None
         Seeds the chains and the binning subsample.
 """
@@ -652,9 +661,11 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
         self.random_state = random_state
 
     def _dirichlet(self, n_classes):
-        a = None if isinstance(self.a, (str, bool)) else np.asarray(self.a, dtype=object)
         try:
-            a = np.asarray(a, dtype=np.float64)
+            a = np.asarray(self.a, dtype=object)
+            # a bool is not a concentration (np.True_ was 1.0), nor is text
+            a = None if isinstance(self.a, str) or np.asarray(self.a).dtype.kind in "bUS" \
+                else np.asarray(a, dtype=np.float64)
         except (TypeError, ValueError):
             a = None
         if a is None or a.ndim > 1 or (a.ndim == 1 and a.shape[0] != n_classes) or not np.all(
@@ -673,6 +684,7 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Run the chains on (X, y) and keep the best tree; NaN in X is a missing value."""
+        self._validate_params()
         X, y = self._validate_X_y(X, y)
         check_classification_targets(y)
         self.classes_, y_code = np.unique(y, return_inverse=True)
@@ -724,6 +736,11 @@ class BayesianTreeClassifier(ClassifierMixin, BaseBayesianTree):
 
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), the weights checked as fit checks them (scikit-learn's
+        accuracy_score averages with negative weights)."""
+        return accuracy(y, self.predict(X), sample_weight)
 
     def predict(self, X):
         """Most probable class (lowest class index on ties)."""
@@ -797,13 +814,13 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Run the chains on (X, y) and keep the best tree; NaN in X is a missing value."""
+        self._validate_params()
         X, y = self._validate_X_y(X, y)
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D for BayesianTreeRegressor, got shape {y.shape}.")
         self.n_outputs_ = 1
         sample_weight = check_sample_weight(sample_weight, X.shape[0], rescale=False)
-        self._check_prior_parameters()
         positive = sample_weight > 0
         total = float(sample_weight.sum())
         with np.errstate(over="ignore", invalid="ignore"):
@@ -841,16 +858,23 @@ class BayesianTreeRegressor(RegressorMixin, BaseBayesianTree):
         return self._sample(X, np.zeros(X.shape[0], dtype=np.int64), y - self.mu_bar_,
                             sample_weight, parameters, trivial)
 
+    _parameter_table = {
+        **BaseBayesianTree._parameter_table,
+        "a": [Interval(Real, 0.0, None, "neither")],
+        "nu": [Interval(Real, 0.0, None, "neither")],
+        "lam": [None, Interval(Real, 0.0, None, "neither")],
+        "mu_bar": [None, Interval(Real, None, None)],
+    }
+
     def _check_prior_parameters(self):
-        """a, nu > 0; lam > 0 or None; mu_bar finite or None."""
-        for name in ("a", "nu"):
-            value = getattr(self, name)
-            if not (_is_real(value) and value > 0):
-                raise ValueError(f"{name} must be a float > 0, got {value!r}.")
-        if self.lam is not None and not (_is_real(self.lam) and self.lam > 0):
-            raise ValueError(f"lam must be a float > 0 or None, got {self.lam!r}.")
-        if self.mu_bar is not None and not _is_real(self.mu_bar):
-            raise ValueError(f"mu_bar must be a finite float or None, got {self.mu_bar!r}.")
+        """a, nu > 0; lam > 0 or None; mu_bar finite or None: the table's."""
+
+    def score(self, X, y, sample_weight=None):
+        """R² on (X, y), as scikit-learn's ``RegressorMixin.score``, with the weights checked
+        as fit checks them (scikit-learn's r2_score takes negative weights)."""
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, _n_rows(y))
+        return super().score(X, y, sample_weight=sample_weight)
 
     def _check_leaf_prior(self):
         """mu_bar_ and lam_ as fit stores them (predict centres the leaves on mu_bar_)."""

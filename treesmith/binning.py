@@ -8,6 +8,8 @@ quantile bins computed on a subsample. ``max_bins=None`` bins every feature exac
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numba
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -24,6 +26,7 @@ from ._kernels.binning import (
 )
 from ._kernels.pointers import serial_twin
 from ._threading import map_in_threads
+from ._validation import Interval, check_sample_weight, validate_parameters
 
 #: Most categories of a categorical feature: one bit each in a split's 256-bit category set,
 #: and one uint8 bin each.
@@ -223,20 +226,16 @@ class BinMapper(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = True  # NaN is a missing value: the last bin
         return tags
 
+    #: Allowed parameter values (treesmith._validation): checked first thing in ``fit``.
+    _parameter_table = {
+        "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, "both"), None],
+        "subsample": [Interval(Integral, 1, None), None],
+        # checked even when there is no subsample to draw (a wrong one is still an error)
+        "random_state": ["random_state"],
+    }
+
     def _validate_params(self):
-        if self.max_bins is not None and (
-            isinstance(self.max_bins, bool)
-            or not isinstance(self.max_bins, (int, np.integer))
-            or not 2 <= self.max_bins <= MAX_BINS_LIMIT
-        ):
-            raise ValueError(
-                f"max_bins must be an int in [2, {MAX_BINS_LIMIT}] or None (exact binning), "
-                f"got {self.max_bins!r}."
-            )
-        if self.subsample is not None and (
-            not isinstance(self.subsample, (int, np.integer)) or self.subsample < 1
-        ):
-            raise ValueError(f"subsample must be a positive int or None, got {self.subsample!r}.")
+        validate_parameters(self)
 
     def fit(self, X, y=None, feature_names=None, sample_weight=None):
         """Compute bin edges from ``X`` (float64 array, NaN allowed, ±inf rejected).
@@ -250,10 +249,9 @@ class BinMapper(TransformerMixin, BaseEstimator):
             raise ValueError(f"X must be 2-D, got shape {X.shape}.")
         check_no_infinity(X, feature_names)
         if sample_weight is not None:
-            weight = np.asarray(sample_weight)
-            if weight.shape != (X.shape[0],):
-                raise ValueError(f"sample_weight must have one weight per row of X "
-                                 f"({X.shape[0]}), got shape {weight.shape}.")
+            # the shared checker: a NaN or negative weight dropped its row silently, an
+            # infinite one kept it, text raised numpy's UFuncTypeError
+            weight = check_sample_weight(sample_weight, X.shape[0], positive_sum=False)
             if not np.any(weight > 0):
                 raise ValueError("sample_weight is zero (or negative) for every row: BinMapper "
                                  "needs rows of positive weight to place its bin edges.")
@@ -275,8 +273,6 @@ class BinMapper(TransformerMixin, BaseEstimator):
             rng = check_random_state(self.random_state)
             rows = np.sort(rng.choice(n_samples, self.subsample, replace=False))
             sample = X[rows]
-        elif not isinstance(self.random_state, (type(None), np.random.RandomState)):
-            check_random_state(self.random_state)  # unused, but a wrong one is still an error
         subsampled = sample is not X
 
         def edges_of(j):

@@ -131,6 +131,13 @@ def _parse_number(text: str, what: str) -> float | int:
         else value
 
 
+def _once(given: dict, key, spec: str) -> None:
+    """A key given twice in one option ("tsallis:alpha=2.5,alpha=3"): the last one silently
+    won."""
+    if key in given:
+        raise CLIError(f"{str(key)!r} is given twice in {spec!r}")
+
+
 def parse_criterion(spec: str, task: str | None = None):
     """``"gini"`` or ``"tsallis:alpha=2.5,beta=2"`` -> a criterion name or object.
 
@@ -160,6 +167,7 @@ def parse_criterion(spec: str, task: str | None = None):
         if not separator or not key.strip():
             raise CLIError(f"criterion parameters must look like name:key=value,key=value; "
                            f"got {spec!r}")
+        _once(params, key.strip(), spec)
         params[key.strip()] = _parse_number(value.strip(), f"criterion parameter {key.strip()}")
     try:
         return registry[name](**params)
@@ -180,6 +188,7 @@ def parse_pruning(spec: str):
         if not separator or not key.strip():
             raise CLIError(f"--pruning parameters must look like method:key=value,key=value; "
                            f"got {spec!r}")
+        _once(params, key.strip(), spec)
         value = value.strip()
         if value.lower() in ("true", "false"):
             params[key.strip()] = value.lower() == "true"
@@ -203,6 +212,7 @@ def parse_class_weight(spec: str, classes):
         if label not in by_text:
             raise CLIError(f"--class-weight names class {label!r}, which is not in the data; "
                            f"classes are {sorted(by_text)}")
+        _once(weights, by_text[label], spec)
         weights[by_text[label]] = _parse_number(value.strip(), f"weight of class {label!r}")
     return weights
 
@@ -240,7 +250,10 @@ def parse_costs(dataset, costs_file: Path | None, cost_items: list[str]):
 
 
 def _read_costs_file(path: Path) -> dict[str, float]:
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:  # a folder ('' is '.'), a binary file
+        raise CLIError(f"cannot read the --costs file {str(path)!r}: {error}") from None
     if path.suffix.lower() == ".json":
         try:
             document = json.loads(text)
@@ -671,7 +684,9 @@ def export(
         plt = optional_import("matplotlib.pyplot")
         path = out if out is not None else picture
         artists = plot_tree(estimator, **options)
-        artists[0].figure.savefig(path, dpi=100, bbox_inches="tight")
+        # the format asked for, whatever --out ends with (matplotlib guessed it from the
+        # suffix: --out tree.txt raised "Format 'txt' is not supported")
+        artists[0].figure.savefig(path, dpi=100, bbox_inches="tight", format="png")
         plt.close(artists[0].figure)
         console.print(f"tree picture written to {path}", markup=False)
         return

@@ -19,10 +19,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
+from numbers import Integral, Real
 
 import numpy as np
 
 from ._compat import optional_import
+from ._threading import resolve_n_jobs
+from ._validation import Interval, check_parameter
 from .costs import node_path_costs
 
 #: Metrics of one fit, in table order: column -> label.
@@ -391,6 +394,32 @@ def _run_one(method: Method, X, y, repeat: int, seed: int, test_size: float,
     return record
 
 
+#: Largest seed of a split (numpy's RandomState): repeat r of a comparison uses random_state + r.
+SEED_LIMIT = 2**32 - 1
+#: Bytes a finished fit's record holds at the least (its metrics dict in the result frame):
+#: comparisons whose records cannot fit in the available memory are refused before any fit.
+RECORD_BYTES = 1024
+
+
+def _check_repeats(n_repeats: int, random_state: int, n_methods: int) -> None:
+    """Every repeat's seed within numpy's range, and the records within memory, before any fit
+    (``--repeats 10**20`` listed 10**20 tasks and ended in a MemoryError after 80 s)."""
+    if random_state + n_repeats - 1 > SEED_LIMIT:
+        raise ValueError(f"n_repeats={n_repeats} splits from random_state={random_state} need "
+                         f"seeds up to {random_state + n_repeats - 1} (repeat r uses "
+                         f"random_state + r), beyond {SEED_LIMIT}: lower n_repeats or "
+                         "random_state.")
+    from .grower import _format_bytes, available_memory_bytes
+
+    needed = n_repeats * n_methods * RECORD_BYTES
+    available = available_memory_bytes()
+    if available is not None and needed > available:
+        raise ValueError(f"n_repeats={n_repeats} splits of {n_methods} method(s) need at least "
+                         f"{_format_bytes(needed)} for their results ({RECORD_BYTES} bytes "
+                         f"per fit), more than the {_format_bytes(available)} of memory "
+                         "available; lower n_repeats.")
+
+
 def run_comparison(X, y, methods=None, *, n_repeats: int = 10, test_size: float = 0.25,
                    random_state: int = 0, n_jobs: int | None = -1, feature_costs=None,
                    params: dict | None = None, progress: Callable | None = None,
@@ -413,10 +442,14 @@ def run_comparison(X, y, methods=None, *, n_repeats: int = 10, test_size: float 
     if not names:
         raise ValueError("methods must name at least one method")
     panel = [get_method(name) for name in names]
-    if not (isinstance(n_repeats, (int, np.integer)) and n_repeats >= 1):
-        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
-    if not (0 < test_size < 1):
-        raise ValueError(f"test_size must be in (0, 1), got {test_size!r}")
+    check_parameter("n_repeats", n_repeats, [Interval(Integral, 1, None)], "run_comparison")
+    check_parameter("test_size", test_size, [Interval(Real, 0.0, 1.0, "neither")],
+                    "run_comparison")
+    check_parameter("random_state", random_state, [Interval(Integral, 0, SEED_LIMIT, "both")],
+                    "run_comparison")
+    _check_repeats(int(n_repeats), int(random_state), len(panel))
+    if n_jobs is not None:  # joblib's "n_jobs == 0 has no meaning"; 10**20 a C int overflow
+        n_jobs = resolve_n_jobs(n_jobs)
     y = np.asarray(y)
     _, counts = np.unique(y, return_counts=True)
     if counts.shape[0] < 2:
@@ -426,8 +459,8 @@ def run_comparison(X, y, methods=None, *, n_repeats: int = 10, test_size: float 
                          f"the smallest has {counts.min()}")
     costs = None if feature_costs is None else np.asarray(feature_costs, dtype=np.float64)
     context = FitContext(random_state, costs, dict(params or {}))
-    tasks = [(method, repeat, random_state + repeat) for repeat in range(n_repeats)
-             for method in panel]
+    tasks = ((method, repeat, random_state + repeat) for repeat in range(n_repeats)
+             for method in panel)
     records = []
     runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     for record in runner(delayed(_run_one)(method, X, y, repeat, seed, test_size, context,

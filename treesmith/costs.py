@@ -116,16 +116,20 @@ def resolve_cost_groups(cost_groups, n_features: int, feature_names=None) -> np.
     """One int64 group id per column (0..n_groups-1 in order of first appearance)."""
     if cost_groups is None:
         return np.arange(n_features, dtype=np.int64)
-    if isinstance(cost_groups, str):
+    if isinstance(cost_groups, (str, bytes)) or not isinstance(cost_groups, dict) and (
+            not hasattr(cost_groups, "__iter__") or getattr(cost_groups, "ndim", 1) == 0):
+        # a number (or a 0-d array) is not a grouping: iterating it raised a TypeError
         raise ValueError(f"cost_groups must be None, a list of column groups, a dict "
                          f"{{group: columns}} or one group id per column, got {cost_groups!r}.")
     groups = list(cost_groups.values()) if isinstance(cost_groups, dict) else list(cost_groups)
     if groups and all(_is_int(g) for g in groups):
-        ids = np.asarray(groups, dtype=np.int64)
-        if ids.shape[0] != n_features:
+        if len(groups) != n_features:
             raise ValueError(f"cost_groups given as group ids must have one id per column "
-                             f"({n_features}), got {ids.shape[0]}.")
-        return _first_appearance(ids)
+                             f"({n_features}), got {len(groups)}.")
+        # renumbered in order of first appearance; any ints are labels (2**63 included)
+        ranks: dict = {}
+        return np.asarray([ranks.setdefault(int(g), len(ranks)) for g in groups],
+                          dtype=np.int64)
     ids = np.full(n_features, -1, dtype=np.int64)
     for group_index, group in enumerate(groups):
         if isinstance(group, (str, numbers.Number)) or not hasattr(group, "__iter__"):
@@ -236,6 +240,27 @@ def path_cost(tested_features, feature_cost, cost_group=None, cost_model="per_te
 
 def node_path_costs(tree, feature_cost, cost_group=None, cost_model="per_test",
                     repeated_test=None) -> np.ndarray:
+    """The path costs of :func:`_node_path_costs`, refused by name when one overflows float64
+    (finite costs such as 1e308 summed along a path gave inf, with only numpy's overflow
+    warning, and expected_cost / max_cost returned inf)."""
+    with np.errstate(over="ignore"):
+        cost = _node_path_costs(tree, feature_cost, cost_group, cost_model, repeated_test)
+    return check_finite_path_costs(cost, feature_cost)
+
+
+def check_finite_path_costs(cost: np.ndarray, feature_cost) -> np.ndarray:
+    """``cost`` (path costs: sums of feature costs), or a ValueError naming feature_costs when
+    one overflowed float64 (costs such as 1e308 summed along a path)."""
+    if not np.all(np.isfinite(cost)):
+        largest = float(np.max(np.asarray(feature_cost, dtype=np.float64), initial=0.0))
+        raise ValueError(f"feature_costs are too large for float64 path costs: a path's sum "
+                         f"overflows (largest cost {largest:.3g}). Divide feature_costs by a "
+                         "constant (the costs' unit does not change the trees).")
+    return cost
+
+
+def _node_path_costs(tree, feature_cost, cost_group=None, cost_model="per_test",
+                     repeated_test=None) -> np.ndarray:
     """Cost of the tests on the path from the root to every node (the node's own test not
     included), float64 ``(n_nodes,)``: at a leaf, the cost of classifying an example that
     reaches it (:func:`path_cost` of its path).

@@ -121,7 +121,7 @@ def list_datasets(source: str | None = None) -> list[str]:
     both of its collections (pima, wisconsin) means the balanced one; the imbalanced one is
     listed as ``keel:imbalanced/<name>``.
     """
-    if source not in (None, "sklearn", "keel"):
+    if not (source is None or isinstance(source, str) and source in ("sklearn", "keel")):
         raise ValueError(f"source must be None, 'sklearn' or 'keel', got {source!r}")
     names = []
     if source in (None, "sklearn"):
@@ -168,10 +168,8 @@ def load_dataset(name, *, target: str | None = None, task: str | None = None,
             ``False``: keep the columns as they are read.
         na_values: CSV files only: extra cell texts read as missing (``["?"]``).
     """
-    if encode not in (True, False, ONE_HOT, NATIVE):
-        raise ValueError(f"encode must be True/'one-hot', 'native' or False, got {encode!r}")
-    if task not in (None, CLASSIFICATION, REGRESSION):
-        raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+    _check_encode(encode)
+    _check_task_name(task)
     if not isinstance(name, (str, os.PathLike)):
         raise TypeError(f"dataset name must be a string or a path, got {type(name).__name__}")
     text = os.fspath(name)
@@ -205,6 +203,19 @@ def _unknown_message(name: str, known: list[str]) -> str:
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return (f"unknown dataset {name!r}: expected sklearn:<name>, keel:<name> or a CSV path "
             f"(see `treesmith datasets` / treesmith.list_datasets()){hint}")
+
+
+def _check_encode(encode) -> None:
+    # by type, then value: 1, 1.0 and 1+0j equal True, and an array raised numpy's ambiguous
+    # truth
+    if not (isinstance(encode, (bool, np.bool_))
+            or isinstance(encode, str) and encode in (ONE_HOT, NATIVE)):
+        raise ValueError(f"encode must be True/'one-hot', 'native' or False, got {encode!r}")
+
+
+def _check_task_name(task) -> None:
+    if not (task is None or isinstance(task, str) and task in (CLASSIFICATION, REGRESSION)):
+        raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
 
 
 def _check_task(expected: str, task: str | None, name: str) -> str:
@@ -281,6 +292,8 @@ def load_csv(path, *, target: str | None = None, task: str | None = None,
     ``na_values``: extra cell texts read as missing values (e.g. ``["?", "n/a"]``), as in
     ``pandas.read_csv``. A numeric column with a few other cells is an error naming them.
     """
+    _check_encode(encode)
+    _check_task_name(task)  # 'bogus' was the Dataset's task, its labels read as classes
     pd = optional_import("pandas")
     try:
         frame = pd.read_csv(path, na_values=na_values)
@@ -289,6 +302,7 @@ def load_csv(path, *, target: str | None = None, task: str | None = None,
     if frame.shape[1] < 2:
         raise ValueError(f"CSV file {os.fspath(path)!r} needs at least one feature column and "
                          f"a target column, found {frame.shape[1]} column(s)")
+    _check_unique_header(path, frame.shape[1])
     if frame.shape[0] == 0:
         raise ValueError(f"CSV file {os.fspath(path)!r} has no data rows")
     target = frame.columns[-1] if target is None else _one_target(target, frame.columns)
@@ -308,6 +322,19 @@ def load_csv(path, *, target: str | None = None, task: str | None = None,
                    description=f"CSV file {os.fspath(path)} ({frame.shape[0]} rows, "
                                f"{features.shape[1]} feature columns, target {target!r})",
                    feature_groups=groups, categories=levels)
+
+
+def _check_unique_header(path, n_columns: int) -> None:
+    """pandas renames a repeated column name ("a,a" reads as a, a.1): the model would then
+    refer to a column "a.1" that the file does not name. Refused, as a DataFrame with
+    duplicate column names is refused by the estimators."""
+    pd = optional_import("pandas")
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(name) for name in header.iloc[0]]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated and len(names) == n_columns:
+        raise ValueError(f"CSV file {os.fspath(path)!r} has repeated column names "
+                         f"{repeated}; give every column a unique name")
 
 
 def _infer_task(labels) -> str:

@@ -25,6 +25,7 @@ from ._validation import (
     Interval,
     Options,
     RealNotInt,
+    _n_rows,
     accuracy,
     check_class_weight,
     check_finite_sums,
@@ -791,6 +792,13 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                 stats = criterion.sample_statistics(y, sample_weight)
         check_finite_sums(stats, y)
         return stats
+
+    def score(self, X, y, sample_weight=None):
+        """R² on (X, y), as scikit-learn's ``RegressorMixin.score``, with the weights checked
+        as fit checks them (scikit-learn's r2_score takes negative weights)."""
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, _n_rows(y))
+        return super().score(X, y, sample_weight=sample_weight)
 
     def predict(self, X):
         """Mean training label of the reached leaf."""

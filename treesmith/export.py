@@ -19,10 +19,12 @@ written as they are produced.
 from __future__ import annotations
 
 import colorsys
+import os
 
 import numpy as np
 
 from ._dtypes import TREE_LEAF
+from ._validation import check_parameter
 from .categorical import category_text
 from .costs import node_path_costs
 from .tree import Tree
@@ -54,8 +56,10 @@ def format_number(value: float, precision: int | None) -> str:
     if precision is None:
         text = np.format_float_positional(value, unique=True, trim="-")
     else:
-        text = np.format_float_positional(value, precision=max(precision, 1), unique=True,
-                                          fractional=abs(value) >= 1, trim="-")
+        # beyond 17 digits the shortest unique text is reached (numpy takes a C int: 2**31
+        # raised OverflowError)
+        text = np.format_float_positional(value, precision=min(max(precision, 1), 17),
+                                          unique=True, fractional=abs(value) >= 1, trim="-")
         if precision == 0 and abs(value) >= 1:
             text = str(round(value))
     return "0" if text == "-0" else text
@@ -105,6 +109,35 @@ def _joined_set(items: list[str], width: int | None, start: int) -> str:
         text += piece
         line += len(piece)
     return text
+
+
+def _check_flag(parameter: str, value) -> bool:
+    """``value`` if it is a bool; ValueError naming ``parameter`` (a truthy 'no' was True)."""
+    check_parameter(parameter, value, ["boolean"])
+    return bool(value)
+
+
+def _check_out_file(out_file) -> None:
+    """None, a path (str or os.PathLike) or an open text file (with ``write``): an int was
+    taken by ``open`` as a file descriptor (``out_file=True`` wrote to standard output)."""
+    if out_file is None or hasattr(out_file, "write") or isinstance(out_file, (str, os.PathLike)):
+        return
+    raise TypeError(f"out_file must be None, a path or an open text file, got "
+                    f"{type(out_file).__name__} {out_file!r}")
+
+
+def _checked_costs(costs, n_features: int):
+    """Costs as float64, one finite non-negative number per column; ValueError otherwise."""
+    try:
+        values = None if np.iscomplexobj(costs) else np.asarray(costs, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.shape != (n_features,) or not np.all(np.isfinite(values)) \
+            or np.any(values < 0):
+        shown = f"shape {values.shape}" if values is not None else repr(costs)
+        raise ValueError(f"feature_costs must hold {n_features} finite non-negative numbers, got "
+                         f"{shown}")
+    return values
 
 
 class TreeExporter:
@@ -164,7 +197,8 @@ class TreeExporter:
             groups) != (tree.n_features,) else np.asarray(groups)
         self.precision = _check_depth_like("precision", precision)
         self.max_depth = _check_depth_like("max_depth", max_depth)
-        if show_distribution not in ("counts", "proportions", None):
+        if not (show_distribution is None or isinstance(show_distribution, str)) \
+                or show_distribution not in ("counts", "proportions", None):
             raise ValueError("show_distribution must be 'counts', 'proportions' or None, got "
                              f"{show_distribution!r}")
         self.show_distribution = show_distribution
@@ -183,20 +217,19 @@ class TreeExporter:
             costs = None if fitted is None or np.all(np.asarray(fitted) == 1) else fitted
         if costs is None:
             return None
-        costs = np.asarray(costs, dtype=np.float64)
-        n_features = self.tree.n_features
-        if costs.shape != (n_features,) or not np.all(np.isfinite(costs)) or np.any(costs < 0):
-            raise ValueError(f"feature_costs must hold {n_features} finite non-negative "
-                             f"numbers, got shape {costs.shape}")
-        return costs
+        return _checked_costs(costs, self.tree.n_features)
 
     @staticmethod
     def _names(parameter, given, fitted, expected, default):
         """The names to show (:func:`shown_name`): the given ones, else the fitted ones, else
         ``default``."""
+        if given is True and parameter == "class_names":  # scikit-learn: symbolic names
+            given = [f"y[{k}]" for k in range(expected)]
         names = given if given is not None else fitted
         if names is None:
             return default
+        if isinstance(names, (str, bytes)) or np.ndim(names) != 1:
+            raise ValueError(f"{parameter} must be a list of {expected} names, got {names!r}")
         names = [str(name) for name in names]
         if len(names) != expected:
             raise ValueError(f"{parameter} must have {expected} entries, got {len(names)}")
@@ -648,7 +681,10 @@ class DotExporter(TreeExporter):
     def __init__(self, estimator, *, filled: bool = True, rounded: bool = True,
                  fontname: str = "helvetica", **options):
         super().__init__(estimator, **options)
-        self.filled, self.rounded, self.fontname = filled, rounded, fontname
+        if not isinstance(fontname, str):
+            raise ValueError(f"fontname must be a str, got {fontname!r}")
+        self.filled, self.rounded = _check_flag("filled", filled), _check_flag("rounded", rounded)
+        self.fontname = fontname
 
     @staticmethod
     def escape(text: str) -> str:
@@ -715,6 +751,8 @@ def export_text(estimator, *, feature_names=None, class_names=None, feature_cost
     probability p and sample count n (the mean label for regression). See :class:`TreeExporter`
     for the parameters.
     """
+    _check_flag("rules", rules)
+    _check_out_file(out_file)
     exporter = TextExporter(estimator, feature_names=feature_names, class_names=class_names,
                             feature_costs=feature_costs, precision=precision,
                             max_depth=max_depth, show_distribution=show_distribution)
@@ -735,6 +773,7 @@ def export_graphviz(estimator, out_file=None, *, feature_names=None, class_names
     class distribution and predicted class; edges are labelled ``yes`` (test true, left) and
     ``no``. No Graphviz installation is needed to produce the text. Returns the DOT text.
     """
+    _check_out_file(out_file)
     exporter = DotExporter(estimator, feature_names=feature_names, class_names=class_names,
                            feature_costs=feature_costs, precision=precision, max_depth=max_depth,
                            show_distribution=show_distribution, filled=filled, rounded=rounded,
@@ -791,10 +830,8 @@ def forest_summary(forest, *, feature_names=None, feature_costs=None,
         fitted = getattr(forest, "feature_costs_", None)
         costs = None if fitted is None or np.all(np.asarray(fitted) == 1) else fitted
     if costs is not None:
-        costs = np.asarray(costs, dtype=np.float64)
-        if costs.shape != (n_features,) or not np.all(np.isfinite(costs)) or np.any(costs < 0):
-            raise ValueError(f"feature_costs must hold {n_features} finite non-negative "
-                             f"numbers, got shape {costs.shape}")
+        costs = _checked_costs(costs, n_features)
+    precision = _check_depth_like("precision", precision)
 
     def number(value: float) -> str:
         return format_number(value, precision)

@@ -41,6 +41,8 @@ from importlib import import_module
 
 import numpy as np
 
+from ._validation import check_parameter
+
 FORMAT_NAME = "treesmith-model"
 #: 2: trees have ``left_categories`` (splits by sets of categories) and the tree estimators
 #: ``categorical_features``; a version-1 file is read as a tree without categorical splits,
@@ -347,6 +349,11 @@ def to_dict(estimator, metadata: dict | None = None) -> dict:
         raise ValueError(f"cannot save the parameters of this {name} as JSON ({error}); "
                          f"use pickle or joblib instead") from None
     attributes = _fitted_attributes(estimator, name)
+    if metadata is not None and not isinstance(metadata, dict):
+        # a list or a str was written, and the file then refused by load ("metadata must be
+        # an object"); False, 0 or "" were silently {}
+        raise ValueError(f"metadata must be a dict or None, got {type(metadata).__name__} "
+                         f"{metadata!r}"[:300])
     try:
         metadata = json.loads(json.dumps(metadata or {}, allow_nan=False))
     except (TypeError, ValueError) as error:
@@ -358,8 +365,17 @@ def to_dict(estimator, metadata: dict | None = None) -> dict:
             "attributes": attributes, "metadata": metadata}
 
 
+def _check_path(path) -> None:
+    """A file name (str, bytes or os.PathLike): ``open`` takes an int as a file descriptor
+    (``save(model, True)`` wrote the model to standard output and closed it)."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path must be a file name (str or os.PathLike), got "
+                        f"{type(path).__name__} {path!r}"[:300])
+
+
 def save(estimator, path, metadata: dict | None = None) -> None:
     """Write ``estimator`` to ``path`` as a JSON model file (UTF-8, no NaN literals)."""
+    _check_path(path)
     text = json.dumps(to_dict(estimator, metadata), allow_nan=False, separators=(",", ":"))
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
@@ -1028,6 +1044,8 @@ def load(path, return_metadata: bool = False):
     Raises :class:`ModelFileError` for a truncated, corrupted or hostile file and
     ``FileNotFoundError`` when ``path`` does not exist.
     """
+    _check_path(path)
+    check_parameter("return_metadata", return_metadata, ["boolean"], "load")
     size = os.path.getsize(path)
     if size > MAX_FILE_BYTES:
         raise ModelFileError(f"model file {os.fspath(path)!r} is {size} bytes, more than the "

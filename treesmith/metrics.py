@@ -33,6 +33,7 @@ from .categorical import UNSEEN_AS_MISSING, UnseenValues, fitted_categories
 from ._validation import Interval, check_parameter, check_sample_weight
 from .costs import (
     check_cost_model,
+    check_finite_path_costs,
     group_costs,
     node_path_costs,
     resolve_cost_groups,
@@ -92,13 +93,26 @@ def path_costs(estimator, X, feature_costs=None, cost_groups=None,
     (docs/methods.md §5).
     """
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
-        return _forest_costs(estimator, X, feature_costs, cost_groups)
+        with np.errstate(over="ignore"):
+            cost = _forest_costs(estimator, X, feature_costs, cost_groups)
+        return check_finite_path_costs(cost, _used_costs(estimator, feature_costs))
     if _is_c45(estimator):
-        return _c45_visits(estimator, X, feature_costs, cost_groups, cost_model).cost
+        with np.errstate(over="ignore"):
+            cost = _c45_visits(estimator, X, feature_costs, cost_groups, cost_model).cost
+        return check_finite_path_costs(cost, _used_costs(estimator, feature_costs))
     tree = _fitted_tree(estimator)
     leaf_cost = node_path_costs(tree, *_cost_setting(
         estimator, _n_features(estimator, tree), feature_costs, cost_groups, cost_model))
     return leaf_cost[np.asarray(estimator.apply(X), dtype=np.int64)]
+
+
+def _used_costs(estimator, feature_costs):
+    """The feature costs a metric charges (given, else fitted), for an overflow message."""
+    used = getattr(estimator, "feature_costs_", None) if feature_costs is None else feature_costs
+    if isinstance(used, dict) or used is None:
+        return np.zeros(0) if not isinstance(used, dict) else np.asarray(
+            list(used.values()), dtype=np.float64)
+    return used
 
 
 def _is_c45(estimator) -> bool:
@@ -182,7 +196,10 @@ def max_cost(estimator, X=None, feature_costs=None, cost_groups=None,
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         from .ensemble.costs import forest_max_cost  # a forest: the union per example
 
-        return forest_max_cost(estimator, X, feature_costs, cost_groups)
+        with np.errstate(over="ignore"):
+            worst = forest_max_cost(estimator, X, feature_costs, cost_groups)
+        return float(check_finite_path_costs(np.asarray([worst]),
+                                             _used_costs(estimator, feature_costs))[0])
     tree = _fitted_tree(estimator)
     if X is None:
         node_cost = _node_costs(estimator, tree, feature_costs, cost_groups, cost_model)
@@ -208,6 +225,15 @@ def expected_depth(estimator, X, sample_weight=None) -> float:
         return float(depth @ _normalised_weight(sample_weight, depth.shape[0]))
     if getattr(estimator, "tree_", None) is not None:
         _fitted_tree(estimator)  # not a posterior average of many trees
+    elif getattr(estimator, "estimators_", None) is not None:
+        # a forest's decision_path is (indicator, n_nodes_ptr): a TypeError in csr_matrix
+        raise ValueError(f"expected_depth is the number of tests on one tree's paths; "
+                         f"{type(estimator).__name__} has {len(estimator.estimators_)} trees. "
+                         "Use expected_cost (unit costs by default: each feature paid once per "
+                         "example, whatever the trees) or expected_depth of each member of "
+                         "estimators_.")
+    else:  # not a tree: 'str' object has no attribute 'decision_path'
+        _fitted_tree(estimator)
     paths = sp.csr_matrix(estimator.decision_path(X))
     if paths.shape[0] == 0:
         raise ValueError("X has no rows: the expected depth is undefined.")
@@ -242,6 +268,23 @@ class LazyPrediction:
         return iter((self.predictions, self.costs))
 
 
+def _check_rows_fit_in_memory(estimator, n_samples: int) -> None:
+    """Refuse, naming n_samples, a number of examples whose per-row state (values and
+    acquisitions per feature, cost, leaf per tree: at least 24 + 9 per feature + 8 per tree
+    bytes) cannot fit in the available memory: n_samples=2**31 failed in numpy's allocation."""
+    from .grower import _format_bytes, available_memory_bytes
+
+    n_features = int(getattr(estimator, "n_features_in_", 0) or 0)
+    n_trees = len(getattr(estimator, "estimators_", None) or ()) or 1
+    needed = n_samples * (24 + 9 * n_features + 8 * n_trees)
+    available = available_memory_bytes()
+    if available is not None and needed > available:
+        raise ValueError(f"predict_lazy: n_samples={n_samples} examples need at least "
+                         f"{_format_bytes(needed)} of state, more than the "
+                         f"{_format_bytes(available)} of memory available; predict them in "
+                         "smaller batches.")
+
+
 def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
                  feature_costs=None, cost_groups=None, cost_model=None) -> LazyPrediction:
     """Predict ``n_samples`` examples, acquiring each feature value only when needed.
@@ -263,11 +306,18 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     """
     check_parameter("n_samples", n_samples, [Interval(Integral, 0, None)], "predict_lazy")
     check_parameter("batch", batch, ["boolean"], "predict_lazy")
+    if not callable(get_feature):  # was "'str' object is not callable" at the first request
+        raise ValueError(f"predict_lazy: get_feature must be a callable get_feature(row, j) "
+                         f"(get_feature(rows, j) with batch=True), got {get_feature!r}.")
+    _check_rows_fit_in_memory(estimator, int(n_samples))
     if getattr(estimator, "tree_", None) is None and getattr(estimator, "estimators_", None):
         from .ensemble.costs import forest_predict_lazy  # one request per feature and row
 
-        return forest_predict_lazy(estimator, get_feature, n_samples, batch=batch,
-                                   feature_costs=feature_costs, cost_groups=cost_groups)
+        with np.errstate(over="ignore"):
+            result = forest_predict_lazy(estimator, get_feature, n_samples, batch=batch,
+                                         feature_costs=feature_costs, cost_groups=cost_groups)
+        check_finite_path_costs(result.costs, _used_costs(estimator, feature_costs))
+        return result
     tree = _fitted_tree(estimator)
     n_samples = int(n_samples)
     n_features = _n_features(estimator, tree)
@@ -276,8 +326,13 @@ def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,
     if _is_c45(estimator):  # every branch below a missing value
         from .c45._lazy import c45_predict_lazy
 
-        return c45_predict_lazy(estimator, get_feature, n_samples, batch, costs, groups, model)
+        with np.errstate(over="ignore"):
+            result = c45_predict_lazy(estimator, get_feature, n_samples, batch, costs, groups,
+                                      model)
+        check_finite_path_costs(result.costs, costs)
+        return result
     group_cost = group_costs(costs, groups)
+    node_path_costs(tree, costs, groups, model)  # a path whose cost overflows is named first
     unseen = UnseenValues(estimator)
     precision = fitted_numeric_precision(estimator)
     left = np.asarray(tree.children_left)

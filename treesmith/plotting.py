@@ -15,10 +15,13 @@ raise (``parse_math=False`` on every text artist, legends included).
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from ._compat import optional_import
-from .export import TreeExporter, class_colours
+from ._validation import Interval, check_parameter
+from .export import TreeExporter, _check_flag, class_colours
 
 #: Average glyph width and line height of the default sans-serif font, in ems.
 _CHAR_WIDTH_EM = 0.62
@@ -35,9 +38,14 @@ class MPLExporter(TreeExporter):
     def __init__(self, estimator, *, filled: bool = True, fontsize: float | None = None,
                  legend: bool = True, title: str | None = None, **options):
         super().__init__(estimator, **options)
-        if fontsize is not None and not (isinstance(fontsize, (int, float)) and fontsize > 0):
-            raise ValueError(f"fontsize must be a positive number or None, got {fontsize!r}")
-        self.filled, self.fontsize, self.legend, self.title = filled, fontsize, legend, title
+        # a bool was a font size of 1, NaN reached matplotlib ("figure size must be positive
+        # finite"), a truthy 'no' drew the fill and the legend, a list was the title's text
+        check_parameter("fontsize", fontsize, [None, Interval(Real, 0.0, None, "neither")])
+        if not (title is None or isinstance(title, str)):
+            raise ValueError(f"title must be a str or None, got {title!r}")
+        self.filled = _check_flag("filled", filled)
+        self.legend = _check_flag("legend", legend)
+        self.fontsize, self.title = fontsize, title
 
     # -- layout (in inches at the base font size) -------------------------------------------
     def _box_size(self, lines, fontsize):
@@ -90,7 +98,10 @@ class MPLExporter(TreeExporter):
             ax = fig.add_axes([0.2 / fig_width, margin_bottom / fig_height,
                                (fig_width - 0.4) / fig_width, height * scale / fig_height])
         else:
-            fig = ax.figure
+            fig = getattr(ax, "figure", None)
+            if fig is None or not hasattr(ax, "get_window_extent"):
+                raise TypeError(f"ax must be a matplotlib Axes or None, got "
+                                f"{type(ax).__name__}")
             box = ax.get_window_extent().transformed(fig.dpi_scale_trans.inverted())
             scale = min(1.0, box.width / width, box.height / height)
         fontsize = base * scale

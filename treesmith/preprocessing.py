@@ -43,7 +43,14 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import Interval, check_sample_weight, check_y_values, validate_parameters
+from ._validation import (
+    ArrayLike,
+    InstanceOf,
+    Interval,
+    check_sample_weight,
+    check_y_values,
+    validate_parameters,
+)
 from .costs import resolve_feature_costs
 
 
@@ -80,10 +87,14 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
     inner k-means edges of binned columns), ``levels_`` (source name → levels).
     """
 
-    #: Declared parameter values (treesmith._validation); categorical and feature_costs are
-    #: resolved against the columns of X.
+    #: Declared parameter values (treesmith._validation); the columns ``categorical`` lists
+    #: and feature_costs are resolved against the columns of X.
     _parameter_table = {
         "n_bins": [Interval(numbers.Integral, 2, None)],
+        # a number was iterated ("'int' object is not iterable"); other text is refused by
+        # _categorical_mask
+        "categorical": [None, InstanceOf(str, "'auto'"),
+                        ArrayLike("a list of column names or positions")],
         "drop_binary": ["boolean"],
         "random_state": ["random_state"],
     }
@@ -177,10 +188,13 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
         mask = np.zeros(len(columns), dtype=bool)
         if self.categorical is None:
             return mask
-        if isinstance(self.categorical, str):
-            raise ValueError(f"categorical must be 'auto' or a list of columns, got "
-                             f"{self.categorical!r}.")
+        if isinstance(self.categorical, str) or getattr(self.categorical, "ndim", 1) == 0:
+            raise ValueError(f"KMeansBinarizer: categorical must be None, 'auto' or a list of "
+                             f"column names or positions, got {self.categorical!r}.")
         for column in self.categorical:
+            if isinstance(column, (bool, np.bool_)):  # True was column 1
+                raise ValueError(f"categorical lists column names or positions, not booleans; "
+                                 f"got {self.categorical!r}.")
             if isinstance(column, numbers.Integral) and 0 <= column < len(columns):
                 mask[int(column)] = True
             elif names is not None and column in names:
@@ -209,6 +223,12 @@ class KMeansBinarizer(TransformerMixin, BaseEstimator):
             return self._indicators(name, "value", distinct.tolist(),
                                     [f"{name}={_format(v)}" for v in distinct])
         edges = self._kmeans_edges(values, name)
+        if edges.size == 0:  # the labels below read edges[0]: an IndexError
+            raise ValueError(
+                f"column {name!r} has {distinct.size} distinct values, but every k-means bin of "
+                f"them is narrower than scikit-learn's minimum bin width 1e-8 (its values span "
+                f"{float(distinct[-1] - distinct[0]):.3g}), so they merge into one bin; rescale "
+                "the column (e.g. multiply it by a power of ten) or list it in categorical=.")
         self.bin_edges_[name] = edges
         labels = ([f"{name}<{_format(edges[0])}"]
                   + [f"{_format(lo)}<={name}<{_format(hi)}" for lo, hi in itertools.pairwise(edges)]
@@ -340,6 +360,9 @@ class CoalescedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator = estimator
 
     def fit(self, X, y, sample_weight=None):
+        if isinstance(self.estimator, type) or not hasattr(self.estimator, "fit"):
+            raise TypeError(f"CoalescedClassifier: estimator must be a classifier instance "
+                            f"(with fit), got {self.estimator!r}.")
         X_u, y_u, w_u, counts = coalesce(X, y, sample_weight)
         self.estimator_ = clone(self.estimator).fit(X_u, y_u, sample_weight=w_u)
         self.counts_ = counts

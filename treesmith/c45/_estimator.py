@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 import warnings
 
 import numpy as np
@@ -12,7 +12,16 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
 from .._precision import fitted_numeric_precision, precision_of_columns, rounded_values
-from .._validation import check_sample_weight, check_y_values
+from .._validation import (
+    ArrayLike,
+    InstanceOf,
+    Interval,
+    Options,
+    accuracy,
+    check_sample_weight,
+    check_y_values,
+    validate_parameters,
+)
 from ..categorical import (FLOAT_PRECISIONS, _column, _is_polars_frame, _missing,
                            _object_array, _polars_enum_order, fitted_precision,
                            is_categorical_dtype, sort_categories, unseen_report)
@@ -52,9 +61,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         Laplace-smoothed leaf probabilities (n_k + 1)/(N + K) in ``predict_proba`` (``-A``).
     reduced_error_pruning : bool, default False
         Grow on (n_folds − 1)/n_folds of the data and prune on the rest (``-R``).
-    n_folds : int >= 2, default 3
+    n_folds : int >= 2 (at most the number of rows), default 3
         Folds of reduced-error pruning (``-N``); the last fold of J48's stratification is held out.
-    random_state : None or int, default None
+    random_state : None or int >= 0, default None
         Reduced-error pruning only. None keeps J48's held-out fold exactly (J48 3.6
         stratifies the data in its given order; its ``-Q`` seed only reorders the growing
         part, which does not change the tree). An int shuffles the rows first, reproducibly.
@@ -116,26 +125,30 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # -- checks -------------------------------------------------------------------------------
+    #: Allowed values of the parameters (``treesmith._validation``), checked at the start of
+    #: ``fit`` and on loaded model files; column indices, names and masks of
+    #: ``categorical_features`` are resolved against X by ``_nominal_mask``.
+    _parameter_table = {
+        "confidence_factor": [Interval(Real, 0.0, 0.5, "right")],
+        "min_objects": [Interval(Real, 0.0, None)],
+        **{name: ["boolean"] for name in ("unpruned", "subtree_raising", "collapse",
+                                          "binary_splits", "laplace", "reduced_error_pruning",
+                                          "mdl_correction")},
+        "n_folds": [Interval(Integral, 2, None)],
+        # numpy's default_rng seed: a non-negative int (True is not a seed)
+        "random_state": [None, Interval(Integral, 0, None)],
+        # a string other than "from_dtype" / "auto" is refused by _nominal_mask
+        "categorical_features": [None, InstanceOf(str, "'from_dtype'"),
+                                 ArrayLike("column indices, column names or a boolean mask")],
+        "missing_values": [Options(set(_MISSING_VALUES))],
+    }
+
     def _check_params(self):
-        cf = self.confidence_factor
-        if not (isinstance(cf, numbers.Real) and not isinstance(cf, bool) and 0 < cf <= 0.5):
-            raise ValueError(f"confidence_factor must be a float in (0, 0.5], got {cf!r}.")
-        m = self.min_objects
-        if not (isinstance(m, numbers.Real) and not isinstance(m, bool) and np.isfinite(m)
-                and m >= 0):
-            raise ValueError(f"min_objects must be a finite number >= 0, got {m!r}.")
-        for name in ("unpruned", "subtree_raising", "collapse", "binary_splits", "laplace",
-                     "reduced_error_pruning", "mdl_correction"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
-        if not (isinstance(self.n_folds, numbers.Integral) and not isinstance(self.n_folds, bool)
-                and self.n_folds >= 2):
-            raise ValueError(f"n_folds must be an int >= 2, got {self.n_folds!r}.")
-        if self.random_state is not None and not isinstance(self.random_state, numbers.Integral):
-            raise ValueError(f"random_state must be None or an int, got {self.random_state!r}.")
-        if self.missing_values not in _MISSING_VALUES:
-            raise ValueError(f"missing_values must be one of {_MISSING_VALUES}, got "
-                             f"{self.missing_values!r}.")
+        validate_parameters(self)
+
+    def _validate_params(self):
+        """scikit-learn's hook (``treesmith.io`` calls it on loaded models): our table."""
+        validate_parameters(self)
 
     def _nominal_mask(self, X, n_features, names):
         spec = self.categorical_features
@@ -162,6 +175,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                     raise ValueError(f"categorical_features names column {item!r}, which X "
                                      f"does not have.")
                 mask[list(names).index(str(item))] = True
+            elif spec.dtype.kind not in "iu":  # 2.5 was int(2.5), column 2
+                raise ValueError(f"categorical_features must hold column indices (ints), "
+                                 f"column names or a boolean mask, got "
+                                 f"{self.categorical_features!r}.")
             else:
                 if not (0 <= int(item) < n_features):
                     raise ValueError(f"categorical_features index {item!r} is outside "
@@ -263,6 +280,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             return np.array([lookup.get(v, np.nan) if not _is_missing(v) else np.nan
                              for v in np.asarray(values, dtype=object).ravel()],
                             dtype=np.float64)
+        if np.asarray(values).dtype.kind == "c":  # the cast dropped the imaginary part
+            raise ValueError(f"column {self._column_name(j)} holds complex numbers; C4.5 "
+                             "needs real numbers (or name it in categorical_features).")
         try:
             codes = np.asarray(values, dtype=np.float64)
         except (TypeError, ValueError) as error:
@@ -451,6 +471,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         """J48's class distribution (``distributionForInstance``), normalised to sum to 1."""
         return self._proba_of_encoded(self._encode_predict(X))
 
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), the weights checked as fit checks them (scikit-learn's
+        accuracy_score averages with negative weights)."""
+        return accuracy(y, self.predict(X), sample_weight)
+
     def predict(self, X):
         """J48's ``classifyInstance``: the most probable class, the first on near-ties."""
         return self._predict_encoded(self._encode_predict(X))
@@ -508,6 +533,11 @@ def reduced_error_folds(y_code: np.ndarray, n_folds: int, random_state=None):
     order, then dealt round robin into ``n_folds`` folds (``stratStep``); the last fold
     (``testCV(n_folds, n_folds - 1)``) is held out. An int ``random_state`` shuffles first.
     """
+    # J48: "Can't have more folds than instances!" (one row is a root leaf whatever the folds,
+    # docs/methods.md §2: nothing is held out)
+    if n_folds > y_code.shape[0] > 1:
+        raise ValueError(f"n_folds={n_folds} is more folds than the {y_code.shape[0]} rows: "
+                         "reduced_error_pruning holds out one fold of n_folds; lower n_folds.")
     order = list(range(y_code.shape[0]))
     if random_state is not None:
         order = list(np.random.default_rng(random_state).permutation(y_code.shape[0]))
@@ -520,7 +550,8 @@ def reduced_error_folds(y_code: np.ndarray, n_folds: int, random_state=None):
                 order[index], order[j] = order[j], order[index]
                 index += 1
         index += 1
-    dealt = [row for start in range(n_folds) for row in order[start::n_folds]]
+    # folds past the n-th are empty: range(n_folds) looped 10**12 times for n_folds=10**12
+    dealt = [row for start in range(min(n_folds, n)) for row in order[start::n_folds]]
     per_fold, remainder = divmod(n, n_folds)
     fold = n_folds - 1
     size = per_fold + (1 if fold < remainder else 0)

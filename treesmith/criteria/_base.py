@@ -241,8 +241,19 @@ class RegressionCriterion(Criterion):
             return np.where(stats[:, 1] > 0, stats[:, 2] / stats[:, 1], 0.0)
 
 
+def check_task(task, allow_none: bool = False) -> None:
+    """``task`` is "classification" or "regression" (or None when allowed): ValueError naming
+    it (a numpy array raised numpy's ambiguous truth, 'Classification' read as a mismatch)."""
+    if (task is None and allow_none) or isinstance(task, str) and task in (CLASSIFICATION_TASK,
+                                                                           REGRESSION_TASK):
+        return
+    allowed = ("None, " if allow_none else "") + f"{CLASSIFICATION_TASK!r} or {REGRESSION_TASK!r}"
+    raise ValueError(f"task must be {allowed}, got {task!r}.")
+
+
 def resolve_criterion(criterion, task: str) -> Criterion:
     """Turn the estimator's ``criterion`` parameter (a name or a criterion object) into one."""
+    check_task(task)
     if isinstance(criterion, Criterion):
         instance = criterion
     elif isinstance(criterion, str) and criterion in _REGISTRY:
@@ -280,9 +291,7 @@ def available(task: str | None = None) -> list[dict]:
     ``task`` ("classification" or "regression"). :func:`describe_available` formats them as a
     table to print.
     """
-    if task not in (None, CLASSIFICATION_TASK, REGRESSION_TASK):
-        raise ValueError(f"task must be None, {CLASSIFICATION_TASK!r} or {REGRESSION_TASK!r}, "
-                         f"got {task!r}.")
+    check_task(task, allow_none=True)
     rows = []
     for cls in _LISTED:
         if task is not None and cls.task != task:

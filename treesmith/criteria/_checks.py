@@ -20,7 +20,10 @@ def check_number(name, value, *, low=None, high=None, low_open=True, high_open=F
     expected = f"{name} must be {kind} in {span}, got {value!r}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(expected + ".")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64 (10**400)
+        raise ValueError(expected + ".") from None
     if not np.isfinite(number):
         raise ValueError(expected + ".")
     if integer and number != round(number):

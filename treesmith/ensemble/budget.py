@@ -13,7 +13,7 @@ majority vote of the trees; probabilities sum the training class counts of the r
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numba
 import numpy as np
@@ -25,19 +25,29 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._gc import pauses_collector
 from .._precision import fitted_numeric_precision, numeric_precision, rounded_to
 from .._validation import (
-    check_fraction,
+    ArrayLike,
+    Interval,
+    accuracy,
+    check_parameter,
     check_random_state_parameter,
     check_sample_weight,
     check_X_frame,
     check_y_values,
+    validate_parameters,
 )
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..categorical import category_counts, encode_categories
 from ..costs import group_costs
 from .costs import leaf_path_groups
 from .._threading import numba_threads, resolve_n_jobs, run_tasks
-from .forest import bootstrap_counts, tree_seed
-from .greedy_tree import GreedyTreeClassifier, MinimaxGrower, _minimax_setting
+from ..grower import _format_bytes, available_memory_bytes
+from .forest import FOREST_BYTES_PER_TREE, bootstrap_counts, tree_seed
+from .greedy_tree import (
+    MINIMAX_PARAMETER_CONSTRAINTS,
+    GreedyTreeClassifier,
+    MinimaxGrower,
+    _minimax_setting,
+)
 from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_function
 
 #: The α grid of the paper's MiniBooNE and Forest experiments (§3).
@@ -68,7 +78,11 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         Thresholds of threshold-Pairs tried; the one with the best validation accuracy within
         the budget is kept (ties: lower cost, then smaller α). None uses ``impurity`` as given
         (required for Powers).
-    max_estimators : int >= 1, default=40, trees grown at most per α (the paper's 40).
+    max_estimators : int >= 1, default=40, trees grown at most per α (the paper's 40). With a
+        budget below the cost of acquiring every feature it may be huge (the budget stops
+        the trees); otherwise every α grows them all, and a number the available memory cannot
+        hold (``FOREST_BYTES_PER_TREE`` each) is refused before growing. A budget not reached
+        when the memory is full stops the fit with an error.
     validation_fraction : float in (0, 1), default=0.3, share of the rows held out (stratified)
         to measure cost and accuracy when ``fit`` gets no ``X_val``/``y_val``.
     feature_costs, cost_groups : as for ``DecisionTreeClassifier`` (default unit costs; a group
@@ -122,6 +136,23 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # -- parameters -------------------------------------------------------------------------
+    #: Allowed values of the parameters (``treesmith._validation``): GreedyTree's for the
+    #: trees' parameters, and the forest's own; checked at the start of ``fit``.
+    _parameter_table = {
+        **{name: constraint for name, constraint in MINIMAX_PARAMETER_CONSTRAINTS.items()
+           if name not in ("cost_model", "max_features")},
+        "budget": [None, Interval(Real, 0.0, None, "neither")],
+        "alphas": [None, ArrayLike("a non-empty sequence of numbers >= 0")],
+        "max_estimators": [Interval(Integral, 1, None)],
+        "validation_fraction": [Interval(Real, 0.0, 1.0, "neither")],
+    }
+
+    def _validate_params(self):
+        """The table's checks and each of ``alphas`` (``treesmith.io`` calls it on loaded
+        models)."""
+        validate_parameters(self)
+        self._set_functions()
+
     def _set_functions(self) -> list[SetFunction]:
         base = ThresholdPairs() if self.impurity is None else resolve_set_function(self.impurity)
         if self.alphas is None:
@@ -129,22 +160,39 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(base, ThresholdPairs):
             raise ValueError(f"alphas are thresholds of ThresholdPairs; with impurity={base!r} "
                              "pass alphas=None.")
-        alphas = np.atleast_1d(np.asarray(self.alphas, dtype=object))
-        if alphas.ndim != 1 or alphas.size == 0:
+        alphas = list(np.asarray(self.alphas).ravel()) if hasattr(self.alphas, "__array__") \
+            else list(self.alphas)
+        if not alphas:
             raise ValueError(f"alphas must be a non-empty sequence of numbers >= 0 or None, got "
                              f"{self.alphas!r}.")
+        for k, alpha in enumerate(alphas):
+            check_parameter(f"alphas[{k}]", alpha, [Interval(Real, 0.0, None)],
+                            type(self).__name__)
         return [ThresholdPairs(alpha) for alpha in alphas]
 
-    def _check_parameters(self):
-        budget = self.budget
-        if budget is not None and (not isinstance(budget, numbers.Real)
-                                   or isinstance(budget, bool) or not np.isfinite(budget)
-                                   or budget <= 0):
-            raise ValueError(f"budget must be a finite number > 0 or None, got {budget!r}.")
-        if not isinstance(self.max_estimators, numbers.Integral) or \
-                isinstance(self.max_estimators, bool) or self.max_estimators < 1:
-            raise ValueError(f"max_estimators must be an int >= 1, got "
-                             f"{self.max_estimators!r}.")
+    def _check_memory(self, n_set_functions: int, group_cost: np.ndarray) -> int | None:
+        """The number of trees per α the available memory holds (``FOREST_BYTES_PER_TREE``
+        each; every α keeps its trees until the best is chosen), None when unknown; a
+        ValueError naming max_estimators when the fit would grow more than that: without a
+        budget, or with a budget at least the cost of acquiring every feature (no validation
+        row can cost more, so the budget never stops the trees), all max_estimators trees of
+        every α are grown."""
+        available = available_memory_bytes()
+        if available is None:
+            return None
+        limit = available // (FOREST_BYTES_PER_TREE * n_set_functions)
+        never_stops = self.budget is None or self.budget >= float(group_cost.sum())
+        if never_stops and self.max_estimators > limit:
+            reason = ("" if self.budget is None else
+                      f" (budget={self.budget!r} is at least {float(group_cost.sum()):g}, the "
+                      "cost of acquiring every feature, so it never stops the trees)")
+            raise ValueError(
+                f"max_estimators={int(self.max_estimators)} trees for each of the "
+                f"{n_set_functions} alphas{reason} need at least "
+                f"{_format_bytes(self.max_estimators * n_set_functions * FOREST_BYTES_PER_TREE)}"
+                f", more than the {_format_bytes(available)} of memory available; lower "
+                "max_estimators.")
+        return int(limit)
 
     # -- fitting ----------------------------------------------------------------------------
     def _validate_X_y(self, X, y):
@@ -172,9 +220,19 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         if X_val is not None:
             X_val = encode_categories(self, X_val, fitting=False)
             check_X_frame(X_val)
-            X_val = rounded_to(validate_data(self, X_val, dtype=FLOAT_INPUT_DTYPES,
-                                             ensure_all_finite="allow-nan", reset=False),
-                               self.numeric_precision_)  # measured as predict sees it
+            try:
+                X_val = validate_data(self, X_val, dtype=FLOAT_INPUT_DTYPES,
+                                      ensure_all_finite="allow-nan", reset=False)
+            except ValueError as error:  # "Input X contains infinity": name X_val's column
+                if "infinity" in str(error):
+                    names = getattr(self, "feature_names_in_", None)
+                    try:
+                        check_no_infinity(np.asarray(X_val, dtype=np.float64),
+                                          None if names is None else list(names))
+                    except ValueError as named:
+                        raise ValueError(f"X_val: {named}") from None
+                raise
+            X_val = rounded_to(X_val, self.numeric_precision_)  # measured as predict sees it
             y_val = np.asarray(y_val)
             if y_val.shape != (X_val.shape[0],):
                 raise ValueError(f"y_val must hold one label per row of X_val "
@@ -183,8 +241,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             if unknown.any():
                 raise ValueError(f"y_val holds classes not in y: {np.unique(y_val[unknown])}.")
             return X, y, sample_weight, X_val, y_val
-        fraction = check_fraction("validation_fraction", self.validation_fraction, 0.0, 1.0,
-                                  low_inclusive=False, high_inclusive=False)
+        fraction = float(self.validation_fraction)  # validated: in (0, 1)
         n_samples = X.shape[0]
         n_held_out = int(np.ceil(fraction * n_samples))  # train_test_split's rounding
         if n_samples - n_held_out < 1 or n_held_out < 1:
@@ -210,8 +267,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         default a stratified ``validation_fraction`` of (X, y) is held out from training).
         ``sample_weight`` scales the bootstrap multiplicities of the training rows.
         """
+        self._validate_params()
         X, y = self._validate_X_y(X, y)
-        self._check_parameters()
         set_functions = self._set_functions()
         random_state = check_random_state_parameter(self.random_state)
         self.classes_, y_code_all = np.unique(y, return_inverse=True)
@@ -233,6 +290,8 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
             template.feature_names_in_ = self.feature_names_in_
         setting = _minimax_setting(template, X.shape[1])
         costs = setting["costs"]
+        tree_limit = self._check_memory(len(set_functions),
+                                        group_costs(costs.feature_cost, costs.cost_group))
         categories = getattr(self, "categories_", None)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
                                      n_categories=category_counts(categories))
@@ -256,7 +315,7 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         def run(set_function):
             with numba_threads(1 if workers > 1 else numba.get_num_threads()):
                 return self._grow_for(set_function, setting, X_binned, y_code, w_train, X_val,
-                                      val_code, tree_seeds())
+                                      val_code, tree_seeds(), tree_limit)
 
         runs = run_tasks(run, set_functions, workers)
 
@@ -310,10 +369,11 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _grow_for(self, set_function, setting, X_binned, y_code, w_train, X_val, val_code,
-                  seeds):
+                  seeds, tree_limit=None):
         """Algorithm 1 for one set function, the trees seeded from the iterable ``seeds``:
         trees, their seeds, how many stay within the budget, and one curve row (n_trees,
-        average cost, validation accuracy, within budget) per tree."""
+        average cost, validation accuracy, within budget) per tree. A ValueError when the
+        budget is not reached within ``tree_limit`` trees (what the memory holds)."""
         costs = setting["costs"]
         groups = costs.cost_group
         n_groups = int(groups.max()) + 1
@@ -324,6 +384,13 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         trees, used_seeds, rows = [], [], []
         kept = 0
         for k, seed in enumerate(seeds):
+            if tree_limit is not None and k >= tree_limit:
+                cost = rows[-1][1] if rows else 0.0
+                raise ValueError(
+                    f"budget={self.budget!r} is not reached after {k} trees (average "
+                    f"validation cost {cost:.4g}) and the memory available holds no more of "
+                    f"max_estimators={int(self.max_estimators)}; lower max_estimators or the "
+                    "budget.")
             weight = w_train * bootstrap_counts(int(seed), w_train.shape[0], w_train.shape[0])
             grower = MinimaxGrower(self.bin_mapper_, set_function, self.n_classes_,
                                    seed=tree_seed(int(seed)), **setting)
@@ -363,6 +430,11 @@ class BudgetForestClassifier(ClassifierMixin, BaseEstimator):
         for t, member in enumerate(self.estimators_):
             votes[rows, np.argmax(member.tree_.value, axis=1)[leaves[:, t]]] += 1.0
         return self.classes_.take(np.argmax(votes, axis=1))
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), the weights checked as fit checks them (scikit-learn's
+        accuracy_score averages with negative weights)."""
+        return accuracy(y, self.predict(X), sample_weight)
 
     def predict(self, X):
         """Majority vote of the trees (each votes its leaf's majority class; ties: lowest

@@ -23,7 +23,13 @@ def is_forest(estimator) -> bool:
 
 
 def members(forest) -> list:
-    return list(np.ravel(forest.estimators_))
+    """The fitted trees of ``forest``; a ValueError for anything else (a single tree, a string:
+    an AttributeError on ``estimators_``)."""
+    trees = getattr(forest, "estimators_", None)
+    if trees is None or getattr(forest, "tree_", None) is not None or not len(trees):
+        raise ValueError(f"expected a fitted forest (an estimator with estimators_ of fitted "
+                         f"trees), got {type(forest).__name__}.")
+    return list(np.ravel(trees))
 
 
 def leaf_path_groups(tree, groups: np.ndarray, n_groups: int) -> np.ndarray:

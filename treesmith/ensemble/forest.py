@@ -22,7 +22,10 @@ member. docs/methods.md §7.
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
+from collections.abc import Callable
+from numbers import Integral
 
 import numba
 import numpy as np
@@ -45,7 +48,14 @@ from .._threading import (
     threads_per_task,
 )
 from .._validation import (
+    COUNT_LIMIT,
+    InstanceOf,
+    _n_rows,
+    Interval,
+    Options,
+    RealNotInt,
     accuracy,
+    check_class_weight,
     check_random_state_parameter,
     check_sample_weight,
     check_X_frame,
@@ -56,12 +66,17 @@ from .._validation import (
     plain_prediction_array,
     plain_training_arrays,
     seeded_generator,
+    validate_parameters,
 )
 from ..binning import FLOAT_INPUT_DTYPES, BinMapper, check_no_infinity
 from ..categorical import category_counts, encode_categories, encode_categories_for_warm_start
 from ..criteria._base import CLASSIFICATION_TASK, REGRESSION_TASK, resolve_criterion
-from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
-from ..grower import StoppingRules, TreeGrower
+from ..estimators import (
+    TREE_PARAMETER_CONSTRAINTS,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+)
+from ..grower import StoppingRules, TreeGrower, _format_bytes, available_memory_bytes
 from ..pruning import prune_tree_ccp
 from ..splitters import bin_values
 
@@ -72,6 +87,30 @@ TREE_PARAMETERS = ("criterion", "max_depth", "min_samples_split", "min_samples_l
                    "min_impurity_decrease", "max_bins", "split_rule", "feature_costs",
                    "cost_groups", "cost_model", "monotonic_cst",
                    "categorical_features", "ccp_alpha")
+
+#: Allowed values of the forests' parameters (``treesmith._validation``): the single tree's
+#: for the parameters passed to every tree, and the forest's own. Checked at the start of
+#: ``fit``, before the data; ``oob_score`` and ``max_samples`` with ``bootstrap=False`` and
+#: the memory of ``n_estimators`` trees are checked by ``_check_forest_parameters``.
+FOREST_PARAMETER_CONSTRAINTS = {
+    **{name: TREE_PARAMETER_CONSTRAINTS[name] for name in TREE_PARAMETERS
+       if name in TREE_PARAMETER_CONSTRAINTS},
+    "n_estimators": [Interval(Integral, 1, None)],
+    "bootstrap": ["boolean"],
+    "oob_score": ["boolean", InstanceOf(Callable, "a metric(y_true, y_pred)")],
+    "n_jobs": TREE_PARAMETER_CONSTRAINTS["n_jobs"],
+    "random_state": ["random_state"],
+    # the counts of a bootstrap are float64: beyond 2**53 draws they are no longer exact; a
+    # float is a multiple of n_samples, above 1 too, as in scikit-learn >= 1.9
+    "max_samples": [None, Interval(Integral, 1, COUNT_LIMIT, "both"),
+                    Interval(RealNotInt, 0.0, None, "neither")],
+    "warm_start": ["boolean"],
+}
+
+#: Bytes a fitted tree of a forest takes at the least (a one-leaf tree: its estimator object,
+#: ``Tree`` arrays and seed; ~5 KB measured): ``n_estimators`` trees that cannot fit in the
+#: available memory are refused before anything is allocated.
+FOREST_BYTES_PER_TREE = 4096
 
 
 #: Draws per chunk of a bootstrap: memory stays O(n_samples + chunk) when an int
@@ -209,9 +248,27 @@ class TreeJob:
         if not self.bootstrap:
             return self.sample_weight
         counts = bootstrap_counts(seed, self.sample_weight.shape[0], self.n_draws)
-        weight = self.sample_weight * counts
+        factor = counts
         if self.balance_classes:
-            weight *= subsample_class_weight(self.y_code, counts, self.n_classes)[self.y_code]
+            factor = counts * subsample_class_weight(self.y_code, counts,
+                                                     self.n_classes)[self.y_code]
+        with np.errstate(over="ignore"):
+            weight = self.sample_weight * factor
+            total = weight.sum()
+        if not np.isfinite(total):
+            # finite weights times multiplicities (1e308 drawn twice) overflow: scaled first by
+            # the power of two that brings their sum below 2**1000 (exact, as check_sample_weight
+            # scales a single tree's: the tree is the one of the unscaled weights)
+            exponent = (math.ceil(math.log2(float(self.sample_weight.max())))
+                        + math.ceil(math.log2(float(factor.max())))
+                        + math.ceil(math.log2(weight.shape[0])) - 1000)
+            weight = (self.sample_weight * 2.0 ** -exponent) * factor
+            if np.any((weight == 0) & (self.sample_weight > 0) & (factor > 0)):
+                raise ValueError(
+                    "sample_weight spans too many orders of magnitude (largest "
+                    f"{float(self.sample_weight.max()):.3g}): a tree's weights (sample_weight "
+                    "x bootstrap counts) overflow float64 and scaling them down would turn "
+                    "the smallest into zero. Divide them by a constant first.")
         return weight
 
     def _no_weight_message(self) -> str:
@@ -423,19 +480,23 @@ class BaseForest(BaseEstimator):
                                   reset=False)
         return rounded_to(plain, fitted_numeric_precision(self))  # docs/methods.md §2
 
+    _parameter_table = FOREST_PARAMETER_CONSTRAINTS
+
+    def _validate_params(self):
+        """scikit-learn's hook (``treesmith.io`` calls it on loaded models): our table."""
+        validate_parameters(self)
+
     def _check_forest_parameters(self, n_samples):
-        if not isinstance(self.n_estimators, numbers.Integral) or \
-                isinstance(self.n_estimators, bool) or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be an int >= 1, got {self.n_estimators!r}.")
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise ValueError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
-        if not (isinstance(self.oob_score, (bool, np.bool_)) or callable(self.oob_score)):
-            raise ValueError(f"oob_score must be True, False or a metric(y_true, y_pred), "
-                             f"got {self.oob_score!r}.")
-        alpha = self.ccp_alpha
-        if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
-                and np.isfinite(alpha) and alpha >= 0):
-            raise ValueError(f"ccp_alpha must be a finite float >= 0, got {alpha!r}.")
+        """The checks that involve several parameters or the machine (the table's are done),
+        and the number of draws of each tree's bootstrap."""
+        available = available_memory_bytes()
+        needed = int(self.n_estimators) * FOREST_BYTES_PER_TREE
+        if available is not None and needed > available:
+            raise ValueError(
+                f"n_estimators={int(self.n_estimators)} trees need at least "
+                f"{_format_bytes(needed)} ({FOREST_BYTES_PER_TREE} bytes for the smallest "
+                f"tree), more than the {_format_bytes(available)} of memory available; lower "
+                "n_estimators.")
         if self.oob_score is not False and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag rows exist only "
                              "with bootstrap samples).")
@@ -444,13 +505,14 @@ class BaseForest(BaseEstimator):
             return n_samples
         if not self.bootstrap:
             raise ValueError("max_samples needs bootstrap=True; got bootstrap=False.")
-        if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-            if 1 <= max_samples:
-                return int(max_samples)
-        elif isinstance(max_samples, numbers.Real) and 0.0 < max_samples <= 1.0:
-            return max(1, int(round(max_samples * n_samples)))
-        raise ValueError(f"max_samples must be None, an int >= 1 or a float in (0, 1], got "
-                         f"{max_samples!r}.")
+        if isinstance(max_samples, numbers.Integral):  # validated: not a bool
+            return int(max_samples)
+        draws = float(max_samples) * n_samples  # inf for 1e308 x n: round() overflowed
+        if not draws <= COUNT_LIMIT:
+            raise ValueError(f"max_samples={max_samples!r} x {n_samples} rows is {draws:.3g} "
+                             "draws per tree, more than 2**53 (the bootstrap counts are "
+                             "float64).")
+        return max(1, int(round(draws)))
 
     def _tree_template(self):
         params = {name: getattr(self, name) for name in TREE_PARAMETERS}
@@ -481,6 +543,9 @@ class BaseForest(BaseEstimator):
         monotonic_cst = template._monotonic_constraints(n_features, n_classes, criterion)
         if self._task == REGRESSION_TASK:
             criterion.validate_targets(y)
+            # y whose float64 sums overflow is refused before any tree grows, as by the single
+            # tree (the trees were one leaf each: every impurity inf or NaN)
+            DecisionTreeRegressor._sample_statistics(criterion, y, sample_weight)
         categories = getattr(self, "categories_", None)
         self.bin_mapper_ = BinMapper(max_bins=self.max_bins, random_state=random_state,
                                      n_categories=category_counts(categories))
@@ -510,7 +575,8 @@ class BaseForest(BaseEstimator):
             member = _member_like(template, template_params, int(seed))
             # grown, then pruned by minimal cost-complexity, as the single tree and
             # scikit-learn's forests do
-            member.tree_ = prune_tree_ccp(tree, self.ccp_alpha) if self.ccp_alpha > 0 else tree
+            member.tree_ = (prune_tree_ccp(tree, float(self.ccp_alpha)) if self.ccp_alpha > 0
+                            else tree)
             member.n_features_in_ = n_features
             if hasattr(self, "feature_names_in_"):
                 member.feature_names_in_ = self.feature_names_in_
@@ -621,6 +687,12 @@ class BaseForest(BaseEstimator):
                 total[rows] += member.tree_.predict(X[rows])
                 n_trees[rows] += 1
         seen = n_trees > 0
+        if not seen.any():  # the metric then failed on empty arrays (scikit-learn's message)
+            raise ValueError(
+                f"oob_score: none of the {n_rows} training rows is out of bag for any of the "
+                f"{len(self.estimators_)} trees (every bootstrap of {job.n_draws} draws drew "
+                "every row): the out-of-bag score is undefined. Draw fewer rows per tree "
+                "(max_samples), or fit with oob_score=False.")
         if not seen.all():
             from .._warnings import warn_at_user_code
 
@@ -705,8 +777,11 @@ class _RegressionTreeJob(TreeJob):
         self.y = y
 
     def grow_on(self, seed, X_binned, y_code, weight, rows):
-        return self.grower(seed, weight).grow(X_binned, y_code, weight,
-                                      self.criterion.sample_statistics(self.y[rows], weight))
+        # the single tree's statistics: weights scaled down when w * y**2 overflows, and the
+        # error naming y when y itself is too large
+        statistics = DecisionTreeRegressor._sample_statistics(self.criterion, self.y[rows],
+                                                              weight)
+        return self.grower(seed, weight).grow(X_binned, y_code, weight, statistics)
 
 
 class RandomForestClassifier(ClassifierMixin, BaseForest):
@@ -714,7 +789,8 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
 
     Parameters
     ----------
-    n_estimators : int >= 1, default=100.
+    n_estimators : int >= 1, default=100; a forest whose trees cannot fit in the available
+        memory (``FOREST_BYTES_PER_TREE`` each at the least) is refused before it grows.
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
     min_weight_fraction_split (θ, also ECART's truncation),
     max_leaf_nodes, min_impurity_decrease, max_bins, split_rule, feature_costs, cost_groups,
@@ -725,8 +801,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         so is their mean.
     bootstrap : bool, default=True; each tree grows on n (or ``max_samples``) rows drawn with
         replacement, passed as integer sample weights.
-    max_samples : None, int >= 1 or float in (0, 1]: rows drawn per tree (an int may exceed
-        n; beyond 2**26 draws the counts are drawn from their multinomial distribution).
+    max_samples : None, int in [1, 2**53] or float > 0: rows drawn per tree, an int or
+        round(max_samples x n) (either may exceed n, as in scikit-learn >= 1.9; beyond 2**26
+        draws the counts are drawn from their multinomial distribution).
     oob_score : bool or callable, default=False; ``oob_score_`` is the accuracy (or, given a
         metric(y_true, y_pred), that metric; unweighted, as in scikit-learn) of the out-of-bag
         votes on the rows some tree's bootstrap did not draw (whatever their weight), and
@@ -781,9 +858,16 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
             ccp_alpha=ccp_alpha, min_weight_fraction_split=min_weight_fraction_split)
         self.class_weight = class_weight
 
+    _parameter_table = {
+        **FOREST_PARAMETER_CONSTRAINTS,
+        "class_weight": [None, Options({"balanced", "balanced_subsample"}),
+                         InstanceOf(dict, "a dict {class: weight}")],
+    }
+
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Grow the forest on (X, y); NaN in X is a missing value."""
+        self._validate_params()
         X, y = self._validate_X_y(X, y)
         if not labels_are_classes(y):
             check_classification_targets(y)
@@ -795,13 +879,10 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         if per_bootstrap and not self.bootstrap:
             class_weight = "balanced"  # the subsample is every row (scikit-learn's rule)
         if class_weight is not None and not (per_bootstrap and self.bootstrap):
-            if not (isinstance(class_weight, dict) or (isinstance(class_weight, str)
-                                                       and class_weight == "balanced")):
-                raise ValueError("class_weight must be None, 'balanced', 'balanced_subsample' "
-                                 f"or a dict {{class: weight}}, got {self.class_weight!r}.")
-            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
-            if not sample_weight.sum() > 0:
-                raise ValueError("class_weight gives every sample a zero weight.")
+            check_class_weight(class_weight, self.classes_)  # the single tree's checks
+            sample_weight = check_sample_weight(
+                sample_weight * compute_sample_weight(class_weight, y), X.shape[0],
+                name="sample_weight * class_weight")
         return self._fit_forest(X, y_code.astype(np.int64), sample_weight, self.n_classes_, y,
                                 balance_classes=per_bootstrap and bool(self.bootstrap))
 
@@ -877,10 +958,18 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Grow the forest on (X, y); NaN in X is a missing value."""
+        self._validate_params()
         X, y = self._validate_X_y(X, y)
         y = np.asarray(y, dtype=np.float64)
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         return self._fit_forest(X, np.zeros(X.shape[0], dtype=np.int64), sample_weight, 0, y)
+
+    def score(self, X, y, sample_weight=None):
+        """R² on (X, y), as scikit-learn's ``RegressorMixin.score``, with the weights checked
+        as fit checks them (scikit-learn's r2_score takes negative weights)."""
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, _n_rows(y))
+        return super().score(X, y, sample_weight=sample_weight)
 
     def predict(self, X):
         """Mean over the trees of the reached leaves' mean labels."""

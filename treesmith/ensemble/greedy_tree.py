@@ -20,15 +20,21 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._gc import pauses_collector
 from .._validation import (
-    check_int,
+    COUNT_LIMIT,
+    InstanceOf,
+    Interval,
+    Options,
+    accuracy,
     check_random_state_parameter,
     check_sample_weight,
+    clamp_count,
     resolve_max_features,
+    validate_parameters,
 )
 from ..binning import BinMapper
 from ..categorical import category_counts
 from ..costs import ResolvedCosts, resolve_costs
-from ..estimators import BaseDecisionTree
+from ..estimators import TREE_PARAMETER_CONSTRAINTS, BaseDecisionTree
 from ..grower import TreeGrower
 from .._kernels.candidates import CANDIDATE_DRAWS, CANDIDATE_SIZE_LIMITS
 from ..tree import Tree
@@ -37,11 +43,28 @@ from ..rules.set_functions import SetFunction, ThresholdPairs, resolve_set_funct
 
 
 
+#: Allowed values of the parameters of GreedyTree-like estimators (``treesmith._validation``);
+#: ``feature_costs`` and ``cost_groups`` are resolved by ``treesmith.costs``.
+MINIMAX_PARAMETER_CONSTRAINTS = {
+    "impurity": [None, InstanceOf(SetFunction, "ThresholdPairs(alpha) or Powers(power)"),
+                 Options({"threshold_pairs", "powers"})],
+    "cost_model": [Options({"per_feature", "per_test"})],
+    "free_reuse": ["boolean"],
+    "candidates": [Options({"sampled", "all"})],
+    "max_depth": TREE_PARAMETER_CONSTRAINTS["max_depth"],
+    "max_features": TREE_PARAMETER_CONSTRAINTS["max_features"],
+    "max_bins": TREE_PARAMETER_CONSTRAINTS["max_bins"],
+    "categorical_features": TREE_PARAMETER_CONSTRAINTS["categorical_features"],
+    "random_state": ["random_state"],
+    "n_jobs": TREE_PARAMETER_CONSTRAINTS["n_jobs"],
+}
+
+
 def check_candidates(candidates) -> int:
     """``candidates``: "sampled" (the paper's random stumps) or "all" (every occupied bin)."""
-    if candidates == "sampled":
+    if isinstance(candidates, str) and candidates == "sampled":
         return SAMPLED_CANDIDATES
-    if candidates == "all":
+    if isinstance(candidates, str) and candidates == "all":
         return ALL_CANDIDATES
     raise ValueError(f"candidates must be 'sampled' (80/40/20 random observed values per "
                      f"feature, as in the paper) or 'all' (every bin), got {candidates!r}.")
@@ -163,10 +186,17 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def _resolved_impurity(self) -> SetFunction:
         return ThresholdPairs() if self.impurity is None else resolve_set_function(self.impurity)
 
+    _parameter_table = MINIMAX_PARAMETER_CONSTRAINTS
+
+    def _validate_parameters(self):
+        """Every declared parameter (there is no pruning), before any data is read."""
+        validate_parameters(self)
+
     @pauses_collector
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on (X, y); NaN in X is a missing value. ``sample_weight`` acts as a
         multiplicity: F is evaluated on the summed weights per class."""
+        self._validate_parameters()
         X, y = self._validate_X_y(X, y)
         check_classification_targets(y)
         self.classes_, y_code = np.unique(y, return_inverse=True)
@@ -192,6 +222,11 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
         X = self._validate_X_predict(X)
         return self.tree_.predict(X, getattr(self, "feature_names_in_", None))
 
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy on (X, y), the weights checked as fit checks them (scikit-learn's
+        accuracy_score averages with negative weights)."""
+        return accuracy(y, self.predict(X), sample_weight)
+
     def predict(self, X):
         """Majority class of the reached leaf (lowest class index on ties)."""
         X = self._validate_X_predict(X)
@@ -200,20 +235,18 @@ class GreedyTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
 
 def _minimax_setting(estimator, n_features) -> dict:
-    """Validated costs, candidates, depth and feature sampling of a GreedyTree-like estimator;
-    sets the fitted ``feature_costs_``, ``cost_groups_``, ``cost_model_``, ``max_features_``."""
-    if estimator.cost_model not in ("per_feature", "per_test"):
-        raise ValueError(f"cost_model must be 'per_feature' or 'per_test', got "
-                         f"{estimator.cost_model!r}.")
+    """Costs, candidates, depth and feature sampling of a GreedyTree-like estimator whose
+    parameters ``MINIMAX_PARAMETER_CONSTRAINTS`` validated; sets the fitted ``feature_costs_``,
+    ``cost_groups_``, ``cost_model_``, ``max_features_``."""
     costs = resolve_costs(estimator.feature_costs, estimator.cost_groups, estimator.cost_model,
                           n_features, getattr(estimator, "feature_names_in_", None))
     check_candidates(estimator.candidates)
-    max_depth = check_int("max_depth", estimator.max_depth, 1, allow_none=True)
+    # a depth beyond 2**53 is no limit; 2**63 overflowed the kernel's int64
+    max_depth = None if estimator.max_depth is None else clamp_count(estimator.max_depth,
+                                                                     COUNT_LIMIT)
     estimator.max_features_ = resolve_max_features(estimator.max_features, n_features)
     estimator.feature_costs_ = costs.feature_cost
     estimator.cost_groups_ = costs.cost_group
     estimator.cost_model_ = estimator.cost_model
-    if not isinstance(estimator.free_reuse, (bool, np.bool_)):
-        raise ValueError(f"free_reuse must be True or False, got {estimator.free_reuse!r}.")
     return {"costs": costs, "candidates": estimator.candidates, "max_depth": max_depth,
             "max_features": estimator.max_features_, "free_reuse": bool(estimator.free_reuse)}

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import is_classifier
-from sklearn.model_selection import check_cv
 from sklearn.utils import Bunch
 
 from ..pruning._estimator import (
+    check_prunable,
     check_sample_weight,
     fitted_tree,
     held_out_data,
@@ -29,6 +29,9 @@ from ..pruning._estimator import (
 )
 from ..pruning._held_out import sequence_losses, steps_applied, weighted_mean_and_se
 from ..pruning.cost_complexity import check_risk, cost_complexity_path, subtree_breakpoints
+from .._validation import Options, check_parameter
+from .execution import joblib_workers
+from .instances import check_estimator_instance, check_labels, cv_folds
 
 RULES = ("min", "1se")
 CANDIDATES = ("cart", "breakpoints")
@@ -120,29 +123,32 @@ def select_ccp_alpha(estimator, X, y, cv=5, rule: str = "min", risk: str = "impu
     anything :func:`sklearn.model_selection.check_cv` accepts (stratified K-fold for
     classifiers when an int).
     """
+    check_estimator_instance(estimator, "select_ccp_alpha")
+    check_prunable(estimator)  # C4.5: "property 'tree_' has no setter" after the folds
     check_risk(risk)
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}.")
-    if candidates not in CANDIDATES:
-        raise ValueError(f"candidates must be one of {CANDIDATES}, got {candidates!r}.")
-    y_array = np.asarray(y)
+    check_parameter("rule", rule, [Options(RULES)], "select_ccp_alpha")
+    check_parameter("candidates", candidates, [Options(CANDIDATES)], "select_ccp_alpha")
+    joblib_workers(n_jobs, 1, "select_ccp_alpha")
+    y_array = check_labels(y, X, "select_ccp_alpha")
     weight = check_sample_weight(sample_weight, y_array.shape[0])
-    splitter = check_cv(cv, y_array, classifier=is_classifier(estimator))
-    folds = list(splitter.split(np.zeros((y_array.shape[0], 1)), y_array))
+    # the folds take the checked weights (a scalar sample_weight was indexed by fold rows)
+    fold_weight = None if sample_weight is None else weight
+    folds = cv_folds(cv, y_array, is_classifier(estimator), "select_ccp_alpha")
 
     full = unpruned_clone(estimator).fit(X, y, sample_weight=sample_weight)
     path = cost_complexity_path(fitted_tree(full), risk)
     breakpoints = subtree_breakpoints(path)
     # Threads by default: the engine's kernels release the GIL and workers start instantly.
-    parallel = Parallel(n_jobs=n_jobs, prefer="threads")
+    parallel = Parallel(n_jobs=joblib_workers(n_jobs, len(folds), "select_ccp_alpha"),
+                        prefer="threads")
     if candidates == "cart":
         cv_alphas = _cart_candidates(breakpoints)
         fold_losses = parallel(
-            delayed(_fold_losses)(estimator, X, y, sample_weight, train, test, risk, cv_alphas)
+            delayed(_fold_losses)(estimator, X, y, fold_weight, train, test, risk, cv_alphas)
             for train, test in folds
         )
     else:
-        fitted = parallel(delayed(_fold_path)(estimator, X, y, sample_weight, train, risk)
+        fitted = parallel(delayed(_fold_path)(estimator, X, y, fold_weight, train, risk)
                           for train, _ in folds)
         pooled = [breakpoints] + [subtree_breakpoints(fold_path) for _, fold_path in fitted]
         cv_alphas = np.unique(np.concatenate(pooled))
@@ -182,8 +188,20 @@ def tune_ccp_alpha(instances, risk: str = "impurity") -> Bunch:
     instances of each instance's mean held-out loss) and ``losses`` (instances x alphas).
     """
     check_risk(risk)
+    if isinstance(instances, (str, bytes)) or not hasattr(instances, "__iter__") or getattr(
+            instances, "ndim", 1) == 0:
+        raise ValueError(f"instances must be a sequence of (fitted_estimator, X_heldout, "
+                         f"y_heldout[, sample_weight]), got {type(instances).__name__}.")
     prepared = []
-    for instance in instances:
+    for position, instance in enumerate(instances):
+        if not isinstance(instance, (tuple, list)) or len(instance) not in (3, 4) \
+                or not hasattr(instance[0], "get_params"):
+            shown = (f"a {type(instance).__name__} of length {len(instance)} starting with a "
+                     f"{type(instance[0]).__name__}"
+                     if isinstance(instance, (tuple, list)) and len(instance) else
+                     f"a {type(instance).__name__}")
+            raise ValueError(f"instances[{position}] must be (fitted_estimator, X_heldout, "
+                             f"y_heldout[, sample_weight]), got {shown}.")
         model, X, y, *rest = instance
         weight = rest[0] if rest else None
         prepared.append((model, cost_complexity_path(fitted_tree(model), risk), X, y, weight))

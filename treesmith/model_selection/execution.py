@@ -23,6 +23,7 @@ kernels' thread hand-offs cost more than the fit (measured: 120 depth-5 fits on 
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from typing import NamedTuple
 
@@ -32,6 +33,21 @@ from .parameters import with_parameters
 from .space import Exact
 
 BACKENDS = ("joblib", "dask")
+
+
+def joblib_workers(n_jobs, n_tasks: int, owner: str) -> int:
+    """``n_jobs`` (None, or a non-zero int with joblib's meaning: -1 every core this process may
+    use) checked, as the number of joblib workers for ``n_tasks`` tasks: never more workers
+    than tasks (n_jobs=2**31 made joblib fail on its dispatch expression '2 * n_jobs', and
+    a list or inf failed in int())."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral)
+                               or n_jobs == 0):
+        raise ValueError(f"{owner}: n_jobs must be None or a nonzero int (-1: every core this "
+                         f"process may use), got {n_jobs!r}.")
+    from joblib import effective_n_jobs
+
+    workers = effective_n_jobs(None if n_jobs is None else max(int(n_jobs), -(1 << 62)))
+    return int(max(1, min(workers, n_tasks)))
 
 
 class Task(NamedTuple):
@@ -88,7 +104,8 @@ def run_joblib(estimator, instances, tasks, loss, exact, n_jobs, progress, inner
     """Run ``tasks`` with joblib, yielding ``(task, results)`` as they finish."""
     from joblib import Parallel, delayed
 
-    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
+    parallel = Parallel(n_jobs=joblib_workers(n_jobs, len(tasks), "learn_parameters"),
+                        prefer="threads", return_as="generator_unordered")
     for done, outcome in enumerate(parallel(
             delayed(run_task)(estimator, instances[task.instance_idx], task, loss, exact,
                               inner_threads)

@@ -13,10 +13,12 @@ Balcan & Sharma, "Learning accurate and interpretable decision trees" (2024), §
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 
-from ..pruning._estimator import fitted_tree, held_out_data, with_tree
+from .._validation import Interval, check_parameter
+from ..pruning._estimator import check_prunable, fitted_tree, held_out_data, with_tree
 from ..pruning._held_out import sequence_losses, steps_applied, weighted_mean_and_se
 from ..pruning.cost_complexity import check_risk, cost_complexity_path, subtree_breakpoints
 
@@ -51,13 +53,16 @@ def select_by_explainability(estimators, X, y, eta: float = 0.01, sample_weight=
     criteria); ``(X, y)``: held-out data not used to grow them.
     """
     check_risk(risk)
-    if not np.isfinite(eta) or eta < 0:
-        raise ValueError(f"eta must be a finite number >= 0, got {eta!r}.")
+    # np.isfinite('x') raised a TypeError, [0.1] numpy's ambiguous truth; 2**63 overflowed
+    # eta * n_leaves (int64)
+    check_parameter("eta", eta, [Interval(Real, 0.0, None)], "select_by_explainability")
+    eta = float(eta)
     candidates = list(estimators) if isinstance(estimators, (list, tuple)) else [estimators]
     if not candidates:
         raise ValueError("estimators must hold at least one fitted estimator.")
     best, curves = None, []
     for position, model in enumerate(candidates):
+        check_prunable(model)  # C4.5: "property 'tree_' has no setter" at the end
         tree = fitted_tree(model)
         path = cost_complexity_path(tree, risk)
         alphas = subtree_breakpoints(path)

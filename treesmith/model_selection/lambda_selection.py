@@ -9,8 +9,12 @@ accuracy over the validation set": the tree keeps the accuracy of the impurity-d
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
+
+from .._validation import Interval, Options, check_parameter
+from .instances import check_estimator_instance, check_labels
 
 #: Default grid, largest first: from "behaves like cost-benefit gain" down to ASR (λ = 0).
 DEFAULT_LAMBDAS = (1000.0, 300.0, 100.0, 30.0, 10.0, 3.0, 1.0, 0.3, 0.1, 0.03, 0.01, 0.0)
@@ -78,14 +82,21 @@ def select_lambda(estimator, X_train, y_train, X_val, y_val, lambdas=None, *,
 
     if lambdas is None:
         lambdas = DEFAULT_LAMBDAS
+    if isinstance(lambdas, (str, bytes)):  # '3' was converted to the float 3.0
+        raise ValueError(f"lambdas must be a non-empty sequence of finite floats >= 0, got "
+                         f"{lambdas!r}.")
     lambdas = np.asarray(lambdas, dtype=np.float64).ravel()
     if lambdas.size == 0 or not np.all(np.isfinite(lambdas)) or np.any(lambdas < 0):
         raise ValueError(f"lambdas must be a non-empty sequence of finite floats >= 0, "
                          f"got {lambdas!r}.")
-    if not (np.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"tolerance must be a float >= 0, got {tolerance!r}.")
-    if choose not in ("last", "cheapest"):
-        raise ValueError(f"choose must be 'last' or 'cheapest', got {choose!r}.")
+    # np.isfinite('x') raised a TypeError, arrays numpy's ambiguous truth; exhaustive='no'
+    # was true
+    check_estimator_instance(estimator, "select_lambda")
+    check_parameter("tolerance", tolerance, [Interval(Real, 0.0, None)], "select_lambda")
+    check_parameter("choose", choose, [Options({"last", "cheapest"})], "select_lambda")
+    check_parameter("exhaustive", exhaustive, ["boolean"], "select_lambda")
+    tolerance = float(tolerance)
+    check_labels(y_val, X_val, "select_lambda", "X_val", "y_val")
     lambdas = np.unique(lambdas)[::-1]
 
     fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import csv
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import clone, is_classifier
 
-from .execution import BACKENDS, Task, connect, run_dask, run_joblib
-from .instances import check_instances
+from .execution import BACKENDS, Task, connect, joblib_workers, run_dask, run_joblib
+from .instances import check_estimator_instance, check_instances
 from .parameters import check_parameter_names, check_parameter_values, settable
 from .scoring import check_scoring
 from .space import Exact, PessimisticRay, check_space
@@ -160,7 +161,7 @@ def _needs_equal_instances(estimator) -> tuple[bool, bool]:
 
 
 def _check_count(name: str, value, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
 
 
@@ -220,6 +221,7 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     the earlier point of the grid. Everything that can be checked without fitting — the space,
     the parameter names and values, the instances, the scheduler — is checked first.
     """
+    check_estimator_instance(estimator, "learn_parameters")
     search = check_space(space, MAX_GRID_POINTS)
     if search.n_grid_points > MAX_GRID_POINTS:
         raise ValueError(f"space has {search.n_grid_points} grid points; at most "
@@ -229,7 +231,7 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     loss = check_scoring(scoring, eta, estimator)
     if isinstance(search.exact, PessimisticRay) and not is_classifier(estimator):
         raise ValueError("PessimisticRay (bottom-up pessimistic pruning) needs a classifier.")
-    if backend not in BACKENDS:
+    if not isinstance(backend, str) or backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}.")
     _check_count("refine", refine, 0)
     if refine and not any(r is not None for r in search.ranges):
@@ -238,11 +240,9 @@ def learn_parameters(estimator, space: dict, instances, *, scoring="error", eta:
     for name, value in (("inner_threads", inner_threads), ("batch_size", batch_size)):
         if value is not None:
             _check_count(name, value, 1)
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
-                               or n_jobs == 0):
-        raise ValueError(f"n_jobs must be None or a nonzero int (-1: every core this process "
-                         f"may use), got {n_jobs!r}.")
-    if not (isinstance(scheduler_timeout, (int, float)) and scheduler_timeout > 0):
+    joblib_workers(n_jobs, 1, "learn_parameters")  # checked (the tasks are not known yet)
+    if isinstance(scheduler_timeout, bool) or not (
+            isinstance(scheduler_timeout, numbers.Real) and 0 < scheduler_timeout < math.inf):
         raise ValueError(f"scheduler_timeout must be a number of seconds > 0, got "
                          f"{scheduler_timeout!r}.")
     equal_features, equal_labels = _needs_equal_instances(estimator)

@@ -13,11 +13,13 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import is_classifier
-from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.model_selection import ParameterGrid
 from sklearn.utils import Bunch
 
 from ..pruning._estimator import take_rows, unpruned_clone
 from ..pruning._prune import prune
+from .execution import joblib_workers
+from .instances import check_estimator_instance, check_labels, cv_folds
 
 #: Methods whose parameters can be searched this way (REP needs its own pruning set).
 SEARCHABLE = ("ccp", "tdp", "c45", "bup")
@@ -46,15 +48,17 @@ def select_pruning_parameters(estimator, X, y, method: str, param_grid: dict, cv
     of ``(X, y)`` and pruned with it), ``candidates``, ``cv_error`` (error rate, or mean squared
     error for regressors) and ``cv_n_leaves`` per candidate.
     """
-    if method not in SEARCHABLE:
+    check_estimator_instance(estimator, "select_pruning_parameters")
+    if not isinstance(method, str) or method not in SEARCHABLE:
         raise ValueError(f"method must be one of {SEARCHABLE}, got {method!r}.")
     if not isinstance(param_grid, dict) or not param_grid:
         raise ValueError("param_grid must be a non-empty dict {parameter: [values]}.")
+    joblib_workers(n_jobs, 1, "select_pruning_parameters")
     candidates = list(ParameterGrid(param_grid))
-    y_array = np.asarray(y)
-    splitter = check_cv(cv, y_array, classifier=is_classifier(estimator))
-    folds = list(splitter.split(np.zeros((y_array.shape[0], 1)), y_array))
-    scores = Parallel(n_jobs=n_jobs, prefer="threads")(
+    y_array = check_labels(y, X, "select_pruning_parameters")
+    folds = cv_folds(cv, y_array, is_classifier(estimator), "select_pruning_parameters")
+    workers = joblib_workers(n_jobs, len(folds), "select_pruning_parameters")
+    scores = Parallel(n_jobs=workers, prefer="threads")(
         delayed(_score_fold)(estimator, X, y, train, test, method, candidates)
         for train, test in folds)
     cv_error = sum(errors for errors, _ in scores) / y_array.shape[0]

@@ -20,6 +20,8 @@ from typing import Callable
 import numpy as np
 from sklearn.base import is_classifier
 
+from .._validation import Interval, check_parameter
+
 LOSSES = ("error", "auc", "expected_cost", "explainability")
 
 
@@ -68,12 +70,12 @@ def prediction_error(model, X, y) -> float:
 
 def check_scoring(scoring, eta, estimator) -> Loss:
     """The :class:`Loss` for ``scoring`` (a name of :data:`LOSSES` or a callable)."""
-    if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not np.isfinite(eta) \
-            or eta < 0:
-        raise ValueError(f"eta must be a finite number >= 0, got {eta!r}.")
+    # the validation room's interval: an int beyond int64 (10**30) was an object to
+    # np.isfinite (a TypeError), one beyond float64 is refused by name
+    check_parameter("eta", eta, [Interval(numbers.Real, 0.0, None)])
     if callable(scoring):
         return Loss("callable", float(eta), scoring)
-    if scoring not in LOSSES:
+    if not isinstance(scoring, str) or scoring not in LOSSES:
         raise ValueError(f"scoring must be one of {LOSSES} or a callable loss(estimator, X, y), "
                          f"got {scoring!r}.")
     if scoring == "auc" and not is_classifier(estimator):

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import Interval, check_parameter
+
 
 @dataclass(frozen=True)
 class Range:
@@ -36,23 +38,24 @@ class Range:
     integer: bool = False
 
     def __post_init__(self):
+        # the validation room's checks: np.isfinite(10**30) or of a Fraction raised a
+        # TypeError, and log='no' or integer='no' (true) switched the option on
         for name in ("low", "high"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-                    or not np.isfinite(value):
-                raise ValueError(f"Range {name} must be a finite number, got {value!r}.")
+            check_parameter(name, getattr(self, name), [Interval(numbers.Real, None, None)],
+                            "Range")
         if self.high < self.low:
             raise ValueError(f"Range high ({self.high}) must be >= low ({self.low}).")
-        if isinstance(self.n_points, bool) or not isinstance(self.n_points, numbers.Integral) \
-                or self.n_points < 1:
-            raise ValueError(f"Range n_points must be an integer >= 1, got {self.n_points!r}.")
+        check_parameter("n_points", self.n_points, [Interval(numbers.Integral, 1, None)],
+                        "Range")
+        for name in ("log", "integer"):
+            check_parameter(name, getattr(self, name), ["boolean"], "Range")
         if self.log and self.low <= 0:
             raise ValueError(f"a log Range needs low > 0, got {self.low}.")
 
     def values(self, low: float | None = None, high: float | None = None) -> np.ndarray:
         """The axis values (between ``low`` and ``high`` when given: a refinement)."""
-        low = self.low if low is None else low
-        high = self.high if high is None else high
+        low = float(self.low if low is None else low)  # an int beyond int64 is an object
+        high = float(self.high if high is None else high)
         if self.log:
             values = np.geomspace(low, high, self.n_points)
         else:
@@ -84,11 +87,8 @@ class PessimisticRay:
 
     def __post_init__(self):
         for name in ("c1", "c2"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-                    or not np.isfinite(value) or value < 0:
-                raise ValueError(f"PessimisticRay {name} must be a finite number >= 0, "
-                                 f"got {value!r}.")
+            check_parameter(name, getattr(self, name), [Interval(numbers.Real, 0.0, None)],
+                            "PessimisticRay")
         if self.c1 == 0 and self.c2 == 0:
             raise ValueError("PessimisticRay needs a direction: c1 and c2 cannot both be 0.")
 

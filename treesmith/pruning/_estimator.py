@@ -31,6 +31,16 @@ def fitted_tree(estimator) -> Tree:
     return tree
 
 
+def check_prunable(estimator) -> None:
+    """A TypeError when ``estimator``'s ``tree_`` cannot be replaced (a C4.5 tree is a view of
+    its multiway tree, pruned by its own fit): ``with_tree`` failed with "property 'tree_' of
+    'C45Classifier' object has no setter" after the pruning's work."""
+    if isinstance(getattr(type(estimator), "tree_", None), property):
+        raise TypeError(f"a {type(estimator).__name__}'s tree cannot be post-pruned by prune(): "
+                        "it is pruned by its own fit (e.g. C45Classifier's confidence_factor, "
+                        "reduced_error_pruning).")
+
+
 def with_tree(estimator, tree: Tree):
     """A deep copy of ``estimator`` whose ``tree_`` is ``tree``; the original is untouched."""
     pruned = copy.deepcopy(estimator)
@@ -43,9 +53,13 @@ def with_tree(estimator, tree: Tree):
 
 def unpruned_clone(estimator):
     """An unfitted clone with post-pruning switched off (pre-pruning rules are kept)."""
-    params = estimator.get_params(deep=False)
+    if isinstance(estimator, (list, tuple, set, frozenset, dict)):  # clone copies those
+        raise TypeError(f"estimator must be a treesmith tree estimator, got "
+                        f"{type(estimator).__name__}.")
+    unfitted = clone(estimator)  # scikit-learn's TypeError names what is not an estimator
+    params = unfitted.get_params(deep=False)
     reset = {k: v for k, v in _POST_PRUNING_DEFAULTS.items() if k in params}
-    return clone(estimator).set_params(**reset)
+    return unfitted.set_params(**reset)
 
 
 def encode_labels(estimator, y) -> np.ndarray:
@@ -70,8 +84,13 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
 
 def held_out_data(estimator, X, y, sample_weight=None):
     """``(indicator, y_or_codes, weight)``: the decision paths and targets of held-out data."""
+    fitted_tree(estimator)  # a fitted tree estimator, or an error saying what it is
     indicator = estimator.decision_path(X)
     n_samples = indicator.shape[0]
+    # a missing label (None / NaN) is refused as fit refuses it: it is neither a class the
+    # tree can be right or wrong about nor a number to take a squared error from
+    _validation.check_y_values(y, "classification" if is_classifier(estimator) else
+                               "regression")
     y = np.asarray(y)
     if y.shape != (n_samples,):
         raise ValueError(f"y must have one label per row of X ({n_samples}), got {y.shape}.")

@@ -18,7 +18,16 @@ def is_classification(tree: Tree) -> bool:
     return tree.n_classes > 0
 
 
+def check_tree(tree) -> None:
+    """A TypeError naming ``tree`` when it is not a :class:`~treesmith.tree.Tree` (the tree-level
+    functions read its arrays: anything else failed with an AttributeError on one of them)."""
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree must be a treesmith.tree.Tree (a fitted estimator's tree_), got "
+                        f"{type(tree).__name__}.")
+
+
 def require_classification(tree: Tree, method: str) -> None:
+    check_tree(tree)
     if not is_classification(tree):
         raise ValueError(f"pruning method {method!r} needs a classification tree.")
 
@@ -51,6 +60,7 @@ def resubstitution_risk(tree: Tree, risk: str) -> np.ndarray:
     * ``"misclassification"``: R(t) = (w(t) - max_k w_k(t)) / w(root), Breiman's weighted
       misclassification cost (classification only).
     """
+    check_tree(tree)
     root_weight = tree.weighted_n_node_samples[0]
     if risk == "impurity":
         return tree.weighted_n_node_samples * tree.impurity / root_weight

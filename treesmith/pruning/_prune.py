@@ -6,15 +6,22 @@ of a tree-level function and returns the pruned Tree, which ``prune`` puts into 
 from __future__ import annotations
 
 import inspect
-from numbers import Real
 
 import numpy as np
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_array
 
 from .._precision import fitted_numeric_precision, rounded_to
-from .._validation import Interval, Options, check_consistent_rows, check_parameter
-from ._estimator import check_sample_weight, encode_labels, fitted_tree, held_out_data, with_tree
+from .._validation import _is_int, check_consistent_rows
+from ._estimator import (
+    check_prunable,
+    check_sample_weight,
+    encode_labels,
+    fitted_tree,
+    held_out_data,
+    with_tree,
+)
+from ._parameters import PARAMETER_TABLES, check_pruning_parameters  # noqa: F401
 from .bottom_up_pessimistic import bottom_up_pessimistic_prune_tree
 from .cost_complexity import prune_tree_ccp
 from .error_based import error_based_prune_tree, error_based_prune_tree_with_raising
@@ -80,45 +87,21 @@ def c45_with_raising(estimator, X, y, weight, confidence_factor=0.25, collapse=T
 
 def _nodes(estimator, nodes):
     tree = fitted_tree(estimator)
-    nodes = np.asarray(list(nodes), dtype=np.int64).ravel()
-    if np.any((nodes < 0) | (nodes >= tree.node_count)):
-        raise ValueError(f"nodes must be node ids in [0, {tree.node_count}), got {nodes}.")
-    return tree.collapse(nodes)
+    ids = np.asarray(list(nodes), dtype=object).ravel().tolist()
+    # ids as ints, checked before numpy's cast: 0.5 was node 0 (the root: everything pruned),
+    # True node 1, 10**30 an OverflowError, NaN "cannot convert float NaN to integer"
+    if not all(_is_int(node) and 0 <= node < tree.node_count for node in ids):
+        raise ValueError(f"nodes must be node ids (ints) in [0, {tree.node_count}), got "
+                         f"{nodes!r}."[:300])
+    return tree.collapse(np.asarray(ids, dtype=np.int64))
 
 
 #: Method name -> function(estimator, **params) -> pruned Tree.
 METHODS = {"ccp": _ccp, "rep": _rep, "tdp": _tdp, "c45": _c45, "bup": _bup, "nodes": _nodes}
 
-_WEIGHT = [None, Interval(Real, 0.0, None), "array-like"]  # one number: the same for every row
-_DATA = {"X": ["array-like"], "y": ["array-like"], "sample_weight": _WEIGHT}
-#: Allowed values of each method's parameters (the validation room's vocabulary), checked
-#: before any work: by :func:`prune` and, before growth, by the estimators' ``pruning=``.
-#: The bounds are those of docs/methods.md §6 (C4.5's confidence factor in (0, 0.5]).
-PARAMETER_TABLES = {
-    "ccp": {"ccp_alpha": [Interval(Real, 0.0, None, allow_inf=True)],  # inf: the root alone
-            "risk": [Options({"impurity", "misclassification"})]},
-    "rep": {**_DATA, "validation_fraction": [Interval(Real, 0.0, 1.0, closed="neither")]},
-    "tdp": {"n_standard_errors": [Interval(Real, 0.0, None)]},
-    "bup": {"c1": [Interval(Real, 0.0, None)], "c2": [Interval(Real, 0.0, None)]},
-    "c45": {"confidence_factor": [Interval(Real, 0.0, 0.5, closed="right")],
-            "collapse": ["boolean"], "subtree_raising": ["boolean"],
-            "X": [None, "array-like"], "y": [None, "array-like"], "sample_weight": _WEIGHT},
-    "nodes": {"nodes": ["array-like"]},
-}
-
-
-def check_pruning_parameters(method: str, params: dict, owner: str | None = None) -> None:
-    """Raise a ValueError naming the parameter when a value of ``params`` is out of the
-    method's table (unknown names are reported by the callers, which know what they accept)."""
-    table = PARAMETER_TABLES[method]
-    for name, value in params.items():
-        if name in table:
-            check_parameter(name, value, table[name], owner)
-
-
 def prune(estimator, method: str, **params):
     """A pruned copy of the fitted ``estimator`` (see the module docstring for the methods)."""
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}.")
     function = METHODS[method]
     signature = inspect.signature(function)
@@ -132,6 +115,7 @@ def prune(estimator, method: str, **params):
     if missing:
         raise ValueError(f"pruning method {method!r} needs {missing}.")
     check_pruning_parameters(method, params, f"prune(method={method!r})")
+    check_prunable(estimator)
     tree = function(estimator, **params)
     if method == "c45" and params.get("subtree_raising"):
         tree = _keep_monotone(estimator, tree)

@@ -20,15 +20,15 @@ import numpy as np
 
 from ..tree import Tree
 from ._node_statistics import require_classification, training_errors
+from ._parameters import check_pruning_parameters
 from ._traversal import at_most, prune_bottom_up
 
 
 def bottom_up_pessimistic_prune_tree(tree: Tree, c1: float = 0.1, c2: float = 0.0) -> Tree:
     """BUP of a classification ``tree`` from its training class counts alone."""
     require_classification(tree, "bup")
-    for name, value in (("c1", c1), ("c2", c2)):
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}.")
+    check_pruning_parameters("bup", {"c1": c1, "c2": c2}, "bottom_up_pessimistic_prune_tree")
+    c1, c2 = float(c1), float(c2)
     errors, n_objects = training_errors(tree)
     log_features = np.log(max(tree.n_features, 1))
 

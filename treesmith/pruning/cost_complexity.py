@@ -21,13 +21,14 @@ from sklearn.utils import Bunch
 from ..tree import Tree
 from ._estimator import fitted_tree, unpruned_clone
 from ._node_statistics import resubstitution_risk
+from ._parameters import check_pruning_parameters
 from ._traversal import at_most, prune_weakest_link
 
 RISKS = ("impurity", "misclassification")
 
 
 def check_risk(risk: str) -> None:
-    if risk not in RISKS:
+    if not isinstance(risk, str) or risk not in RISKS:
         raise ValueError(f"risk must be one of {RISKS}, got {risk!r}.")
 
 
@@ -66,9 +67,9 @@ def cost_complexity_path(tree: Tree, risk: str = "impurity") -> Bunch:
 def prune_tree_ccp(tree: Tree, ccp_alpha: float, risk: str = "impurity") -> Tree:
     """The subtree minimising R_alpha: weakest links collapsed while their strength <= alpha."""
     check_risk(risk)
-    if isinstance(ccp_alpha, bool) or not isinstance(ccp_alpha, (int, float, np.number)) \
-            or np.isnan(ccp_alpha) or ccp_alpha < 0:
-        raise ValueError(f"ccp_alpha must be a non-negative number, got {ccp_alpha!r}.")
+    # any real >= 0, as the estimators' table (an int such as 10**30 too); inf prunes to the root
+    check_pruning_parameters("ccp", {"ccp_alpha": ccp_alpha})
+    ccp_alpha = float(ccp_alpha)
     # Strengths within at_most's rounding tolerance of ccp_alpha count as equal to it, so
     # that a breakpoint read from a path prunes at that breakpoint however it was summed.
     state = prune_weakest_link(tree, resubstitution_risk(tree, risk),

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from numbers import Real
 
 import numpy as np
 from scipy.stats import norm
 
 from .._dtypes import TREE_LEAF, TREE_UNDEFINED
+from .._validation import Interval, check_parameter
 from ..tree import Tree, goes_left
 from ._node_statistics import require_classification, training_errors
+from ._parameters import check_pruning_parameters
 from ._traversal import at_most, prune_bottom_up, prune_top_down
 
 #: Added to the subtree's estimate before comparing (C4.5 and J48).
@@ -42,12 +45,11 @@ SUBTREE_TOLERANCE = 0.1
 COLLAPSE_TOLERANCE = 1e-3
 
 
-def check_confidence_factor(confidence_factor: float) -> None:
-    if not (isinstance(confidence_factor, (int, float, np.number))
-            and 0.0 < confidence_factor <= 0.5):
-        raise ValueError(
-            f"confidence_factor must be a number in (0, 0.5], got {confidence_factor!r}."
-        )
+def check_confidence_factor(confidence_factor: float, collapse=True,
+                            owner: str = "error_based_prune_tree") -> None:
+    """The C4.5 parameters by the pruning table: CF in (0, 0.5], ``collapse`` a bool."""
+    check_pruning_parameters("c45", {"confidence_factor": confidence_factor,
+                                     "collapse": collapse}, owner)
 
 
 @lru_cache(maxsize=64)
@@ -58,14 +60,23 @@ def _normal_quantile(confidence_factor: float) -> float:
 
 
 def added_errors(n: float, errors: float, confidence_factor: float) -> float:
-    """Pessimistic extra errors of a leaf with ``n`` objects and ``errors`` errors (C4.5)."""
+    """Pessimistic extra errors of a leaf with ``n`` objects and ``errors`` errors (C4.5):
+    ``n`` >= 0 and ``errors`` >= 0 finite numbers, ``confidence_factor`` in (0, 0.5]."""
+    for name, value in (("n", n), ("errors", errors)):
+        check_parameter(name, value, [Interval(Real, 0.0, None)], "added_errors")
+    check_confidence_factor(confidence_factor, owner="added_errors")
+    return _added_errors(float(n), float(errors), float(confidence_factor))
+
+
+def _added_errors(n: float, errors: float, confidence_factor: float) -> float:
+    """``added_errors`` of checked numbers (the pruning loops call it once per node)."""
     if n <= 0:
         return 0.0
     if errors < 1.0:
         base = n * (1.0 - confidence_factor ** (1.0 / n))
         if errors == 0.0:
             return base
-        return base + errors * (added_errors(n, 1.0, confidence_factor) - base)
+        return base + errors * (_added_errors(n, 1.0, confidence_factor) - base)
     if errors + 0.5 >= n:
         return max(n - errors, 0.0)
     z = _normal_quantile(float(confidence_factor))
@@ -77,7 +88,7 @@ def added_errors(n: float, errors: float, confidence_factor: float) -> float:
 
 def estimated_errors(n: float, errors: float, confidence_factor: float) -> float:
     """E + added_errors(N, E, CF): the leaf's pessimistic error count."""
-    return errors + added_errors(n, errors, confidence_factor) if n > 0 else 0.0
+    return errors + _added_errors(n, errors, confidence_factor) if n > 0 else 0.0
 
 
 def collapse_unhelpful_subtrees(tree: Tree) -> Tree:
@@ -95,7 +106,7 @@ def error_based_prune_tree(tree: Tree, confidence_factor: float = 0.25,
                            collapse: bool = True) -> Tree:
     """C4.5 pruning without subtree raising, from the tree's training class counts alone."""
     require_classification(tree, "c45")
-    check_confidence_factor(confidence_factor)
+    check_confidence_factor(confidence_factor, collapse)
     if collapse:
         tree = collapse_unhelpful_subtrees(tree)
     errors, n_objects = training_errors(tree)
@@ -254,7 +265,7 @@ def error_based_prune_tree_with_raising(tree: Tree, X: np.ndarray, y_code: np.nd
     tree's ``impurity`` array.
     """
     require_classification(tree, "c45")
-    check_confidence_factor(confidence_factor)
+    check_confidence_factor(confidence_factor, collapse, "error_based_prune_tree_with_raising")
     if collapse:
         tree = collapse_unhelpful_subtrees(tree)
     if np.any(y_code < 0):

@@ -16,16 +16,16 @@ import numpy as np
 
 from ..tree import Tree
 from ._node_statistics import require_classification, training_errors
+from ._parameters import check_pruning_parameters
 from ._traversal import at_most, prune_top_down
 
 
 def top_down_pessimistic_prune_tree(tree: Tree, n_standard_errors: float = 1.0) -> Tree:
     """TDP of a classification ``tree`` from its training class counts alone."""
     require_classification(tree, "tdp")
-    if not np.isfinite(n_standard_errors) or n_standard_errors < 0:
-        raise ValueError(
-            f"n_standard_errors must be a finite number >= 0, got {n_standard_errors!r}."
-        )
+    check_pruning_parameters("tdp", {"n_standard_errors": n_standard_errors},
+                             "top_down_pessimistic_prune_tree")
+    n_standard_errors = float(n_standard_errors)
     errors, n_objects = training_errors(tree)
     corrected_errors = errors + 0.5
 

@@ -9,7 +9,7 @@ score from its definition, object by object, and is what the kernel is tested ag
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 
 import numpy as np
 
@@ -23,6 +23,8 @@ from .._kernels.split_rules import (
     RULE_MINIMAX,
 )
 from .._parameters import ParameterObject
+from .._validation import Interval, check_parameter
+from ..criteria._base import check_task
 
 _REGISTRY: dict[str, type] = {}
 
@@ -103,10 +105,8 @@ class ECART(Rule):
         self._check_parameters()
 
     def _check_parameters(self) -> None:
-        lam = self.lam
-        if not (isinstance(lam, numbers.Real) and not isinstance(lam, bool)
-                and np.isfinite(lam) and lam >= 0):
-            raise ValueError(f"ECART's lam (λ) must be a finite float >= 0, got {lam!r}.")
+        # np.isfinite of an int beyond int64 (lam=10**30) raised a TypeError
+        check_parameter("lam", self.lam, [Interval(Real, 0.0, None)], "ECART")
 
 
 @_register("asr")
@@ -204,6 +204,7 @@ def registered() -> dict[str, type]:
 def rules_for_task(task: str) -> list[str]:
     """Names of the registered rules available for ``task`` ("classification" or
     "regression")."""
+    check_task(task)  # any other value listed no rule ('classificaton' too)
     return [name for name, cls in _REGISTRY.items() if task in cls.tasks]
 
 

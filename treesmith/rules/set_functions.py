@@ -20,12 +20,13 @@ objects are the ``impurity`` of ``treesmith.rules.Minimax`` and of the forests o
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._kernels.set_functions import POWERS, THRESHOLD_PAIRS, set_function_kernel
 from .._parameters import ParameterObject
+from .._validation import COUNT_LIMIT, Interval, check_parameter
 
 
 def threshold_pairs_reference(counts, alpha) -> float:
@@ -106,10 +107,7 @@ class ThresholdPairs(SetFunction):
         super().__init__()
 
     def _check_parameters(self):
-        if not isinstance(self.alpha, numbers.Real) or isinstance(self.alpha, bool) \
-                or not np.isfinite(self.alpha) or self.alpha < 0:
-            raise ValueError(f"ThresholdPairs: alpha must be a finite number >= 0, got "
-                             f"{self.alpha!r}.")
+        check_parameter("alpha", self.alpha, [Interval(Real, 0.0, None)], "ThresholdPairs")
 
 
 class Powers(SetFunction):
@@ -131,19 +129,18 @@ class Powers(SetFunction):
         return float(self.power)
 
     def _check_parameters(self):
-        if not isinstance(self.power, numbers.Integral) or isinstance(self.power, bool) \
-                or self.power < 2:
-            raise ValueError(f"Powers: power must be an integer >= 2 (eq. 14's l), got "
-                             f"{self.power!r}.")
+        # eq. 14's l; the kernels take it as a float64, exact up to 2**53
+        check_parameter("power", self.power, [Interval(Integral, 2, COUNT_LIMIT, "both")],
+                        "Powers")
 
 
 def resolve_set_function(impurity) -> SetFunction:
     """A SetFunction from an object or a name ("threshold_pairs", "powers")."""
     if isinstance(impurity, SetFunction):
         return impurity
-    if impurity == "threshold_pairs":
+    if isinstance(impurity, str) and impurity == "threshold_pairs":
         return ThresholdPairs()
-    if impurity == "powers":
+    if isinstance(impurity, str) and impurity == "powers":
         return Powers()
     raise ValueError(f"impurity must be ThresholdPairs(alpha), Powers(power), "
                      f"'threshold_pairs' or 'powers', got {impurity!r}.")
