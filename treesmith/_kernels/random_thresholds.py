@@ -66,7 +66,12 @@ from .categorical import CATEGORICAL_SPLIT, _clear_bits, _no_split, _set_bit
 from .decorators import internal_kernel, pointer_kernel
 from .random import draw_without_replacement, initial_state, marked_in_order, next_below
 from .split_rules import NO_SPLIT, beats, node_tie_scale
-from .splitting import compact_feature_histogram, scan_feature, scan_two_rows
+from .splitting import (
+    compact_feature_histogram,
+    scan_feature,
+    scan_two_rows,
+    scan_two_rows_inlined,
+)
 from .histogram import has_unit_weights
 from .records import SCAN_WORK_ROWS
 from .stats import (
@@ -627,7 +632,13 @@ def _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, n
         goes_left[1] = False
         chosen = _score_drawn(sums, rows, goes_left, np.int64(2), np.int64(2), missing_left,
                               node, work, results, f, grouped)
-    split = results[f]
+    _record_drawn_bins(results[f], chosen, threshold_bin, next_bin)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _record_drawn_bins(split, chosen, threshold_bin, next_bin):
+    """The bins of the split ``chosen`` (``_score_drawn``'s answer) into the record
+    ``split``: the largest occupied bin <= the cut and the next, or ``NON_MISSING_LEFT``."""
     if chosen == NON_MISSING_LEFT:
         split["bin_threshold"] = NON_MISSING_LEFT
     elif chosen != NO_SPLIT:
@@ -718,8 +729,15 @@ def _drawn_cut_from_gathered(X_binned, sample_idx, start, node_bins, labels, wei
     else:
         threshold_bin, next_bin = _sum_four_statistics_by_side(
             node_bins, stat_rows, missing_bin, cut_bin, low_bin, high_bin, sums)
-    _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, node, work,
-                     results, f, grouped, rows, goes_left)
+    if has_missing:
+        _score_side_sums(sums, has_missing, missing_left, threshold_bin, next_bin, node, work,
+                         results, f, grouped, rows, goes_left)
+        return
+    # the common case, scored with scan_two_rows' body inlined (one copy, here): a call
+    # passed some ninety words per (node, feature), 12 % of this scan
+    scan_two_rows_inlined(sums, np.int64(2), node, work, results, f)
+    _record_drawn_bins(results[f], np.int64(0) if results[f]["bin_threshold"] != NO_SPLIT
+                       else NO_SPLIT, threshold_bin, next_bin)
 
 
 @pointer_kernel(reference_counted=False)

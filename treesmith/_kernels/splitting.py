@@ -838,7 +838,16 @@ def scan_two_rows(hist_f, n_bins_non_missing, node, work, results, f):
 
     The growth loop of a fit of extremely randomized trees scores one such histogram per
     (node, feature): the generic scan's set-up and bin walk were 7-16 % of the fit.
+    ``scan_two_rows_inlined`` is its body, which the small nodes' drawn splits inline: the
+    call passed some ninety words (the records' arrays field by field), 12 % of their scan.
     """
+    scan_two_rows_inlined(hist_f, n_bins_non_missing, node, work, results, f)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def scan_two_rows_inlined(hist_f, n_bins_non_missing, node, work, results, f):
+    """``scan_two_rows``, inlined into its caller (Numba IR): for the per-(node, feature) call
+    of a small node's drawn split, where passing the records cost more than scoring."""
     n_classes = node.n_classes
     n_stats = hist_f.shape[1]
     missing_bin = n_bins_non_missing

@@ -173,7 +173,12 @@ def class_counts_slice(n_classes):
 def node_counts(stats, n_classes):
     """Unweighted sample count of each row of ``stats`` (n_rows, n_stats), as int64."""
     if n_classes:
-        counts = stats[:, class_counts_slice(n_classes)].sum(axis=1)
+        # column by column: the counts are integers, exact in any order, and numpy's sum
+        # over a short axis took ~30 ns a row (a tenth of the Python part of a forest tree)
+        columns = stats[:, class_counts_slice(n_classes)]
+        counts = columns[:, 0].copy()
+        for k in range(1, n_classes):
+            counts += columns[:, k]
     else:
         counts = stats[:, REGRESSION_COUNT]
     return np.rint(counts).astype(np.int64)
