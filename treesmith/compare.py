@@ -409,15 +409,12 @@ def _check_repeats(n_repeats: int, random_state: int, n_methods: int) -> None:
                          f"seeds up to {random_state + n_repeats - 1} (repeat r uses "
                          f"random_state + r), beyond {SEED_LIMIT}: lower n_repeats or "
                          "random_state.")
-    from .grower import _format_bytes, available_memory_bytes
+    from .grower import refuse_beyond_memory
 
-    needed = n_repeats * n_methods * RECORD_BYTES
-    available = available_memory_bytes()
-    if available is not None and needed > available:
-        raise ValueError(f"n_repeats={n_repeats} splits of {n_methods} method(s) need at least "
-                         f"{_format_bytes(needed)} for their results ({RECORD_BYTES} bytes "
-                         f"per fit), more than the {_format_bytes(available)} of memory "
-                         "available; lower n_repeats.")
+    refuse_beyond_memory(n_repeats * n_methods * RECORD_BYTES,
+                         f"n_repeats={n_repeats} splits of {n_methods} method(s)",
+                         "lower n_repeats.",
+                         f" for their results ({RECORD_BYTES} bytes per fit)")
 
 
 def run_comparison(X, y, methods=None, *, n_repeats: int = 10, test_size: float = 0.25,

@@ -197,6 +197,15 @@ def _format_bytes(n_bytes: float) -> str:
             else f"{n_bytes / 2**20:.1f} MiB")
 
 
+def refuse_beyond_memory(needed: float, what: str, remedy: str, detail: str = "") -> None:
+    """ValueError "``what`` need at least <needed>``detail``, more than the <available> of
+    memory available; ``remedy``" when ``needed`` bytes exceed what the system can give."""
+    available = available_memory_bytes()
+    if available is not None and needed > available:
+        raise ValueError(f"{what} need at least {_format_bytes(needed)}{detail}, more than the "
+                         f"{_format_bytes(available)} of memory available; {remedy}")
+
+
 def available_memory_bytes() -> int | None:
     """Memory the system can give without swapping (Linux ``MemAvailable``; else free
     physical pages), or None when unknown."""

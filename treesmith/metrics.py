@@ -272,17 +272,13 @@ def _check_rows_fit_in_memory(estimator, n_samples: int) -> None:
     """Refuse, naming n_samples, a number of examples whose per-row state (values and
     acquisitions per feature, cost, leaf per tree: at least 24 + 9 per feature + 8 per tree
     bytes) cannot fit in the available memory: n_samples=2**31 failed in numpy's allocation."""
-    from .grower import _format_bytes, available_memory_bytes
+    from .grower import refuse_beyond_memory
 
     n_features = int(getattr(estimator, "n_features_in_", 0) or 0)
     n_trees = len(getattr(estimator, "estimators_", None) or ()) or 1
-    needed = n_samples * (24 + 9 * n_features + 8 * n_trees)
-    available = available_memory_bytes()
-    if available is not None and needed > available:
-        raise ValueError(f"predict_lazy: n_samples={n_samples} examples need at least "
-                         f"{_format_bytes(needed)} of state, more than the "
-                         f"{_format_bytes(available)} of memory available; predict them in "
-                         "smaller batches.")
+    refuse_beyond_memory(n_samples * (24 + 9 * n_features + 8 * n_trees),
+                         f"predict_lazy: n_samples={n_samples} examples",
+                         "predict them in smaller batches.", " of state")
 
 
 def predict_lazy(estimator, get_feature, n_samples: int, *, batch: bool = False,

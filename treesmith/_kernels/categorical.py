@@ -408,6 +408,18 @@ def _first_eigenvector_of_two(s00, s01, s11):
 
 
 @internal_kernel(reference_counted=False)
+def _leading_eigenvector(matrix, n, stride, u, power, product):
+    """u = the first eigenvector of the symmetric n x n ``matrix`` (row stride ``stride``):
+    closed forms for n = 1 and 2, repeated squaring beyond."""
+    if n == 1:
+        u[0] = 1.0
+    elif n == 2:
+        u[0], u[1] = _first_eigenvector_of_two(matrix[0], matrix[1], matrix[stride + 1])
+    else:
+        _first_eigenvector(matrix, n, stride, u, power, product)
+
+
+@internal_kernel(reference_counted=False)
 def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch):
     """``keys[:m]``: the principal-component scores of ``m`` categories of K classes, from
     their class weight sums ``class_weights[k, j]`` (K rows, category j in column j), their
@@ -509,13 +521,7 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
         for j in range(m):
             keys[j] = 0.0
         return 0.0, 0.0
-    if n_free == 1:
-        u[0] = 1.0
-    elif n_free == 2:
-        u[0], u[1] = _first_eigenvector_of_two(covariance[0], covariance[1],
-                                               covariance[stride + 1])
-    else:
-        _first_eigenvector(covariance, n_free, stride, u, power, product)
+    _leading_eigenvector(covariance, n_free, stride, u, power, product)
     # v = B G^(-1/2) u: z = u + beta (1 . u) 1, v = (z, -1 . z); the keys are
     # v . (d, -1 . d) = sum_a (v_a - v_last) d_a for the first K - 1 classes' deviations d
     u_sum = 0.0
@@ -614,12 +620,7 @@ def _principal_component_keys_of_gram(class_weights, weights, inverse_weights, m
         for j in range(m):
             keys[j] = 0.0
         return 0.0, 0.0
-    if m == 1:
-        u[0] = 1.0
-    elif m == 2:
-        u[0], u[1] = _first_eigenvector_of_two(gram[0], gram[1], gram[stride + 1])
-    else:
-        _first_eigenvector(gram, m, stride, u, power, product)
+    _leading_eigenvector(gram, m, stride, u, power, product)
     for j in range(m):
         u[j] = root_weights[j] * u[j]  # the coefficients of v = D W^(1/2) u
     row_combinations(u, 0, 1, rows, m, k_width, v)  # from +0.0

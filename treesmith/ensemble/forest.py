@@ -76,7 +76,7 @@ from ..estimators import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
 )
-from ..grower import StoppingRules, TreeGrower, _format_bytes, available_memory_bytes
+from ..grower import StoppingRules, TreeGrower, refuse_beyond_memory
 from ..pruning import prune_tree_ccp
 from ..splitters import bin_values
 
@@ -489,14 +489,9 @@ class BaseForest(BaseEstimator):
     def _check_forest_parameters(self, n_samples):
         """The checks that involve several parameters or the machine (the table's are done),
         and the number of draws of each tree's bootstrap."""
-        available = available_memory_bytes()
-        needed = int(self.n_estimators) * FOREST_BYTES_PER_TREE
-        if available is not None and needed > available:
-            raise ValueError(
-                f"n_estimators={int(self.n_estimators)} trees need at least "
-                f"{_format_bytes(needed)} ({FOREST_BYTES_PER_TREE} bytes for the smallest "
-                f"tree), more than the {_format_bytes(available)} of memory available; lower "
-                "n_estimators.")
+        refuse_beyond_memory(int(self.n_estimators) * FOREST_BYTES_PER_TREE,
+                             f"n_estimators={int(self.n_estimators)} trees", "lower n_estimators.",
+                             f" ({FOREST_BYTES_PER_TREE} bytes for the smallest tree)")
         if self.oob_score is not False and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (out-of-bag rows exist only "
                              "with bootstrap samples).")
