@@ -1818,3 +1818,24 @@ def test_a_categorical_split_in_a_uint16_matrix_routes_its_training_rows():
     assert (tree.tree_.bin_threshold == -2).any()  # some split is by a set of categories
     counts = tree.decision_path(X).sum(axis=0).A1
     np.testing.assert_array_equal(counts, tree.tree_.n_node_samples)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_text_category_column_codes_as_its_object_column_does(seed):
+    """A pandas category column of text is coded through a dict of its levels (no pandas
+    indexes built): levels in another order than the fit's, levels never observed, unseen
+    levels and missing cells give the codes and unseen cells of the same column as objects."""
+    from treesmith.categorical import _codes
+
+    rng = np.random.default_rng(seed)
+    fitted = np.array(["Lyon", "Nice", "Paris", "lille", "Nice "], dtype=object)
+    levels = list(rng.permutation(["Nice", "Paris", "Lyon", "Brest", "lille", "nice", "Nice "]))
+    cells = rng.choice(levels + [None], 400)
+    column = pd.Series(pd.Categorical(cells, categories=levels))
+    missing = np.asarray(column.isna())
+    codes, unseen = _codes(column, fitted, missing)
+    expected_codes, expected_unseen = _codes(column.astype(object), fitted, missing)
+    np.testing.assert_array_equal(codes, expected_codes)
+    np.testing.assert_array_equal(unseen, expected_unseen)
+    assert unseen.any() and missing.any() and np.isnan(codes[missing]).all()
+    assert set(np.asarray(cells[unseen])) <= {"Brest", "nice"}
