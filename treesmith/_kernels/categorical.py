@@ -420,6 +420,23 @@ def _leading_eigenvector(matrix, n, stride, u, power, product):
 
 
 @internal_kernel(reference_counted=False)
+def _class_totals(class_weights, weights, inverse_weights, m, products, class_total):
+    """class_total[a] = each class's weight over the categories of weight > 0,
+    sum_j (w_j / w_j) w_a,j (``products``: m floats of scratch, the lanes' order of
+    ``lane_row_dots``), and the sum of those totals."""
+    k_classes = class_weights.shape[0]
+    for j in range(m):
+        products[j] = inverse_weights[j] * weights[j]
+    n_columns = class_weights.shape[1]
+    lane_row_dots(products, class_weights.reshape(k_classes * n_columns), k_classes,
+                  n_columns, m, class_total)
+    total = 0.0
+    for a in range(k_classes):
+        total += class_total[a]
+    return total
+
+
+@internal_kernel(reference_counted=False)
 def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, scratch):
     """``keys[:m]``: the principal-component scores of ``m`` categories of K classes, from
     their class weight sums ``class_weights[k, j]`` (K rows, category j in column j), their
@@ -462,18 +479,10 @@ def _principal_component_keys(class_weights, weights, inverse_weights, m, keys, 
     class_total = small[3 * matrix_size:3 * matrix_size + k_classes]
     u = small[3 * matrix_size + k_classes:3 * matrix_size + 2 * k_classes]
     coefficient = small[3 * matrix_size + 2 * k_classes:3 * matrix_size + 3 * k_classes]
-    total = 0.0
     # row n_free holds the products x_j z_j of the dot products until it holds the keys:
     # formed once, not once per row (lane_row_dots: the bits of lane_dots)
     products = rows[n_free * width:k_classes * width]
-    # each class's weight over the categories of weight > 0: sum_j (w_j / w_j) w_k,j
-    for j in range(m):
-        products[j] = inverse_weights[j] * weights[j]
-    n_columns = class_weights.shape[1]
-    lane_row_dots(products, class_weights.reshape(k_classes * n_columns), k_classes,
-                  n_columns, m, class_total)
-    for a in range(k_classes):
-        total += class_total[a]
+    total = _class_totals(class_weights, weights, inverse_weights, m, products, class_total)
     if not total > 0.0:
         for j in range(m):
             keys[j] = 0.0
@@ -581,15 +590,7 @@ def _principal_component_keys_of_gram(class_weights, weights, inverse_weights, m
     u = scratch[offset:offset + m]
     root_weights = scratch[offset + m:offset + 2 * m]
     projection = scratch[offset + 2 * m:offset + 2 * m + padded_length(m, LANES)]
-    # each class's weight over the categories of weight > 0, as the covariance path sums it
-    for j in range(m):
-        projection[j] = inverse_weights[j] * weights[j]
-    n_columns = class_weights.shape[1]
-    lane_row_dots(projection, class_weights.reshape(k_classes * n_columns), k_classes,
-                  n_columns, m, class_total)
-    total = 0.0
-    for a in range(k_classes):
-        total += class_total[a]
+    total = _class_totals(class_weights, weights, inverse_weights, m, projection, class_total)
     if not total > 0.0:
         for j in range(m):
             keys[j] = 0.0
