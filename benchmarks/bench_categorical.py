@@ -265,16 +265,20 @@ def whole_fits(n_rows: int, repeats: int, n_classes: int = 2, condition: str = "
     numeric = pd.DataFrame({"c": codes.astype(float), "noise": noise})
     categorical = pd.DataFrame({"c": pd.Categorical(codes), "noise": noise})
     fits = {"numeric": (numeric, None), "categorical": (categorical, "from_dtype")}
-    for X, spec in fits.values():  # compile and warm
-        estimator(max_depth=8, categorical_features=spec).fit(X[:5000], y[:5000])
+    def model_of(spec):
+        model = estimator(max_depth=8, categorical_features=spec, random_state=0)
+        if condition == "grid":
+            model = GridSearchCV(model, {"max_depth": [4, 6, 8, 10]}, cv=2, n_jobs=-1)
+        return model
+
+    for X, spec in fits.values():  # compile and warm (in a grid: start the workers, load)
+        model_of(spec).fit(X[:5000], y[:5000])
     wall = {name: [] for name in fits}
     cpu = {name: [] for name in fits}
     with BusyProcesses(1 if condition == "busy-1" else 0):
         for _ in range(repeats):
             for name, (X, spec) in fits.items():
-                model = estimator(max_depth=8, categorical_features=spec, random_state=0)
-                if condition == "grid":
-                    model = GridSearchCV(model, {"max_depth": [4, 6, 8, 10]}, cv=2, n_jobs=-1)
+                model = model_of(spec)
                 w, c = _timed(lambda: model.fit(X, y))
                 wall[name].append(w)
                 cpu[name].append(c)
