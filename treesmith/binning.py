@@ -143,6 +143,16 @@ def _blocked_edges(sample, columns, limit: int, exact_only: bool,
     return {column: (edges, values) for block in found for column, edges, values in block}
 
 
+def _packed_arrays(arrays) -> tuple[np.ndarray, np.ndarray]:
+    """``(packed, offsets)``: the 1-D ``arrays`` end to end as one float64 array, array ``j``
+    at ``packed[offsets[j]:offsets[j + 1]]``."""
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([array.size for array in arrays])
+    packed = (np.concatenate(arrays).astype(np.float64, copy=False) if offsets[-1]
+              else np.zeros(0, np.float64))
+    return packed, offsets
+
+
 def feature_names(n_features: int, names=None) -> list[str]:
     """Column names for messages: the given names or ``x0, x1, ...``."""
     if names is not None:
@@ -331,10 +341,7 @@ class BinMapper(TransformerMixin, BaseEstimator):
     def _set_thresholds(self, edges) -> None:
         """``bin_thresholds_`` as views of one packed float64 array, which ``transform`` reads
         (``_packed_thresholds``) without concatenating them again on every call."""
-        offsets = np.zeros(len(edges) + 1, dtype=np.int64)
-        offsets[1:] = np.cumsum([e.size for e in edges])
-        packed = (np.concatenate(edges).astype(np.float64, copy=False) if offsets[-1]
-                  else np.zeros(0, np.float64))
+        packed, offsets = _packed_arrays(edges)
         self.bin_thresholds_ = [packed[offsets[j]:offsets[j + 1]] for j in range(len(edges))]
         self.__dict__["_packed"] = (self.bin_thresholds_, packed, offsets)
 
@@ -355,11 +362,9 @@ class BinMapper(TransformerMixin, BaseEstimator):
         ``bin_values_`` list (``treesmith.grower._thresholds`` reads them for every tree)."""
         cached = self.__dict__.get("_packed_values_cache")
         if cached is None or cached[0] is not self.bin_values_:
-            columns = [values if exact and values is not None else np.zeros(0)
-                       for exact, values in zip(self.is_exact_, self.bin_values_)]
-            offsets = np.zeros(len(columns) + 1, dtype=np.int64)
-            offsets[1:] = np.cumsum([column.shape[0] for column in columns])
-            packed = np.concatenate(columns) if columns else np.zeros(0)
+            packed, offsets = _packed_arrays(
+                [values if exact and values is not None else np.zeros(0)
+                 for exact, values in zip(self.is_exact_, self.bin_values_)])
             cached = self.__dict__["_packed_values_cache"] = (self.bin_values_, packed, offsets)
         return cached[1], cached[2]
 
