@@ -187,15 +187,15 @@ def _frame_columns(X) -> list:
     return [column for _, column in X.items()]
 
 
-def _column(X, j, frame: bool):
-    """Column ``j`` of ``X``: a pandas Series, or for a polars frame its values as a numpy
-    array (object for text, None for nulls; NaN for a float column's nulls)."""
+def _column(X, j):
+    """Column ``j`` of an array, or of a polars frame as a numpy array (object for text, None
+    for nulls; NaN for a float column's nulls); a pandas frame's: ``_frame_columns``."""
     if _is_polars_frame(X):
         series = X.to_series(j)
         if series.null_count() and series.dtype.is_integer():  # to_numpy would give floats
             return _object_array(series.to_list())
         return series.to_numpy()
-    return X.iloc[:, j] if frame else np.asarray(X)[:, j]
+    return np.asarray(X)[:, j]
 
 
 def _polars_enum_order(X, j):
@@ -590,7 +590,7 @@ def encode(X, categories: list, names, warn_unseen: bool, fit_mask=None, precisi
     for j, found in enumerate(categories):
         if polars_frame and found is None and (fit_mask is None or not fit_mask[j]):
             continue  # a numeric polars column stays as it is
-        column = frame_columns[j] if frame else _column(X, j, frame)
+        column = frame_columns[j] if frame else _column(X, j)
         missing = None
         if fit_mask is not None and fit_mask[j]:
             name = str(names[j]) if names is not None else f"x{j}"

@@ -195,7 +195,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             return [X.iloc[:, j] for j in range(X.shape[1])], names
         if _is_polars_frame(X):
             names = np.asarray([str(c) for c in X.columns], dtype=object)
-            return [_column(X, j, False) for j in range(X.shape[1])], names
+            return [_column(X, j) for j in range(X.shape[1])], names
         if hasattr(X, "toarray") or hasattr(X, "tocsr"):
             raise TypeError("C45Classifier does not support sparse input; pass a dense array "
                             "or a DataFrame.")
